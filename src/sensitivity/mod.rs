@@ -1,0 +1,271 @@
+//! Per-candidate local sensitivity δ(x, t, r): how it is supplied, and the clamping and saturation that keep
+//! it admissible and bounded.
+//!
+//! A function δ(x, t, r) is *admissible* (Local Dampening paper, Def. 3.3) when
+//! (1) δ(x, 0, r) ≥ LS(x, 0, r) and (2) δ(x, t+1, r) ≥ δ(y, t, r) for all neighbours x, y.
+//! The library never trusts a supplied δ to be bounded: every value is replaced by min(δ, Δ)
+//! (Lemma 3.5, which keeps admissibility), and from a caller-chosen distance T_max ≥ 1 on, δ := Δ.
+//! Saturation keeps admissibility because condition 2 then reads δ(x, t+1) = Δ ≥ δ(y, t) for t+1 ≥ T_max,
+//! which holds since every value is clamped to Δ, and nothing changes for t + 1 < T_max.
+//! It bounds every loop over t by T_max and makes the shifted mechanism a finite sum.
+//!
+//! Admissibility of the *values* is the caller's responsibility (or that of the functions in this module
+//! tree that compute them); the library can only enforce the bounds.
+
+use crate::Error;
+
+/// How the raw values δ(x, t, r) are supplied, before clamping and saturation.
+#[derive(Clone, Copy)]
+pub enum DeltaSource<'a> {
+    /// δ(x, t, r) = `values[r]` for every t < T_max (one value per candidate, constant in t).
+    PerCandidate(&'a [f64]),
+    /// A row-major n × `columns` table: δ(x, t, r) = `values[r * columns + t]` for t < `columns`, and Δ
+    /// for t ≥ `columns`.
+    Table {
+        /// The n × `columns` values, row r holding δ(x, 0..columns, r).
+        values: &'a [f64],
+        /// The number T of distances tabulated per candidate.
+        columns: usize,
+    },
+    /// The same δ(x, t) for every candidate: `values[t]` for t < `values.len()`, Δ beyond. This is the form
+    /// of LS(x, t) and of the "δ replacement" of §4.2 ([`max_over_candidates`]).
+    Shared(&'a [f64]),
+    /// A function of (r, t). It must be deterministic; a NaN, negative or infinite value is reported as
+    /// [`Error::InvalidSensitivityValue`].
+    Function(&'a dyn Fn(usize, usize) -> f64),
+}
+
+/// A validated local sensitivity for n candidates: the source, the global sensitivity Δ it is clamped to,
+/// and the distance T_max from which it is saturated to Δ.
+#[derive(Clone, Copy)]
+pub struct LocalSensitivity<'a> {
+    source: DeltaSource<'a>,
+    global: f64,
+    t_max: usize,
+    n: usize,
+}
+
+fn valid_value(d: f64) -> bool {
+    d.is_finite() && d >= 0.0
+}
+
+impl<'a> LocalSensitivity<'a> {
+    /// Validates a sensitivity input for `n` candidates.
+    ///
+    /// Errors: Δ not finite or ≤ 0 → [`Error::InvalidSensitivity`]; `t_max` = 0 → [`Error::InvalidArgument`];
+    /// a slice of the wrong length → [`Error::LengthMismatch`]; a NaN, negative or infinite value in a slice →
+    /// [`Error::InvalidSensitivityValue`]. Function values are checked when they are used.
+    pub fn new(source: DeltaSource<'a>, global: f64, t_max: usize, n: usize) -> Result<Self, Error> {
+        if !(global.is_finite() && global > 0.0) {
+            return Err(Error::InvalidSensitivity);
+        }
+        if t_max == 0 {
+            return Err(Error::InvalidArgument);
+        }
+        match source {
+            DeltaSource::PerCandidate(v) => {
+                if v.len() != n {
+                    return Err(Error::LengthMismatch);
+                }
+                if !v.iter().all(|&d| valid_value(d)) {
+                    return Err(Error::InvalidSensitivityValue);
+                }
+            }
+            DeltaSource::Table { values, columns } => {
+                if columns.checked_mul(n) != Some(values.len()) {
+                    return Err(Error::LengthMismatch);
+                }
+                if !values.iter().all(|&d| valid_value(d)) {
+                    return Err(Error::InvalidSensitivityValue);
+                }
+            }
+            DeltaSource::Shared(v) => {
+                if !v.iter().all(|&d| valid_value(d)) {
+                    return Err(Error::InvalidSensitivityValue);
+                }
+            }
+            DeltaSource::Function(_) => {}
+        }
+        Ok(LocalSensitivity { source, global, t_max, n })
+    }
+
+    /// The global sensitivity Δ every value is clamped to.
+    pub fn global(&self) -> f64 {
+        self.global
+    }
+
+    /// The number of candidates this sensitivity was validated for.
+    pub fn len(&self) -> usize {
+        self.n
+    }
+
+    /// True when validated for zero candidates.
+    pub fn is_empty(&self) -> bool {
+        self.n == 0
+    }
+
+    /// The distance T from which δ(x, t, r) = Δ for every r: `t_max`, or less when a table or shared
+    /// slice is shorter.
+    pub fn saturation(&self) -> usize {
+        match self.source {
+            DeltaSource::Table { columns, .. } => columns.min(self.t_max),
+            DeltaSource::Shared(v) => v.len().min(self.t_max),
+            DeltaSource::PerCandidate(_) | DeltaSource::Function(_) => self.t_max,
+        }
+    }
+
+    /// True when values come from a caller function and may therefore fail when evaluated.
+    pub fn is_fallible(&self) -> bool {
+        matches!(self.source, DeltaSource::Function(_))
+    }
+
+    /// δ(x, t, r) after clamping to Δ and saturation at T_max.
+    ///
+    /// Errors: r ≥ n → [`Error::InvalidArgument`]; a function value that is NaN, negative or infinite →
+    /// [`Error::InvalidSensitivityValue`].
+    #[inline]
+    pub fn delta(&self, r: usize, t: usize) -> Result<f64, Error> {
+        if r >= self.n {
+            return Err(Error::InvalidArgument);
+        }
+        if t >= self.saturation() {
+            return Ok(self.global);
+        }
+        let raw = match self.source {
+            DeltaSource::PerCandidate(v) => v[r],
+            DeltaSource::Table { values, columns } => values[r * columns + t],
+            DeltaSource::Shared(v) => v[t],
+            DeltaSource::Function(f) => {
+                let d = f(r, t);
+                if !valid_value(d) {
+                    return Err(Error::InvalidSensitivityValue);
+                }
+                d
+            }
+        };
+        // `+ 0.0` turns −0 into +0 so breakpoints never carry a negative zero.
+        Ok(raw.min(self.global) + 0.0)
+    }
+
+    /// Σ_{j<T} (1 − δ(x, j, r)/Δ) with T = [`saturation`](Self::saturation): the offset of the shifted
+    /// dampening closed form (see [`crate::dampen::dampen_shifted`]). O(1) for per-candidate values,
+    /// O(T) otherwise.
+    pub fn shift_offset(&self, r: usize) -> Result<f64, Error> {
+        if r >= self.n {
+            return Err(Error::InvalidArgument);
+        }
+        let t = self.saturation();
+        if let DeltaSource::PerCandidate(v) = self.source {
+            return Ok(t as f64 * (1.0 - v[r].min(self.global) / self.global));
+        }
+        let mut sum = 0.0;
+        for j in 0..t {
+            sum += 1.0 - self.delta(r, j)? / self.global;
+        }
+        Ok(sum)
+    }
+}
+
+/// The "δ replacement" of the Local Dampening paper (§4.2): δ̂(x, t) = max_r δ(x, t, r), the same for every
+/// candidate, which removes the inversion problem (Example 4.1) at some cost in accuracy. Admissible by
+/// Lemma 4.5 (a maximum of admissible functions is admissible).
+///
+/// Writes δ̂(x, t) for t < T into `out[..T]`, T = `delta.saturation()`, and returns the shared sensitivity
+/// reading from `out`. Cost O(n · T). Errors: `out` shorter than T → [`Error::ScratchTooSmall`]; a failing
+/// function value → [`Error::InvalidSensitivityValue`] (then `out` is left unchanged).
+pub fn max_over_candidates<'o>(delta: &LocalSensitivity<'_>, out: &'o mut [f64]) -> Result<LocalSensitivity<'o>, Error> {
+    let t_len = delta.saturation();
+    if out.len() < t_len {
+        return Err(Error::ScratchTooSmall);
+    }
+    if delta.is_fallible() {
+        // Validate every value first so that an error leaves `out` untouched.
+        for t in 0..t_len {
+            for r in 0..delta.len() {
+                delta.delta(r, t)?;
+            }
+        }
+    }
+    for (t, slot) in out[..t_len].iter_mut().enumerate() {
+        let mut m: f64 = 0.0;
+        for r in 0..delta.len() {
+            m = m.max(delta.delta(r, t)?);
+        }
+        *slot = m;
+    }
+    LocalSensitivity::new(DeltaSource::Shared(&out[..t_len]), delta.global, delta.t_max, delta.n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clamps_and_saturates() {
+        let table = [0.5, 3.0, 9.0, 1.0, 1.0, 1.0];
+        let s = LocalSensitivity::new(DeltaSource::Table { values: &table, columns: 3 }, 2.0, 10, 2).unwrap();
+        assert_eq!(s.saturation(), 3);
+        assert_eq!(s.delta(0, 0).unwrap(), 0.5);
+        assert_eq!(s.delta(0, 1).unwrap(), 2.0); // clamped
+        assert_eq!(s.delta(0, 2).unwrap(), 2.0);
+        assert_eq!(s.delta(0, 3).unwrap(), 2.0); // beyond the table
+        assert_eq!(s.delta(1, 1).unwrap(), 1.0);
+        let s = LocalSensitivity::new(DeltaSource::Table { values: &table, columns: 3 }, 2.0, 1, 2).unwrap();
+        assert_eq!(s.delta(1, 1).unwrap(), 2.0); // saturated from T_max = 1
+        assert_eq!(s.delta(2, 0), Err(Error::InvalidArgument));
+    }
+
+    #[test]
+    fn rejects_bad_inputs() {
+        let v = [1.0, f64::NAN];
+        assert_eq!(
+            LocalSensitivity::new(DeltaSource::PerCandidate(&v), 1.0, 4, 2).err(),
+            Some(Error::InvalidSensitivityValue)
+        );
+        assert_eq!(
+            LocalSensitivity::new(DeltaSource::PerCandidate(&[1.0]), 1.0, 4, 2).err(),
+            Some(Error::LengthMismatch)
+        );
+        assert_eq!(
+            LocalSensitivity::new(DeltaSource::PerCandidate(&[-1.0]), 1.0, 4, 1).err(),
+            Some(Error::InvalidSensitivityValue)
+        );
+        for g in [0.0, -1.0, f64::INFINITY, f64::NAN] {
+            assert_eq!(
+                LocalSensitivity::new(DeltaSource::Shared(&[]), g, 4, 1).err(),
+                Some(Error::InvalidSensitivity)
+            );
+        }
+        assert_eq!(LocalSensitivity::new(DeltaSource::Shared(&[]), 1.0, 0, 1).err(), Some(Error::InvalidArgument));
+        let f = |_r: usize, t: usize| if t == 2 { f64::INFINITY } else { 0.5 };
+        let s = LocalSensitivity::new(DeltaSource::Function(&f), 1.0, 5, 3).unwrap();
+        assert_eq!(s.delta(0, 1), Ok(0.5));
+        assert_eq!(s.delta(0, 2), Err(Error::InvalidSensitivityValue));
+        let g = |_r: usize, _t: usize| -0.0;
+        let s = LocalSensitivity::new(DeltaSource::Function(&g), 1.0, 5, 3).unwrap();
+        assert!(s.delta(0, 0).unwrap().is_sign_positive());
+    }
+
+    #[test]
+    fn max_over_candidates_takes_columnwise_maxima() {
+        let table = [0.5, 3.0, 1.0, 0.25];
+        let s = LocalSensitivity::new(DeltaSource::Table { values: &table, columns: 2 }, 2.0, 8, 2).unwrap();
+        let mut out = [0.0; 2];
+        let m = max_over_candidates(&s, &mut out).unwrap();
+        assert_eq!(m.delta(0, 0).unwrap(), 1.0);
+        assert_eq!(m.delta(1, 1).unwrap(), 2.0);
+        assert_eq!(m.delta(1, 2).unwrap(), 2.0);
+        let mut short = [0.0; 1];
+        assert_eq!(max_over_candidates(&s, &mut short).err(), Some(Error::ScratchTooSmall));
+    }
+
+    #[test]
+    fn shift_offset_matches_definition() {
+        let table = [0.5, 1.0, 2.0, 0.0];
+        let s = LocalSensitivity::new(DeltaSource::Table { values: &table, columns: 2 }, 2.0, 8, 2).unwrap();
+        assert_eq!(s.shift_offset(0).unwrap(), (1.0 - 0.25) + (1.0 - 0.5));
+        assert_eq!(s.shift_offset(1).unwrap(), 0.0 + 1.0);
+        let c = LocalSensitivity::new(DeltaSource::PerCandidate(&[0.5]), 2.0, 4, 1).unwrap();
+        assert_eq!(c.shift_offset(0).unwrap(), 4.0 * 0.75);
+    }
+}
