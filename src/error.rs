@@ -81,7 +81,9 @@ impl Error {
         match self {
             Error::NullPointer => "A required pointer argument is null.",
             Error::EmptyInput => "There are no candidates to choose from (n = 0 or an empty group).",
-            Error::NonFiniteInput => "A score, utility or weight is NaN or infinite; every input number must be finite.",
+            Error::NonFiniteInput => {
+                "A score, utility or weight is NaN or infinite; every input number must be finite."
+            }
             Error::InvalidEpsilon => "The privacy parameter epsilon must be a finite number greater than zero.",
             Error::InvalidSensitivity => "The global sensitivity must be a finite number greater than zero.",
             Error::InvalidSensitivityValue => {
@@ -89,7 +91,9 @@ impl Error {
             }
             Error::LengthMismatch => "The lengths of the arguments do not agree with each other.",
             Error::ScratchTooSmall => "The scratch buffer is smaller than the length this function requires.",
-            Error::Overflow => "A result is too large to represent as a finite double, or a size computation overflowed.",
+            Error::Overflow => {
+                "A result is too large to represent as a finite double, or a size computation overflowed."
+            }
             Error::InvalidGenerator => "The random generator state is not initialised or is corrupted.",
             Error::InvalidArgument => "An argument is outside its documented range.",
             Error::CapacityExceeded => "There are more objectives than the library's fixed capacity.",

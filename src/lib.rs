@@ -7,10 +7,22 @@
 #![forbid(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs)]
 
+pub mod dampen;
 mod error;
+pub mod local;
+pub mod rng;
+pub mod sample;
+pub mod select;
 pub mod sensitivity;
 
+pub use dampen::{dampen, dampen_shifted, Dampening};
 pub use error::Error;
+pub use local::{local_dampening_probabilities, select_local_dampening};
+pub use rng::{Generator, GeneratorKind, GeneratorState};
+pub use select::{
+    exponential_probabilities, select, select_exponential, select_noisy_max, select_permute_and_flip, Noise, Selector,
+};
+pub use sensitivity::{DeltaSource, LocalSensitivity};
 
 /// The largest number of objectives m the multi-objective functions accept.
 pub const MAX_OBJECTIVES: usize = 16;

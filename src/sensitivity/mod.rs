@@ -86,7 +86,12 @@ impl<'a> LocalSensitivity<'a> {
             }
             DeltaSource::Function(_) => {}
         }
-        Ok(LocalSensitivity { source, global, t_max, n })
+        Ok(LocalSensitivity {
+            source,
+            global,
+            t_max,
+            n,
+        })
     }
 
     /// The global sensitivity Δ every value is clamped to.
@@ -173,7 +178,10 @@ impl<'a> LocalSensitivity<'a> {
 /// Writes δ̂(x, t) for t < T into `out[..T]`, T = `delta.saturation()`, and returns the shared sensitivity
 /// reading from `out`. Cost O(n · T). Errors: `out` shorter than T → [`Error::ScratchTooSmall`]; a failing
 /// function value → [`Error::InvalidSensitivityValue`] (then `out` is left unchanged).
-pub fn max_over_candidates<'o>(delta: &LocalSensitivity<'_>, out: &'o mut [f64]) -> Result<LocalSensitivity<'o>, Error> {
+pub fn max_over_candidates<'o>(
+    delta: &LocalSensitivity<'_>,
+    out: &'o mut [f64],
+) -> Result<LocalSensitivity<'o>, Error> {
     let t_len = delta.saturation();
     if out.len() < t_len {
         return Err(Error::ScratchTooSmall);
@@ -203,14 +211,32 @@ mod tests {
     #[test]
     fn clamps_and_saturates() {
         let table = [0.5, 3.0, 9.0, 1.0, 1.0, 1.0];
-        let s = LocalSensitivity::new(DeltaSource::Table { values: &table, columns: 3 }, 2.0, 10, 2).unwrap();
+        let s = LocalSensitivity::new(
+            DeltaSource::Table {
+                values: &table,
+                columns: 3,
+            },
+            2.0,
+            10,
+            2,
+        )
+        .unwrap();
         assert_eq!(s.saturation(), 3);
         assert_eq!(s.delta(0, 0).unwrap(), 0.5);
         assert_eq!(s.delta(0, 1).unwrap(), 2.0); // clamped
         assert_eq!(s.delta(0, 2).unwrap(), 2.0);
         assert_eq!(s.delta(0, 3).unwrap(), 2.0); // beyond the table
         assert_eq!(s.delta(1, 1).unwrap(), 1.0);
-        let s = LocalSensitivity::new(DeltaSource::Table { values: &table, columns: 3 }, 2.0, 1, 2).unwrap();
+        let s = LocalSensitivity::new(
+            DeltaSource::Table {
+                values: &table,
+                columns: 3,
+            },
+            2.0,
+            1,
+            2,
+        )
+        .unwrap();
         assert_eq!(s.delta(1, 1).unwrap(), 2.0); // saturated from T_max = 1
         assert_eq!(s.delta(2, 0), Err(Error::InvalidArgument));
     }
@@ -236,7 +262,10 @@ mod tests {
                 Some(Error::InvalidSensitivity)
             );
         }
-        assert_eq!(LocalSensitivity::new(DeltaSource::Shared(&[]), 1.0, 0, 1).err(), Some(Error::InvalidArgument));
+        assert_eq!(
+            LocalSensitivity::new(DeltaSource::Shared(&[]), 1.0, 0, 1).err(),
+            Some(Error::InvalidArgument)
+        );
         let f = |_r: usize, t: usize| if t == 2 { f64::INFINITY } else { 0.5 };
         let s = LocalSensitivity::new(DeltaSource::Function(&f), 1.0, 5, 3).unwrap();
         assert_eq!(s.delta(0, 1), Ok(0.5));
@@ -249,7 +278,16 @@ mod tests {
     #[test]
     fn max_over_candidates_takes_columnwise_maxima() {
         let table = [0.5, 3.0, 1.0, 0.25];
-        let s = LocalSensitivity::new(DeltaSource::Table { values: &table, columns: 2 }, 2.0, 8, 2).unwrap();
+        let s = LocalSensitivity::new(
+            DeltaSource::Table {
+                values: &table,
+                columns: 2,
+            },
+            2.0,
+            8,
+            2,
+        )
+        .unwrap();
         let mut out = [0.0; 2];
         let m = max_over_candidates(&s, &mut out).unwrap();
         assert_eq!(m.delta(0, 0).unwrap(), 1.0);
@@ -262,7 +300,16 @@ mod tests {
     #[test]
     fn shift_offset_matches_definition() {
         let table = [0.5, 1.0, 2.0, 0.0];
-        let s = LocalSensitivity::new(DeltaSource::Table { values: &table, columns: 2 }, 2.0, 8, 2).unwrap();
+        let s = LocalSensitivity::new(
+            DeltaSource::Table {
+                values: &table,
+                columns: 2,
+            },
+            2.0,
+            8,
+            2,
+        )
+        .unwrap();
         assert_eq!(s.shift_offset(0).unwrap(), (1.0 - 0.25) + (1.0 - 0.5));
         assert_eq!(s.shift_offset(1).unwrap(), 0.0 + 1.0);
         let c = LocalSensitivity::new(DeltaSource::PerCandidate(&[0.5]), 2.0, 4, 1).unwrap();

@@ -1,0 +1,150 @@
+//! The *dampen* stage: the dampening function of the Local Dampening paper (Def. 3.6), plain and shifted.
+//!
+//! Given an admissible δ (Def. 3.3, clamped and saturated by [`LocalSensitivity`]), the breakpoints are
+//! b(0) = 0, b(i) = Σ_{j<i} δ(j) for i > 0 and b(−i) = −b(i), and
+//! D(u) = i + (u − b(i)) / (b(i+1) − b(i)) with i the smallest integer such that u ∈ [b(i), b(i+1)).
+//! Intervals of zero width contain nothing and are skipped, so with δ(0) = 0, D(0) = 1.
+//! From the saturation distance T on, δ = Δ and D is linear: D(u) = T + (u − b(T))/Δ for u ≥ b(T) and
+//! D(u) = −T + (u + b(T))/Δ for u < −b(T). |D(x, r) − D(y, r)| ≤ 1 for neighbours (Lemma 3.7), so the
+//! dampened scores feed any selector with Δ = 1.
+
+use crate::sensitivity::LocalSensitivity;
+use crate::Error;
+
+/// D_{u,δ}(x, r) for one candidate r with utility `u` (Local Dampening paper, Def. 3.6).
+///
+/// For u ≥ 0, i is the largest i with b(i) ≤ u; for u < 0, i = −k with k the smallest k ≥ 1 with
+/// b(k) ≥ −u. Walking the breakpoints costs O(min(i, T)) evaluations of δ.
+/// Errors: `u` not finite ([`Error::NonFiniteInput`]), a failing δ value, or a result beyond `f64`
+/// ([`Error::Overflow`], e.g. u = 1e300 with Δ = 1e-10).
+pub fn dampen_value(u: f64, r: usize, delta: &LocalSensitivity<'_>) -> Result<f64, Error> {
+    if !u.is_finite() {
+        return Err(Error::NonFiniteInput);
+    }
+    let t = delta.saturation();
+    let mut b = 0.0;
+    let d = if u >= 0.0 {
+        let mut found = None;
+        for i in 0..t {
+            let w = delta.delta(r, i)?;
+            let next = b + w;
+            if next > u {
+                // u ∈ [b(i), b(i+1)) and the interval has positive width because b ≤ u < next.
+                found = Some(i as f64 + (u - b) / w);
+                break;
+            }
+            b = next;
+        }
+        match found {
+            Some(v) => v,
+            None => t as f64 + (u - b) / delta.global(),
+        }
+    } else {
+        let a = -u;
+        let mut found = None;
+        for k in 1..=t {
+            let w = delta.delta(r, k - 1)?;
+            let next = b + w;
+            if next >= a {
+                // u ∈ [−b(k), −b(k−1)), width δ(k−1) > 0 because b(k−1) < a ≤ b(k).
+                found = Some((u + next) / w - k as f64);
+                break;
+            }
+            b = next;
+        }
+        match found {
+            Some(v) => v,
+            None => (u + b) / delta.global() - t as f64,
+        }
+    };
+    if d.is_finite() {
+        Ok(d)
+    } else {
+        Err(Error::Overflow)
+    }
+}
+
+/// The score that the *shifted* local dampening mechanism (Local Dampening paper, Def. 4.3) feeds to its
+/// selector: score(r) = u(r)/Δ − Σ_{j<T} (1 − δ(x, j, r)/Δ).
+///
+/// Why this is exact: for a shift s larger than u(r) + b(T), u − s lies below −b(T), where D is linear, so
+/// D(u − s) = (u − s + b(T))/Δ − T = score(r) − s/Δ. The term −s/Δ is common to all candidates and cancels
+/// in every shift-invariant selector (exponential, permute-and-flip, report-noisy-max); the limit s → ∞ of
+/// Def. 4.3 is therefore reached at a finite s and equals the selector on these scores. Each finite-s
+/// mechanism is ε-DP (Lemma 3.7 applies to u − s with the same δ), so the closed form is too (Thm. 4.4).
+pub fn shifted_value(u: f64, r: usize, delta: &LocalSensitivity<'_>) -> Result<f64, Error> {
+    if !u.is_finite() {
+        return Err(Error::NonFiniteInput);
+    }
+    let v = u / delta.global() - delta.shift_offset(r)?;
+    if v.is_finite() {
+        Ok(v)
+    } else {
+        Err(Error::Overflow)
+    }
+}
+
+/// Plain or shifted dampening.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dampening {
+    /// D_{u,δ} of Def. 3.6 (the local dampening mechanism, Def. 3.8).
+    Plain,
+    /// The closed form of the shifted mechanism, Def. 4.3 (see [`shifted_value`]).
+    Shifted,
+}
+
+fn dampen_all(utilities: &[f64], delta: &LocalSensitivity<'_>, kind: Dampening, out: &mut [f64]) -> Result<(), Error> {
+    let n = utilities.len();
+    if n == 0 {
+        return Err(Error::EmptyInput);
+    }
+    if delta.len() != n || out.len() < n {
+        return Err(Error::LengthMismatch);
+    }
+    if utilities.iter().any(|u| !u.is_finite()) {
+        return Err(Error::NonFiniteInput);
+    }
+    let one = |r: usize| match kind {
+        Dampening::Plain => dampen_value(utilities[r], r, delta),
+        Dampening::Shifted => shifted_value(utilities[r], r, delta),
+    };
+    // Plain: each interval contributes at most 1, and beyond T the slope is 1/Δ, so |D| ≤ T + |u|/Δ.
+    // Shifted: |score| ≤ |u|/Δ + T. Checking this bound first means only a caller function can fail below.
+    let largest = utilities.iter().fold(0.0f64, |m, u| m.max(u.abs()));
+    if !(largest / delta.global() + delta.saturation() as f64 + 1.0).is_finite() {
+        return Err(Error::Overflow);
+    }
+    if delta.is_fallible() {
+        // A caller function may fail part-way: evaluate everything once first so that an error leaves
+        // `out` untouched (the function must be deterministic, as documented).
+        for r in 0..n {
+            one(r)?;
+        }
+    }
+    for (r, o) in out[..n].iter_mut().enumerate() {
+        *o = one(r)?;
+    }
+    Ok(())
+}
+
+/// Dampened scores D_{u,δ}(x, r) for all r into `out[..n]` (Def. 3.6). They have global sensitivity 1.
+/// O(Σ_r min(i_r, T)) δ evaluations. Nothing is written on error.
+pub fn dampen(utilities: &[f64], delta: &LocalSensitivity<'_>, out: &mut [f64]) -> Result<(), Error> {
+    dampen_all(utilities, delta, Dampening::Plain, out)
+}
+
+/// Shifted dampened scores (Def. 4.3 closed form, [`shifted_value`]) for all r into `out[..n]`; they feed
+/// any selector with Δ = 1. O(n) for per-candidate δ, O(n·T) otherwise. Nothing is written on error.
+pub fn dampen_shifted(utilities: &[f64], delta: &LocalSensitivity<'_>, out: &mut [f64]) -> Result<(), Error> {
+    dampen_all(utilities, delta, Dampening::Shifted, out)
+}
+
+/// [`dampen`] or [`dampen_shifted`] according to `kind`.
+pub fn dampen_with(
+    utilities: &[f64],
+    delta: &LocalSensitivity<'_>,
+    kind: Dampening,
+    out: &mut [f64],
+) -> Result<(), Error> {
+    dampen_all(utilities, delta, kind, out)
+}

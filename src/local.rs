@@ -1,0 +1,61 @@
+//! The local dampening mechanisms end to end: dampen with an admissible δ, then select with Δ = 1.
+//!
+//! * Local dampening (Local Dampening paper, Def. 3.8): the exponential mechanism on D_{u,δ}, ε-DP by
+//!   Thm. 3.10.
+//! * Shifted local dampening (Def. 4.3): the exponential mechanism on the shifted closed form, ε-DP by
+//!   Thm. 4.4.
+//! * Because the dampened scores have sensitivity 1 (Lemma 3.7), any global-sensitivity selector may follow
+//!   instead of the exponential mechanism; permute-and-flip is never less accurate.
+
+use crate::dampen::{dampen_with, Dampening};
+use crate::select::{probabilities_in_place, select, Selector};
+use crate::sensitivity::LocalSensitivity;
+use crate::Error;
+use rand_core::Rng;
+
+/// Exact output probabilities of local dampening (plain or shifted) followed by the exponential mechanism:
+/// P(r) ∝ exp(ε D(x, r) / 2). Writes n probabilities into `out[..n]`; nothing on error.
+pub fn local_dampening_probabilities(
+    utilities: &[f64],
+    delta: &LocalSensitivity<'_>,
+    kind: Dampening,
+    epsilon: f64,
+    out: &mut [f64],
+) -> Result<(), Error> {
+    if !(epsilon.is_finite() && epsilon > 0.0) {
+        return Err(Error::InvalidEpsilon);
+    }
+    if out.len() < utilities.len() {
+        return Err(Error::LengthMismatch);
+    }
+    // The dampened scores are computed in `out` itself, then turned into probabilities in place: the
+    // dampening validates before writing, and the second step cannot fail on its finite output.
+    dampen_with(utilities, delta, kind, out)?;
+    probabilities_in_place(&mut out[..utilities.len()], 1.0, epsilon)
+}
+
+/// Local dampening (plain or shifted) followed by `selector` with Δ = 1.
+///
+/// `score_scratch` (length ≥ n) holds the dampened scores; `perm_scratch` (length ≥ n) is needed only by
+/// permute-and-flip and may be empty otherwise. O(n) plus the dampening cost.
+#[allow(clippy::too_many_arguments)]
+pub fn select_local_dampening<R: Rng + ?Sized>(
+    rng: &mut R,
+    utilities: &[f64],
+    delta: &LocalSensitivity<'_>,
+    kind: Dampening,
+    selector: Selector,
+    epsilon: f64,
+    score_scratch: &mut [f64],
+    perm_scratch: &mut [usize],
+) -> Result<usize, Error> {
+    if !(epsilon.is_finite() && epsilon > 0.0) {
+        return Err(Error::InvalidEpsilon);
+    }
+    let n = utilities.len();
+    if score_scratch.len() < n || (selector == Selector::PermuteAndFlip && perm_scratch.len() < n) {
+        return Err(Error::ScratchTooSmall);
+    }
+    dampen_with(utilities, delta, kind, score_scratch)?;
+    select(rng, selector, &score_scratch[..n], 1.0, epsilon, perm_scratch)
+}
