@@ -76,30 +76,36 @@ impl Error {
         }
     }
 
-    /// A readable sentence describing the error, suitable for end users.
-    pub const fn message(self) -> &'static str {
+    /// The sentence of [`message`](Self::message) as a NUL-terminated C string (the C ABI returns it).
+    pub const fn message_c(self) -> &'static core::ffi::CStr {
         match self {
-            Error::NullPointer => "A required pointer argument is null.",
-            Error::EmptyInput => "There are no candidates to choose from (n = 0 or an empty group).",
+            Error::NullPointer => c"A required pointer argument is null.",
+            Error::EmptyInput => c"There are no candidates to choose from (n = 0 or an empty group).",
             Error::NonFiniteInput => {
-                "A score, utility or weight is NaN or infinite; every input number must be finite."
+                c"A score, utility or weight is NaN or infinite; every input number must be finite."
             }
-            Error::InvalidEpsilon => "The privacy parameter epsilon must be a finite number greater than zero.",
-            Error::InvalidSensitivity => "The global sensitivity must be a finite number greater than zero.",
+            Error::InvalidEpsilon => c"The privacy parameter epsilon must be a finite number greater than zero.",
+            Error::InvalidSensitivity => c"The global sensitivity must be a finite number greater than zero.",
             Error::InvalidSensitivityValue => {
-                "A local sensitivity value (from a table or a callback) is NaN, negative or infinite."
+                c"A local sensitivity value (from a table or a callback) is NaN, negative or infinite."
             }
-            Error::LengthMismatch => "The lengths of the arguments do not agree with each other.",
-            Error::ScratchTooSmall => "The scratch buffer is smaller than the length this function requires.",
+            Error::LengthMismatch => c"The lengths of the arguments do not agree with each other.",
+            Error::ScratchTooSmall => c"The scratch buffer is smaller than the length this function requires.",
             Error::Overflow => {
-                "A result is too large to represent as a finite double, or a size computation overflowed."
+                c"A result is too large to represent as a finite double, or a size computation overflowed."
             }
-            Error::InvalidGenerator => "The random generator state is not initialised or is corrupted.",
-            Error::InvalidArgument => "An argument is outside its documented range.",
-            Error::CapacityExceeded => "There are more objectives than the library's fixed capacity.",
-            Error::BudgetExhausted => "The remaining privacy budget is smaller than the epsilon requested.",
-            Error::OverlappingBuffers => "An output buffer overlaps an input buffer.",
+            Error::InvalidGenerator => c"The random generator state is not initialised or is corrupted.",
+            Error::InvalidArgument => c"An argument is outside its documented range.",
+            Error::CapacityExceeded => c"There are more objectives than the library's fixed capacity.",
+            Error::BudgetExhausted => c"The remaining privacy budget is smaller than the epsilon requested.",
+            Error::OverlappingBuffers => c"An output buffer overlaps an input buffer.",
         }
+    }
+
+    /// A readable sentence describing the error, suitable for end users.
+    pub fn message(self) -> &'static str {
+        // Every message is ASCII, so the conversion cannot fail.
+        self.message_c().to_str().unwrap_or("")
     }
 
     /// The error with the given status code, if any.

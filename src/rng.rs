@@ -46,6 +46,8 @@ pub struct GeneratorState {
 }
 
 /// A live generator, built from a [`GeneratorState`] for the duration of one call.
+// ChaCha20 is large, but a Generator lives on the stack for one call only and there is no heap to box it in.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug)]
 pub enum Generator {
     /// ChaCha20 (cryptographically secure).

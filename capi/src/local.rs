@@ -1,0 +1,276 @@
+//! Local sensitivity input, the dampening stage, and local dampening end to end.
+
+use crate::buffers::{check_disjoint, check_out, input, output, Region};
+use crate::rng::{dpmo_rng, rng_region, with_generator};
+use crate::select::selector_of;
+use crate::status::{dpmo_status, status_of};
+use core::ffi::c_void;
+use dpmo_core::dampen::{dampen_with, Dampening};
+use dpmo_core::sensitivity::{max_over_candidates, DeltaSource, LocalSensitivity};
+use dpmo_core::{local, Error};
+
+/// δ(t, r) = values[r] for every t < t_max (`values_len` = n).
+pub const DPMO_DELTA_PER_CANDIDATE: u32 = 0;
+/// δ(t, r) = values[r · columns + t] for t < columns, Δ beyond (`values_len` = n · columns).
+pub const DPMO_DELTA_TABLE: u32 = 1;
+/// δ(t, r) = values[t] for every r, for t < values_len, Δ beyond (the same for all candidates).
+pub const DPMO_DELTA_SHARED: u32 = 2;
+/// δ(t, r) = callback(context, r, t). It must be deterministic and return a finite value ≥ 0; NaN, a
+/// negative value or ∞ makes the calling function fail with `DPMO_INVALID_SENSITIVITY_VALUE`.
+pub const DPMO_DELTA_CALLBACK: u32 = 3;
+
+/// Plain local dampening (Local Dampening paper, Def. 3.6 / 3.8).
+pub const DPMO_DAMPENING_PLAIN: u32 = 0;
+/// Shifted local dampening (Local Dampening paper, Def. 4.3), computed in closed form.
+pub const DPMO_DAMPENING_SHIFTED: u32 = 1;
+
+/// A per-candidate local sensitivity δ(x, t, r), as the caller supplies it.
+///
+/// Whatever the source, every value is clamped to `global` (Δ) and forced to Δ for t ≥ `t_max`
+/// (saturation, which keeps an admissible δ admissible). Admissibility of the values themselves (Local
+/// Dampening paper, Def. 3.3) is the caller's responsibility: an inadmissible δ voids the privacy guarantee.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct dpmo_sensitivity {
+    /// `DPMO_DELTA_PER_CANDIDATE`, `DPMO_DELTA_TABLE`, `DPMO_DELTA_SHARED` or `DPMO_DELTA_CALLBACK`.
+    pub kind: u32,
+    /// The values (unused for callbacks).
+    pub values: *const f64,
+    /// The number of doubles at `values` (n, n · columns, or T).
+    pub values_len: usize,
+    /// For `DPMO_DELTA_TABLE`: the number T of distances per candidate.
+    pub columns: usize,
+    /// For `DPMO_DELTA_CALLBACK`: returns δ(x, t, r) for candidate r at distance t.
+    pub callback: Option<unsafe extern "C" fn(context: *mut c_void, r: usize, t: usize) -> f64>,
+    /// Passed unchanged to `callback`.
+    pub context: *mut c_void,
+    /// The global sensitivity Δ (> 0, finite).
+    pub global: f64,
+    /// Saturation distance T_max ≥ 1: δ(x, t, r) = Δ for t ≥ t_max.
+    pub t_max: usize,
+}
+
+/// Copies the spec, borrows its values and runs `f` with the validated sensitivity. The region of the
+/// values is returned too so callers can check their outputs against it.
+///
+/// # Safety
+/// `spec` must be null or point to a valid `dpmo_sensitivity` whose `values` hold `values_len` doubles.
+unsafe fn with_sensitivity<T>(
+    spec: *const dpmo_sensitivity,
+    n: usize,
+    f: impl FnOnce(&LocalSensitivity<'_>, [Region; 2]) -> Result<T, Error>,
+) -> Result<T, Error> {
+    check_out(spec.cast_mut())?;
+    // SAFETY: non-null and aligned; validity is the caller's contract. Copied so later writes cannot race.
+    let s = unsafe { spec.read() };
+    let spec_region = Region::of(spec, 1);
+    let values = |len: usize| -> Result<&[f64], Error> {
+        // SAFETY: the caller promises `values_len` readable doubles at `values`.
+        let v = unsafe { input(s.values, s.values_len) }?;
+        if s.values_len != len {
+            return Err(Error::LengthMismatch);
+        }
+        Ok(v)
+    };
+    let callback;
+    let source = match s.kind {
+        DPMO_DELTA_PER_CANDIDATE => DeltaSource::PerCandidate(values(n)?),
+        DPMO_DELTA_TABLE => {
+            DeltaSource::Table { values: values(n.checked_mul(s.columns).ok_or(Error::Overflow)?)?, columns: s.columns }
+        }
+        DPMO_DELTA_SHARED => DeltaSource::Shared(values(s.values_len)?),
+        DPMO_DELTA_CALLBACK => {
+            let cb = s.callback.ok_or(Error::NullPointer)?;
+            let ctx = s.context;
+            // SAFETY: the caller supplied this function and context for exactly this use.
+            callback = move |r: usize, t: usize| unsafe { cb(ctx, r, t) };
+            DeltaSource::Function(&callback)
+        }
+        _ => return Err(Error::InvalidArgument),
+    };
+    let values_region = match s.kind {
+        DPMO_DELTA_CALLBACK => Region::EMPTY,
+        _ => Region::of(s.values, s.values_len),
+    };
+    let delta = LocalSensitivity::new(source, s.global, s.t_max, n)?;
+    f(&delta, [spec_region, values_region])
+}
+
+fn dampening_of(kind: u32) -> Result<Dampening, Error> {
+    match kind {
+        DPMO_DAMPENING_PLAIN => Ok(Dampening::Plain),
+        DPMO_DAMPENING_SHIFTED => Ok(Dampening::Shifted),
+        _ => Err(Error::InvalidArgument),
+    }
+}
+
+/// Writes δ(x, t, r) after clamping and saturation to `*out_value`, for candidate r < n.
+///
+/// # Safety
+/// `sensitivity`: a valid spec for n candidates; `out_value`: one writable double.
+#[no_mangle]
+pub unsafe extern "C" fn dpmo_sensitivity_value(
+    sensitivity: *const dpmo_sensitivity,
+    n: usize,
+    r: usize,
+    t: usize,
+    out_value: *mut f64,
+) -> dpmo_status {
+    status_of((|| {
+        check_out(out_value)?;
+        // SAFETY: forwarded caller contract.
+        unsafe {
+            with_sensitivity(sensitivity, n, |d, inputs| {
+                check_disjoint(&[Region::of(out_value, 1)], &inputs)?;
+                let v = d.delta(r, t)?;
+                out_value.write(v);
+                Ok(())
+            })
+        }
+    })())
+}
+
+/// The "δ replacement" of the Local Dampening paper (§4.2): writes δ̂(t) = max over r of δ(x, t, r) for
+/// t < T to `out[0..T]`, T = min(t_max, table columns), and T to `*out_len`. Build a
+/// `DPMO_DELTA_SHARED` spec over `out` to dampen every candidate with the same scale (no inversions).
+///
+/// # Safety
+/// `sensitivity`: a valid spec for n candidates; `out`: `out_capacity` writable doubles; `out_len`: one
+/// writable size_t.
+#[no_mangle]
+pub unsafe extern "C" fn dpmo_sensitivity_max_over_candidates(
+    sensitivity: *const dpmo_sensitivity,
+    n: usize,
+    out: *mut f64,
+    out_capacity: usize,
+    out_len: *mut usize,
+) -> dpmo_status {
+    status_of((|| {
+        check_out(out_len)?;
+        check_out(out)?;
+        // SAFETY: forwarded caller contract; outputs checked disjoint from inputs before slicing.
+        unsafe {
+            with_sensitivity(sensitivity, n, |d, inputs| {
+                check_disjoint(&[Region::of(out, out_capacity), Region::of(out_len, 1)], &inputs)?;
+                let out = output(out, out_capacity)?;
+                let m = max_over_candidates(d, out)?;
+                out_len.write(m.saturation());
+                Ok(())
+            })
+        }
+    })())
+}
+
+/// The dampening stage: writes the dampened scores of the n utilities to `out_scores` — D_{u,δ} of Def. 3.6
+/// (`DPMO_DAMPENING_PLAIN`) or the closed form of the shifted mechanism, Def. 4.3 (`DPMO_DAMPENING_SHIFTED`).
+/// The results have global sensitivity 1, so any selector may follow with sensitivity 1.
+///
+/// # Safety
+/// `utilities`: n readable doubles; `sensitivity`: a valid spec for n candidates; `out_scores`: n writable
+/// doubles overlapping no input.
+#[no_mangle]
+pub unsafe extern "C" fn dpmo_dampen(
+    utilities: *const f64,
+    n: usize,
+    sensitivity: *const dpmo_sensitivity,
+    dampening: u32,
+    out_scores: *mut f64,
+) -> dpmo_status {
+    status_of((|| {
+        let kind = dampening_of(dampening)?;
+        // SAFETY: the caller promises n readable doubles.
+        let u = unsafe { input(utilities, n) }?;
+        check_out(out_scores)?;
+        // SAFETY: forwarded caller contract; outputs checked disjoint from inputs before slicing.
+        unsafe {
+            with_sensitivity(sensitivity, n, |d, [a, b]| {
+                check_disjoint(&[Region::of(out_scores, n)], &[Region::of(utilities, n), a, b])?;
+                dampen_with(u, d, kind, output(out_scores, n)?)
+            })
+        }
+    })())
+}
+
+/// Exact output probabilities of local dampening (plain or shifted) followed by the exponential mechanism,
+/// P(r) ∝ exp(epsilon · D(x, r) / 2), written to `out_probabilities[0..n]`.
+///
+/// # Safety
+/// As for `dpmo_dampen`.
+#[no_mangle]
+pub unsafe extern "C" fn dpmo_local_dampening_probabilities(
+    utilities: *const f64,
+    n: usize,
+    sensitivity: *const dpmo_sensitivity,
+    dampening: u32,
+    epsilon: f64,
+    out_probabilities: *mut f64,
+) -> dpmo_status {
+    status_of((|| {
+        let kind = dampening_of(dampening)?;
+        // SAFETY: the caller promises n readable doubles.
+        let u = unsafe { input(utilities, n) }?;
+        check_out(out_probabilities)?;
+        // SAFETY: forwarded caller contract; outputs checked disjoint from inputs before slicing.
+        unsafe {
+            with_sensitivity(sensitivity, n, |d, [a, b]| {
+                check_disjoint(&[Region::of(out_probabilities, n)], &[Region::of(utilities, n), a, b])?;
+                local::local_dampening_probabilities(u, d, kind, epsilon, output(out_probabilities, n)?)
+            })
+        }
+    })())
+}
+
+/// Local dampening end to end: dampen the n utilities with δ (plain or shifted), then select with
+/// `selector` (`DPMO_SELECTOR_*`) at sensitivity 1. epsilon-DP when δ is admissible (Local Dampening paper,
+/// Thms. 3.10 and 4.4; any selector is valid because dampened scores have sensitivity 1, Lemma 3.7).
+/// `score_scratch` needs n doubles; `perm_scratch` n size_t for `DPMO_SELECTOR_PERMUTE_AND_FLIP` (it may be
+/// NULL with length 0 otherwise).
+///
+/// # Safety
+/// `rng`: an initialised generator; buffers valid for their lengths; no output overlapping another buffer.
+#[no_mangle]
+pub unsafe extern "C" fn dpmo_select_local_dampening(
+    rng: *mut dpmo_rng,
+    utilities: *const f64,
+    n: usize,
+    sensitivity: *const dpmo_sensitivity,
+    dampening: u32,
+    selector: u32,
+    epsilon: f64,
+    score_scratch: *mut f64,
+    score_scratch_len: usize,
+    perm_scratch: *mut usize,
+    perm_scratch_len: usize,
+    out_index: *mut usize,
+) -> dpmo_status {
+    status_of((|| {
+        let kind = dampening_of(dampening)?;
+        let selector = selector_of(selector)?;
+        let uses_perm = selector == dpmo_core::Selector::PermuteAndFlip;
+        check_out(rng)?;
+        check_out(out_index)?;
+        check_out(score_scratch)?;
+        if uses_perm {
+            check_out(perm_scratch)?;
+        }
+        // SAFETY: the caller promises n readable doubles.
+        let u = unsafe { input(utilities, n) }?;
+        let perm_region = if uses_perm { Region::of(perm_scratch, perm_scratch_len) } else { Region::EMPTY };
+        // SAFETY: forwarded caller contract; outputs checked disjoint from inputs before slicing.
+        unsafe {
+            with_sensitivity(sensitivity, n, |d, [a, b]| {
+                check_disjoint(
+                    &[rng_region(rng), Region::of(out_index, 1), Region::of(score_scratch, score_scratch_len), perm_region],
+                    &[Region::of(utilities, n), a, b],
+                )?;
+                let scores = output(score_scratch, score_scratch_len)?;
+                let perm: &mut [usize] = if uses_perm { output(perm_scratch, perm_scratch_len)? } else { &mut [] };
+                let index = with_generator(rng, |g| {
+                    local::select_local_dampening(g, u, d, kind, selector, epsilon, scores, perm)
+                })?;
+                out_index.write(index);
+                Ok(())
+            })
+        }
+    })())
+}
