@@ -1,0 +1,157 @@
+//! Shared helpers for the integration tests: seeded generators, exact probabilities of the mechanisms
+//! computed independently of the library, and goodness-of-fit tests at a tiny significance level.
+#![allow(dead_code)]
+
+use rand_core::SeedableRng;
+use rand_xoshiro::Xoshiro256PlusPlus;
+use statrs::distribution::{ChiSquared, ContinuousCDF};
+
+/// Significance level of every statistical test: a correct sampler fails about once in a million runs.
+pub const ALPHA: f64 = 1e-6;
+
+pub fn rng(seed: u64) -> Xoshiro256PlusPlus {
+    Xoshiro256PlusPlus::seed_from_u64(seed)
+}
+
+/// Pearson chi-square goodness of fit of `counts` against `probs`. Cells with expected count below 5 are
+/// pooled into one cell so that the chi-square approximation holds. Returns the p-value.
+pub fn chi_square_p_value(counts: &[u64], probs: &[f64]) -> f64 {
+    assert_eq!(counts.len(), probs.len());
+    let total: u64 = counts.iter().sum();
+    let n = total as f64;
+    let (mut stat, mut cells) = (0.0, 0usize);
+    let (mut pooled_obs, mut pooled_exp) = (0.0, 0.0);
+    for (&c, &p) in counts.iter().zip(probs) {
+        let e = p * n;
+        if e < 5.0 {
+            pooled_obs += c as f64;
+            pooled_exp += e;
+        } else {
+            stat += (c as f64 - e).powi(2) / e;
+            cells += 1;
+        }
+    }
+    if pooled_exp > 0.0 {
+        if pooled_exp >= 5.0 {
+            stat += (pooled_obs - pooled_exp).powi(2) / pooled_exp;
+            cells += 1;
+        } else {
+            // Too rare to test by chi-square: an observation there is still checked not to be absurd.
+            assert!(
+                pooled_obs <= 20.0 + 10.0 * pooled_exp,
+                "{pooled_obs} draws in cells expecting {pooled_exp}"
+            );
+        }
+    }
+    if cells < 2 {
+        return 1.0;
+    }
+    ChiSquared::new((cells - 1) as f64).unwrap().sf(stat)
+}
+
+/// Asserts that `counts` are a plausible sample from `probs` at level [`ALPHA`].
+pub fn assert_fits(label: &str, counts: &[u64], probs: &[f64]) {
+    let p = chi_square_p_value(counts, probs);
+    eprintln!(
+        "{label}: chi-square p-value {p:.3e} over {} draws",
+        counts.iter().sum::<u64>()
+    );
+    assert!(
+        p >= ALPHA,
+        "{label}: p-value {p:e} < {ALPHA:e}\ncounts {counts:?}\nprobs {probs:?}"
+    );
+}
+
+/// Draws `draws` indices with `f` and counts them.
+pub fn histogram(n: usize, draws: usize, mut f: impl FnMut() -> usize) -> Vec<u64> {
+    let mut h = vec![0u64; n];
+    for _ in 0..draws {
+        h[f()] += 1;
+    }
+    h
+}
+
+/// Exponential-mechanism probabilities, straight from the definition (scores small enough for exp).
+pub fn exact_exponential(scores: &[f64], sensitivity: f64, epsilon: f64) -> Vec<f64> {
+    let w: Vec<f64> = scores
+        .iter()
+        .map(|s| (epsilon * s / (2.0 * sensitivity)).exp())
+        .collect();
+    let t: f64 = w.iter().sum();
+    w.iter().map(|x| x / t).collect()
+}
+
+fn permutations(n: usize) -> Vec<Vec<usize>> {
+    if n == 0 {
+        return vec![vec![]];
+    }
+    let mut out = Vec::new();
+    for p in permutations(n - 1) {
+        for pos in 0..=p.len() {
+            let mut q = p.clone();
+            q.insert(pos, n - 1);
+            out.push(q);
+        }
+    }
+    out
+}
+
+/// Permute-and-flip probabilities by enumerating all n! visiting orders (n ≤ 7).
+pub fn exact_permute_and_flip(scores: &[f64], sensitivity: f64, epsilon: f64) -> Vec<f64> {
+    let n = scores.len();
+    assert!(n <= 7);
+    let max = scores.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+    let accept: Vec<f64> = scores
+        .iter()
+        .map(|s| (epsilon * (s - max) / (2.0 * sensitivity)).exp())
+        .collect();
+    let perms = permutations(n);
+    let mut p = vec![0.0; n];
+    for order in &perms {
+        let mut still = 1.0;
+        for &r in order {
+            p[r] += still * accept[r];
+            still *= 1.0 - accept[r];
+        }
+    }
+    p.iter().map(|x| x / perms.len() as f64).collect()
+}
+
+/// Report-noisy-max with Laplace noise of scale b = 2Δ/ε: P(r) = ∫ f(z − s_r) Π_{j≠r} F(z − s_j) dz, by
+/// composite Simpson quadrature fine enough for ~1e-10 accuracy.
+pub fn exact_noisy_max_laplace(scores: &[f64], sensitivity: f64, epsilon: f64) -> Vec<f64> {
+    let b = 2.0 * sensitivity / epsilon;
+    let pdf = |z: f64| (-(z.abs()) / b).exp() / (2.0 * b);
+    let cdf = |z: f64| {
+        if z < 0.0 {
+            0.5 * (z / b).exp()
+        } else {
+            1.0 - 0.5 * (-z / b).exp()
+        }
+    };
+    let lo = scores.iter().cloned().fold(f64::INFINITY, f64::min) - 60.0 * b;
+    let hi = scores.iter().cloned().fold(f64::NEG_INFINITY, f64::max) + 60.0 * b;
+    let steps = 400_000;
+    let h = (hi - lo) / steps as f64;
+    scores
+        .iter()
+        .enumerate()
+        .map(|(r, &sr)| {
+            let g = |z: f64| {
+                let mut v = pdf(z - sr);
+                for (j, &sj) in scores.iter().enumerate() {
+                    if j != r {
+                        v *= cdf(z - sj);
+                    }
+                }
+                v
+            };
+            let mut acc = g(lo) + g(hi);
+            for i in 1..steps {
+                let w = if i % 2 == 1 { 4.0 } else { 2.0 };
+                acc += w * g(lo + i as f64 * h);
+            }
+            acc * h / 3.0
+        })
+        .collect()
+}

@@ -1,0 +1,182 @@
+//! Numerical safety of every selector for every finite input: no overflow, no NaN, no argmax fallback.
+
+mod common;
+
+use dpmo::dampen::Dampening;
+use dpmo::select::{exponential_probabilities, select, Noise, Selector};
+use dpmo::sensitivity::{DeltaSource, LocalSensitivity};
+use dpmo::{dampen, local_dampening_probabilities, Error};
+
+const SELECTORS: [Selector; 5] = [
+    Selector::Exponential,
+    Selector::PermuteAndFlip,
+    Selector::NoisyMax(Noise::Laplace),
+    Selector::NoisyMax(Noise::Gumbel),
+    Selector::NoisyMax(Noise::Exponential),
+];
+
+fn extreme_inputs() -> Vec<(Vec<f64>, f64, f64)> {
+    let mut v = Vec::new();
+    for scores in [
+        vec![1e300, -1e300, 0.0],
+        vec![f64::MAX, -f64::MAX],
+        vec![-1e300, -1e300 + 1e285, -1e300],
+        vec![42.0],
+        vec![3.0; 10],
+        vec![5e-324, 0.0, -5e-324],
+    ] {
+        for (eps, delta) in [
+            (1.0, 1.0),
+            (1e-12, 1.0),
+            (1e12, 1.0),
+            (1.0, 1e-12),
+            (1e-300, 1e300),
+            (1e300, 1e-300),
+        ] {
+            v.push((scores.clone(), delta, eps));
+        }
+    }
+    v
+}
+
+#[test]
+fn probabilities_are_finite_and_sum_to_one_for_extreme_inputs() {
+    for (s, delta, eps) in extreme_inputs() {
+        let mut p = vec![0.0; s.len()];
+        exponential_probabilities(&s, delta, eps, &mut p).unwrap();
+        assert!(
+            p.iter().all(|x| x.is_finite() && *x >= 0.0),
+            "{s:?} {delta} {eps}: {p:?}"
+        );
+        assert!(
+            (p.iter().sum::<f64>() - 1.0).abs() < 1e-12,
+            "{s:?} {delta} {eps}: {p:?}"
+        );
+    }
+}
+
+#[test]
+fn every_selector_returns_a_valid_index_for_extreme_inputs() {
+    let mut g = common::rng(1);
+    for (s, delta, eps) in extreme_inputs() {
+        let mut perm = vec![0; s.len()];
+        for sel in SELECTORS {
+            for _ in 0..20 {
+                let r = select(&mut g, sel, &s, delta, eps, &mut perm).unwrap();
+                assert!(r < s.len());
+            }
+        }
+    }
+}
+
+#[test]
+fn tiny_budgets_stay_random_and_huge_budgets_concentrate() {
+    // No argmax fallback: with ε/Δ = 1e-12, scores 2e12 apart keep probabilities 1/(1+e) and e/(1+e).
+    let s = [-1e12, 1e12];
+    let mut p = [0.0; 2];
+    exponential_probabilities(&s, 1.0, 1e-12, &mut p).unwrap();
+    assert!((p[0] - 1.0 / (1.0 + std::f64::consts::E)).abs() < 1e-12, "{p:?}");
+    let s = [0.0, 1.0];
+    exponential_probabilities(&s, 1.0, 1e-12, &mut p).unwrap();
+    assert!((p[0] - 0.5).abs() < 1e-9);
+    let mut g = common::rng(2);
+    let mut perm = [0; 2];
+    for sel in SELECTORS {
+        let picks: usize = (0..2000)
+            .map(|_| select(&mut g, sel, &s, 1.0, 1e-12, &mut perm).unwrap())
+            .sum();
+        assert!(
+            (800..1200).contains(&picks),
+            "{sel:?} picked index 1 {picks} times out of 2000"
+        );
+    }
+    exponential_probabilities(&s, 1.0, 1e12, &mut p).unwrap();
+    assert_eq!(p, [0.0, 1.0]);
+}
+
+#[test]
+fn invalid_inputs_are_refused_by_every_selector() {
+    let mut g = common::rng(3);
+    let mut perm = [0; 4];
+    for sel in SELECTORS {
+        assert_eq!(select(&mut g, sel, &[], 1.0, 1.0, &mut perm), Err(Error::EmptyInput));
+        assert_eq!(
+            select(&mut g, sel, &[1.0, f64::NAN], 1.0, 1.0, &mut perm),
+            Err(Error::NonFiniteInput)
+        );
+        assert_eq!(
+            select(&mut g, sel, &[1.0, f64::INFINITY], 1.0, 1.0, &mut perm),
+            Err(Error::NonFiniteInput)
+        );
+        assert_eq!(
+            select(&mut g, sel, &[1.0], 1.0, 0.0, &mut perm),
+            Err(Error::InvalidEpsilon)
+        );
+        assert_eq!(
+            select(&mut g, sel, &[1.0], 1.0, -0.0, &mut perm),
+            Err(Error::InvalidEpsilon)
+        );
+        assert_eq!(
+            select(&mut g, sel, &[1.0], 1.0, f64::NAN, &mut perm),
+            Err(Error::InvalidEpsilon)
+        );
+        assert_eq!(
+            select(&mut g, sel, &[1.0], -1.0, 1.0, &mut perm),
+            Err(Error::InvalidSensitivity)
+        );
+        assert_eq!(
+            select(&mut g, sel, &[1.0], f64::NAN, 1.0, &mut perm),
+            Err(Error::InvalidSensitivity)
+        );
+    }
+    let mut short = [0usize; 1];
+    assert_eq!(
+        select(&mut g, Selector::PermuteAndFlip, &[1.0, 2.0], 1.0, 1.0, &mut short),
+        Err(Error::ScratchTooSmall)
+    );
+    let mut out = [7.0; 1];
+    assert_eq!(
+        exponential_probabilities(&[1.0, 2.0], 1.0, 1.0, &mut out),
+        Err(Error::LengthMismatch)
+    );
+    assert_eq!(out, [7.0]);
+}
+
+#[test]
+fn dampening_reports_overflow_and_failing_callbacks_without_writing() {
+    let d = LocalSensitivity::new(DeltaSource::PerCandidate(&[1e-10, 1e-10]), 1e-10, 4, 2).unwrap();
+    let mut out = [7.0; 2];
+    assert_eq!(dampen(&[1e300, 0.0], &d, &mut out), Err(Error::Overflow));
+    assert_eq!(out, [7.0; 2]);
+    let f = |r: usize, t: usize| if r == 1 && t == 1 { f64::NAN } else { 1.0 };
+    let d = LocalSensitivity::new(DeltaSource::Function(&f), 2.0, 4, 2).unwrap();
+    assert_eq!(dampen(&[0.5, 5.0], &d, &mut out), Err(Error::InvalidSensitivityValue));
+    assert_eq!(out, [7.0; 2]);
+    let mut p = [7.0; 2];
+    assert_eq!(
+        local_dampening_probabilities(&[0.5, 5.0], &d, Dampening::Shifted, 1.0, &mut p),
+        Err(Error::InvalidSensitivityValue)
+    );
+    assert_eq!(p, [7.0; 2]);
+    assert_eq!(dampen(&[0.5, f64::NAN], &d, &mut out), Err(Error::NonFiniteInput));
+    // Large but representable dampened scores are fine, and probabilities stay finite.
+    let d = LocalSensitivity::new(DeltaSource::PerCandidate(&[1.0, 1.0]), 1.0, 4, 2).unwrap();
+    local_dampening_probabilities(&[1e300, -1e300], &d, Dampening::Plain, 1.0, &mut p).unwrap();
+    assert_eq!(p, [1.0, 0.0]);
+}
+
+#[test]
+fn goodness_of_fit_test_has_power_against_a_wrong_distribution() {
+    // The statistical tests would be worthless if they could not fail: samples of the exponential
+    // mechanism at ε are rejected against the probabilities at 1.2 ε.
+    let s = [0.0, 1.0, 2.0, 3.0];
+    let mut g = common::rng(4);
+    let counts = common::histogram(4, 200_000, || dpmo::select_exponential(&mut g, &s, 1.0, 1.0).unwrap());
+    let wrong = common::exact_exponential(&s, 1.0, 1.2);
+    assert!(common::chi_square_p_value(&counts, &wrong) < common::ALPHA);
+    let wrong_pf = common::exact_permute_and_flip(&s, 1.0, 1.0);
+    assert!(
+        common::chi_square_p_value(&counts, &wrong_pf) < common::ALPHA,
+        "EM and PF differ and the test sees it"
+    );
+}
