@@ -36,9 +36,11 @@ pub(crate) fn probabilities_in_place(values: &mut [f64], sensitivity: f64, epsil
 /// The exponential mechanism: returns r with probability ∝ exp(ε s(r) / (2Δ)). ε-DP when Δ bounds the
 /// sensitivity of s (McSherry & Talwar 2007, Thm. 6).
 ///
-/// Sampled by inversion of the cumulative weights (two passes, no scratch), deliberately not by
-/// Gumbel-max, so that the test "report-noisy-max with Gumbel noise has the same distribution" compares two
-/// different algorithms. O(n) time.
+/// Sampled in one pass by weighted reservoir sampling: after candidate r has been seen, the running choice
+/// is replaced by r with probability w_r / W_r, where W_r = Σ_{j≤r} w_j, which leaves each r chosen with
+/// probability w_r / W_n exactly. That is one exponential and one uniform per candidate and no scratch. It
+/// is deliberately not Gumbel-max, so that the test "report-noisy-max with Gumbel noise has the same
+/// distribution" compares two different algorithms. O(n) time.
 pub fn select_exponential<R: Rng + ?Sized>(
     rng: &mut R,
     scores: &[f64],
@@ -47,21 +49,17 @@ pub fn select_exponential<R: Rng + ?Sized>(
 ) -> Result<usize, Error> {
     let max = validate(scores, sensitivity, epsilon)?;
     let gap = Gap::new(max, sensitivity, epsilon);
-    let total: f64 = scores.iter().map(|&s| libm::exp(gap.of(s))).sum();
-    let target = sample::uniform_open01(rng) * total;
-    let mut cumulative = 0.0;
-    let mut last_positive = 0;
+    let mut total = 0.0;
+    let mut chosen = 0;
     for (r, &s) in scores.iter().enumerate() {
         let w = libm::exp(gap.of(s));
         if w > 0.0 {
-            cumulative += w;
-            last_positive = r;
-            if target < cumulative {
-                return Ok(r);
+            total += w;
+            // The first candidate of positive weight is always taken (u < 1), so `chosen` is never stale.
+            if sample::uniform_open01(rng) * total < w {
+                chosen = r;
             }
         }
     }
-    // Reached only when rounding makes `target` equal the recomputed total (probability about 2^-53):
-    // the last candidate of positive weight is the one whose interval ends at the total.
-    Ok(last_positive)
+    Ok(chosen)
 }

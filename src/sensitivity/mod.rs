@@ -160,8 +160,17 @@ impl<'a> LocalSensitivity<'a> {
             return Err(Error::InvalidArgument);
         }
         let t = self.saturation();
-        if let DeltaSource::PerCandidate(v) = self.source {
-            return Ok(t as f64 * (1.0 - v[r].min(self.global) / self.global));
+        let g = self.global;
+        // Slice sources are summed directly: this runs once per candidate in the hot path of the shifted
+        // mechanism, and `delta` would re-check bounds at every step.
+        let row = match self.source {
+            DeltaSource::PerCandidate(v) => return Ok(t as f64 * (1.0 - v[r].min(g) / g)),
+            DeltaSource::Table { values, columns } => Some(&values[r * columns..r * columns + t]),
+            DeltaSource::Shared(v) => Some(&v[..t]),
+            DeltaSource::Function(_) => None,
+        };
+        if let Some(row) = row {
+            return Ok(row.iter().map(|&d| 1.0 - d.min(g) / g).sum());
         }
         let mut sum = 0.0;
         for j in 0..t {
