@@ -8,6 +8,7 @@
 #![warn(missing_docs)]
 
 mod error;
+pub mod graph;
 pub mod sensitivity;
 
 pub use error::Error;
