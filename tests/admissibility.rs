@@ -116,7 +116,7 @@ fn edge_list(n: usize) -> Vec<(usize, usize)> {
     e
 }
 
-fn csr_of(n: usize, mask: u32) -> (Vec<usize>, Vec<u32>) {
+fn csr_of(n: usize, mask: u64) -> (Vec<usize>, Vec<u32>) {
     let mut adj = vec![Vec::new(); n];
     for (k, &(i, j)) in edge_list(n).iter().enumerate() {
         if mask >> k & 1 == 1 {
@@ -134,16 +134,16 @@ fn csr_of(n: usize, mask: u32) -> (Vec<usize>, Vec<u32>) {
     (off, flat)
 }
 
-fn graph_world(n: usize) -> (Vec<u32>, impl Fn(&u32) -> Vec<u32>) {
+fn graph_world(n: usize) -> (Vec<u64>, impl Fn(&u64) -> Vec<u64>) {
     let m = n * (n - 1) / 2;
-    let world: Vec<u32> = (0..1u32 << m).collect();
-    (world, move |&g: &u32| (0..m).map(|k| g ^ (1 << k)).collect())
+    let world: Vec<u64> = (0..1u64 << m).collect();
+    (world, move |&g: &u64| (0..m).map(|k| g ^ (1 << k)).collect())
 }
 
 /// Evaluates a graph utility and its δ table on the graph `mask`.
 fn graph_eval(
     n: usize,
-    mask: u32,
+    mask: u64,
     t_len: usize,
     utility: &dyn Fn(&Csr<'_>, &mut [f64]),
     delta: &dyn Fn(&Csr<'_>, &mut [f64]),
@@ -235,12 +235,75 @@ fn ebc_is_admissible_on_all_graphs_with_5_and_6_nodes() {
     assert_caught(&rep);
 }
 
+/// Graphs on 8 to 10 nodes, where degrees reach 7 to 9 and the quadratic term (d + t)(d + t − 1)/4 of
+/// Def. 5.3 exceeds d + t (it never does with at most 6 nodes): random graphs of every density, plus the
+/// Figure 1a gadget family (two hubs sharing k pairwise non-adjacent neighbours) with and without the hub
+/// edge. All their one-edge neighbours are checked, so this samples the world rather than enumerating it.
+#[test]
+fn ebc_and_egodensity_are_admissible_on_sampled_graphs_with_8_to_10_nodes() {
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move || {
+        // splitmix64
+        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    };
+    for n in [8usize, 9, 10] {
+        let edges = edge_list(n);
+        let m = edges.len();
+        let mut world = Vec::new();
+        for k in 2..n - 1 {
+            // hubs 0 and 1, shared neighbours 2..2+k
+            let mut g = 0u64;
+            for (e, &(i, j)) in edges.iter().enumerate() {
+                if i <= 1 && (2..2 + k).contains(&j) {
+                    g |= 1 << e;
+                }
+            }
+            world.push(g);
+            world.push(g | 1); // edge (0, 1) has index 0
+        }
+        for s in 0..3000u64 {
+            let density = (s % 16 + 1) as f64 / 17.0;
+            let mut g = 0u64;
+            for e in 0..m {
+                if ((next() >> 11) as f64 / (1u64 << 53) as f64) < density {
+                    g |= 1 << e;
+                }
+            }
+            world.push(g);
+        }
+        let nb = move |&g: &u64| (0..m).map(|k| g ^ (1 << k)).collect::<Vec<u64>>();
+        let ebc_delta = |g: &Csr<'_>, d: &mut [f64]| ebc_delta_table(g, n - 1, GRAPH_T, d).unwrap();
+        let rep = check(
+            &format!("EBC sampled n={n} (D = n − 1)"),
+            &world,
+            nb,
+            |&x| graph_eval(n, x, GRAPH_T, &ebc_of, &ebc_delta),
+            GRAPH_T,
+        );
+        assert_admissible(&rep);
+        let ego_delta = |g: &Csr<'_>, d: &mut [f64]| egodensity_delta_table(g, GRAPH_T, d).unwrap();
+        let ego_u = |g: &Csr<'_>, u: &mut [f64]| egodensity_all(g, u).unwrap();
+        let rep = check(
+            &format!("egodensity sampled n={n}"),
+            &world,
+            nb,
+            |&x| graph_eval(n, x, GRAPH_T, &ego_u, &ego_delta),
+            GRAPH_T,
+        );
+        assert_admissible(&rep);
+    }
+}
+
 #[test]
 fn ebc_matches_a_direct_geodesic_count_on_all_graphs_with_5_nodes() {
     // Independent evaluation of Def. 5.1 pair by pair: a non-adjacent pair of neighbours has geodesics of
     // length 2 only, one through each common neighbour inside the ego network (c included).
     let n = 5;
-    for mask in 0..1u32 << 10 {
+    for mask in 0..1u64 << 10 {
         let (off, adj) = csr_of(n, mask);
         let g = Csr::new(&off, &adj).unwrap();
         let mut fast = vec![0.0; n];
