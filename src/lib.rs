@@ -9,6 +9,7 @@
 
 pub mod dampen;
 mod error;
+pub mod graph;
 pub mod local;
 pub mod rng;
 pub mod sample;

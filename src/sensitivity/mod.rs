@@ -12,6 +12,14 @@
 //! Admissibility of the *values* is the caller's responsibility (or that of the functions in this module
 //! tree that compute them); the library can only enforce the bounds.
 
+pub mod compose;
+pub mod degree;
+pub mod ebc;
+pub mod egodensity;
+pub mod gini;
+pub mod info_gain;
+pub mod rates;
+
 use crate::Error;
 
 /// How the raw values δ(x, t, r) are supplied, before clamping and saturation.
