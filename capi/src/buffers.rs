@@ -15,7 +15,10 @@ impl Region {
     pub(crate) const EMPTY: Region = Region { start: 0, bytes: 0 };
 
     pub(crate) fn of<T>(p: *const T, len: usize) -> Region {
-        Region { start: p as usize, bytes: len.saturating_mul(size_of::<T>()) }
+        Region {
+            start: p as usize,
+            bytes: len.saturating_mul(size_of::<T>()),
+        }
     }
 
     fn overlaps(self, other: Region) -> bool {

@@ -75,9 +75,10 @@ unsafe fn with_sensitivity<T>(
     let callback;
     let source = match s.kind {
         DPMO_DELTA_PER_CANDIDATE => DeltaSource::PerCandidate(values(n)?),
-        DPMO_DELTA_TABLE => {
-            DeltaSource::Table { values: values(n.checked_mul(s.columns).ok_or(Error::Overflow)?)?, columns: s.columns }
-        }
+        DPMO_DELTA_TABLE => DeltaSource::Table {
+            values: values(n.checked_mul(s.columns).ok_or(Error::Overflow)?)?,
+            columns: s.columns,
+        },
         DPMO_DELTA_SHARED => DeltaSource::Shared(values(s.values_len)?),
         DPMO_DELTA_CALLBACK => {
             let cb = s.callback.ok_or(Error::NullPointer)?;
@@ -255,16 +256,29 @@ pub unsafe extern "C" fn dpmo_select_local_dampening(
         }
         // SAFETY: the caller promises n readable doubles.
         let u = unsafe { input(utilities, n) }?;
-        let perm_region = if uses_perm { Region::of(perm_scratch, perm_scratch_len) } else { Region::EMPTY };
+        let perm_region = if uses_perm {
+            Region::of(perm_scratch, perm_scratch_len)
+        } else {
+            Region::EMPTY
+        };
         // SAFETY: forwarded caller contract; outputs checked disjoint from inputs before slicing.
         unsafe {
             with_sensitivity(sensitivity, n, |d, [a, b]| {
                 check_disjoint(
-                    &[rng_region(rng), Region::of(out_index, 1), Region::of(score_scratch, score_scratch_len), perm_region],
+                    &[
+                        rng_region(rng),
+                        Region::of(out_index, 1),
+                        Region::of(score_scratch, score_scratch_len),
+                        perm_region,
+                    ],
                     &[Region::of(utilities, n), a, b],
                 )?;
                 let scores = output(score_scratch, score_scratch_len)?;
-                let perm: &mut [usize] = if uses_perm { output(perm_scratch, perm_scratch_len)? } else { &mut [] };
+                let perm: &mut [usize] = if uses_perm {
+                    output(perm_scratch, perm_scratch_len)?
+                } else {
+                    &mut []
+                };
                 let index = with_generator(rng, |g| {
                     local::select_local_dampening(g, u, d, kind, selector, epsilon, scores, perm)
                 })?;

@@ -1,7 +1,7 @@
 //! The caller-owned generator and the raw samplers.
 
 use crate::buffers::{check_disjoint, check_out, input, output, Region};
-use crate::status::{status_of, dpmo_status};
+use crate::status::{dpmo_status, status_of};
 use dpmo_core::rng::{Generator, GeneratorState};
 use dpmo_core::{sample, Error};
 
@@ -86,7 +86,12 @@ pub unsafe extern "C" fn dpmo_rng_init(rng: *mut dpmo_rng, kind: u32, seed: *con
 /// # Safety
 /// `rng` must point to an initialised `dpmo_rng`; `out` to `count` writable doubles.
 #[no_mangle]
-pub unsafe extern "C" fn dpmo_sample(rng: *mut dpmo_rng, distribution: u32, out: *mut f64, count: usize) -> dpmo_status {
+pub unsafe extern "C" fn dpmo_sample(
+    rng: *mut dpmo_rng,
+    distribution: u32,
+    out: *mut f64,
+    count: usize,
+) -> dpmo_status {
     status_of((|| {
         if distribution > DPMO_DIST_LAPLACE {
             return Err(Error::InvalidArgument);

@@ -65,7 +65,11 @@ unsafe fn run_selector(
     }
     // SAFETY: the caller promises n readable doubles.
     let scores_slice = unsafe { input(scores, n) }?;
-    let perm_region = if selector == Selector::PermuteAndFlip { Region::of(perm.0, perm.1) } else { Region::EMPTY };
+    let perm_region = if selector == Selector::PermuteAndFlip {
+        Region::of(perm.0, perm.1)
+    } else {
+        Region::EMPTY
+    };
     check_disjoint(
         &[rng_region(rng), Region::of(out_index, 1), perm_region],
         &[Region::of(scores, n)],
@@ -78,7 +82,9 @@ unsafe fn run_selector(
     };
     // SAFETY: the generator region is disjoint from the slices used inside.
     let index = unsafe {
-        with_generator(rng, |g| select::select(g, selector, scores_slice, sensitivity, epsilon, perm_slice))
+        with_generator(rng, |g| {
+            select::select(g, selector, scores_slice, sensitivity, epsilon, perm_slice)
+        })
     }?;
     // SAFETY: checked non-null, aligned and disjoint.
     unsafe { out_index.write(index) };
@@ -102,7 +108,16 @@ pub unsafe extern "C" fn dpmo_select_exponential(
 ) -> dpmo_status {
     // SAFETY: forwarded caller contract.
     status_of(unsafe {
-        run_selector(rng, scores, n, sensitivity, epsilon, Selector::Exponential, (core::ptr::null_mut(), 0), out_index)
+        run_selector(
+            rng,
+            scores,
+            n,
+            sensitivity,
+            epsilon,
+            Selector::Exponential,
+            (core::ptr::null_mut(), 0),
+            out_index,
+        )
     })
 }
 

@@ -91,11 +91,10 @@ pub extern "C" fn dpmo_status_message(status: u32) -> *const c_char {
 /// The library version, a static NUL-terminated string such as "0.1.0".
 #[no_mangle]
 pub extern "C" fn dpmo_version() -> *const c_char {
-    const VERSION: &core::ffi::CStr = match core::ffi::CStr::from_bytes_with_nul(
-        concat!(env!("CARGO_PKG_VERSION"), "\0").as_bytes(),
-    ) {
-        Ok(s) => s,
-        Err(_) => c"unknown",
-    };
+    const VERSION: &core::ffi::CStr =
+        match core::ffi::CStr::from_bytes_with_nul(concat!(env!("CARGO_PKG_VERSION"), "\0").as_bytes()) {
+            Ok(s) => s,
+            Err(_) => c"unknown",
+        };
     VERSION.as_ptr()
 }
