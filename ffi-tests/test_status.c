@@ -1,0 +1,667 @@
+/*
+ * Every status code the dpmo C API can produce, for every exported function and every pointer argument,
+ * and for each failing call: nothing written to any output (sentinels / byte snapshots) and the generator
+ * state byte-for-byte unchanged.
+ */
+#include "common.h"
+
+static const double SCORES5[5] = {1.0, 2.0, 3.0, 4.0, 5.0};
+static double nan_(void) { return nan(""); }
+
+/* ------------------------------------------------------------------ version / messages */
+static void test_version_and_messages(void) {
+    const char *v = dpmo_version();
+    unsigned a, b, c;
+    uint32_t s;
+    TEST("version");
+    CHECK(v != NULL);
+    CHECK(v != NULL && sscanf(v, "%u.%u.%u", &a, &b, &c) == 3);
+    CHECK(dpmo_version() == v);
+
+    TEST("status_message");
+    CHECK(strcmp(dpmo_status_message(DPMO_OK), "Success.") == 0);
+    for (s = 0; s <= DPMO_OVERLAPPING_BUFFERS; s++) {
+        const char *m = dpmo_status_message(s);
+        uint32_t t;
+        size_t len = m ? strlen(m) : 0;
+        CHECK(m != NULL && len > 5 && m[len - 1] == '.');
+        CHECK(m != NULL && strcmp(m, "Unknown dpmo status code.") != 0);
+        CHECK(dpmo_status_message(s) == m);
+        for (t = 0; t < s; t++) CHECK(strcmp(dpmo_status_message(t), m) != 0);
+    }
+    CHECK(strcmp(dpmo_status_message(DPMO_NULL_POINTER), "A required pointer argument is null.") == 0);
+    CHECK(strcmp(dpmo_status_message(DPMO_CAPACITY_EXCEEDED),
+                 "There are more objectives than the library's fixed capacity.") == 0);
+    CHECK(strcmp(dpmo_status_message(DPMO_BUDGET_EXHAUSTED),
+                 "The remaining privacy budget is smaller than the epsilon requested.") == 0);
+    CHECK(strcmp(dpmo_status_message(DPMO_OVERLAPPING_BUFFERS), "An output buffer overlaps an input buffer.") == 0);
+    CHECK(strcmp(dpmo_status_message(15), "Unknown dpmo status code.") == 0);
+    CHECK(strcmp(dpmo_status_message(1000), "Unknown dpmo status code.") == 0);
+    CHECK(strcmp(dpmo_status_message(UINT32_MAX), "Unknown dpmo status code.") == 0);
+    CHECK(sizeof(dpmo_rng) == 64);
+    CHECK(sizeof(dpmo_status) == sizeof(int));
+}
+
+/* ------------------------------------------------------------------ rng_init */
+static void init_case(const char *name, dpmo_rng *rng, uint32_t kind, const uint8_t *seed, dpmo_status want) {
+    TEST(name);
+    guard(rng, sizeof *rng);
+    guard(seed, 32);
+    CHECK_STATUS(dpmo_rng_init(rng, kind, seed), want);
+    CHECK_UNTOUCHED_IF_FAILED(want);
+}
+
+static void test_rng_init(void) {
+    uint8_t seed[32];
+    union {
+        dpmo_rng rng;
+        unsigned char bytes[128];
+    } mem;
+    dpmo_rng a, b;
+    size_t i;
+    for (i = 0; i < 32; i++) seed[i] = (uint8_t)(3 * i + 1);
+    memset(&mem, 0xAB, sizeof mem);
+
+    init_case("rng_init null rng", NULL, DPMO_RNG_CHACHA20, seed, DPMO_NULL_POINTER);
+    init_case("rng_init null seed", &mem.rng, DPMO_RNG_CHACHA20, NULL, DPMO_NULL_POINTER);
+    init_case("rng_init unknown kind 2", &mem.rng, 2, seed, DPMO_INVALID_ARGUMENT);
+    init_case("rng_init unknown kind max", &mem.rng, UINT32_MAX, seed, DPMO_INVALID_ARGUMENT);
+    init_case("rng_init seed is the state", &mem.rng, DPMO_RNG_CHACHA20, mem.bytes, DPMO_OVERLAPPING_BUFFERS);
+    init_case("rng_init seed overlaps the state end", &mem.rng, DPMO_RNG_XOSHIRO256PP, mem.bytes + 40,
+              DPMO_OVERLAPPING_BUFFERS);
+    init_case("rng_init misaligned rng", (dpmo_rng *)misalign(&mem.rng), DPMO_RNG_CHACHA20, seed,
+              DPMO_INVALID_ARGUMENT);
+
+    TEST("rng_init ok");
+    memset(&a, 0, sizeof a);
+    memset(&b, 0xFF, sizeof b);
+    CHECK_STATUS(dpmo_rng_init(&a, DPMO_RNG_CHACHA20, seed), DPMO_OK);
+    CHECK_STATUS(dpmo_rng_init(&b, DPMO_RNG_CHACHA20, seed), DPMO_OK);
+    CHECK(memcmp(&a, &b, sizeof a) == 0);
+    CHECK_STATUS(dpmo_rng_init(&b, DPMO_RNG_XOSHIRO256PP, seed), DPMO_OK);
+    CHECK(memcmp(&a, &b, sizeof a) != 0);
+    seed[31] ^= 1;
+    CHECK_STATUS(dpmo_rng_init(&b, DPMO_RNG_CHACHA20, seed), DPMO_OK);
+    CHECK(memcmp(&a, &b, sizeof a) != 0);
+    /* A seed right after the state (adjacent, not overlapping) is fine. */
+    CHECK_STATUS(dpmo_rng_init(&mem.rng, DPMO_RNG_CHACHA20, mem.bytes + 64), DPMO_OK);
+    memset(seed, 0, sizeof seed);
+    CHECK_STATUS(dpmo_rng_init(&a, DPMO_RNG_XOSHIRO256PP, seed), DPMO_OK); /* all-zero seed is accepted */
+    CHECK_STATUS(dpmo_rng_init(&a, DPMO_RNG_CHACHA20, seed), DPMO_OK);
+}
+
+/* ------------------------------------------------------------------ sample */
+static void sample_case(const char *name, dpmo_rng *rng, uint32_t dist, double *out, size_t count, dpmo_status want) {
+    TEST(name);
+    guard(rng, sizeof *rng);
+    guard(out, span(count, sizeof(double)));
+    CHECK_STATUS(dpmo_sample(rng, dist, out, count), want);
+    CHECK_UNTOUCHED_IF_FAILED(want);
+}
+
+static void test_sample(void) {
+    dpmo_rng good = make_rng(DPMO_RNG_CHACHA20, 1), bad;
+    double out[8];
+    size_t i;
+    for (i = 0; i < 8; i++) out[i] = SENTINEL_D;
+
+    sample_case("sample null rng", NULL, DPMO_DIST_UNIFORM, out, 8, DPMO_NULL_POINTER);
+    sample_case("sample null out", &good, DPMO_DIST_UNIFORM, NULL, 8, DPMO_NULL_POINTER);
+    sample_case("sample unknown distribution", &good, 4, out, 8, DPMO_INVALID_ARGUMENT);
+    sample_case("sample unknown distribution max", &good, UINT32_MAX, out, 8, DPMO_INVALID_ARGUMENT);
+    memset(&bad, 0, sizeof bad);
+    sample_case("sample zeroed rng", &bad, DPMO_DIST_UNIFORM, out, 8, DPMO_INVALID_GENERATOR);
+    memset(&bad, 0x5A, sizeof bad);
+    sample_case("sample garbage rng", &bad, DPMO_DIST_LAPLACE, out, 8, DPMO_INVALID_GENERATOR);
+    sample_case("sample out aliases rng", &good, DPMO_DIST_UNIFORM, (double *)(void *)&good, 1,
+                DPMO_OVERLAPPING_BUFFERS);
+    sample_case("sample misaligned out", &good, DPMO_DIST_UNIFORM, (double *)misalign(out), 2, DPMO_INVALID_ARGUMENT);
+    sample_case("sample count overflows", &good, DPMO_DIST_UNIFORM, out, SIZE_MAX / 4, DPMO_OVERFLOW);
+
+    TEST("sample count 0");
+    {
+        dpmo_rng before = good;
+        CHECK_STATUS(dpmo_sample(&good, DPMO_DIST_UNIFORM, out, 0), DPMO_OK);
+        CHECK(memcmp(&before, &good, sizeof good) == 0);
+        CHECK_DEQ(out[0], SENTINEL_D);
+    }
+}
+
+/* ------------------------------------------------------------------ global-sensitivity selectors */
+enum { SEL_EXP, SEL_PF, SEL_NM };
+
+static dpmo_status run_sel(int which, dpmo_rng *rng, const double *scores, size_t n, double sens, double eps,
+                           size_t *perm, size_t perm_len, uint32_t noise, size_t *out) {
+    switch (which) {
+    case SEL_EXP: return dpmo_select_exponential(rng, scores, n, sens, eps, out);
+    case SEL_PF: return dpmo_select_permute_and_flip(rng, scores, n, sens, eps, perm, perm_len, out);
+    default: return dpmo_select_noisy_max(rng, scores, n, sens, eps, noise, out);
+    }
+}
+
+static void sel_case(const char *name, int which, dpmo_rng *rng, const double *scores, size_t n, double sens,
+                     double eps, size_t *perm, size_t perm_len, uint32_t noise, size_t *out, dpmo_status want) {
+    TEST(name);
+    guard(rng, sizeof *rng);
+    guard(scores, span(n, sizeof(double)));
+    guard(perm, span(perm_len, sizeof(size_t)));
+    guard(out, sizeof *out);
+    CHECK_STATUS(run_sel(which, rng, scores, n, sens, eps, perm, perm_len, noise, out), want);
+    CHECK_UNTOUCHED_IF_FAILED(want);
+}
+
+static void test_selectors(void) {
+    static const char *names[3] = {"select_exponential", "select_permute_and_flip", "select_noisy_max"};
+    char label[160];
+    int w;
+    for (w = 0; w < 3; w++) {
+        dpmo_rng rng = make_rng(DPMO_RNG_XOSHIRO256PP, 7), bad;
+        double s[5];
+        size_t perm[8], out = SENTINEL_Z, i;
+        union {
+            double d[8];
+            size_t z[8];
+        } shared;
+        const double bad_eps[5] = {0.0, -1.0, nan_(), INFINITY, -INFINITY};
+        const double bad_sens[5] = {0.0, -2.0, nan_(), INFINITY, -0.0};
+        const double bad_score[3] = {nan_(), INFINITY, -INFINITY};
+        uint32_t noise = DPMO_NOISE_GUMBEL;
+        memcpy(s, SCORES5, sizeof s);
+        for (i = 0; i < 8; i++) perm[i] = SENTINEL_Z;
+#define L(what) (snprintf(label, sizeof label, "%s %s", names[w], what), label)
+        sel_case(L("null rng"), w, NULL, s, 5, 1, 1, perm, 8, noise, &out, DPMO_NULL_POINTER);
+        sel_case(L("null scores"), w, &rng, NULL, 5, 1, 1, perm, 8, noise, &out, DPMO_NULL_POINTER);
+        sel_case(L("null out_index"), w, &rng, s, 5, 1, 1, perm, 8, noise, NULL, DPMO_NULL_POINTER);
+        sel_case(L("n = 0"), w, &rng, s, 0, 1, 1, perm, 8, noise, &out, DPMO_EMPTY_INPUT);
+        for (i = 0; i < 3; i++) {
+            s[3] = bad_score[i];
+            sel_case(L("non-finite score"), w, &rng, s, 5, 1, 1, perm, 8, noise, &out, DPMO_NON_FINITE_INPUT);
+            s[3] = 4.0;
+        }
+        for (i = 0; i < 5; i++)
+            sel_case(L("bad epsilon"), w, &rng, s, 5, 1, bad_eps[i], perm, 8, noise, &out, DPMO_INVALID_EPSILON);
+        for (i = 0; i < 5; i++)
+            sel_case(L("bad sensitivity"), w, &rng, s, 5, bad_sens[i], 1, perm, 8, noise, &out,
+                     DPMO_INVALID_SENSITIVITY);
+        memset(&bad, 0, sizeof bad);
+        sel_case(L("zeroed rng"), w, &bad, s, 5, 1, 1, perm, 8, noise, &out, DPMO_INVALID_GENERATOR);
+        memset(&bad, 0xC3, sizeof bad);
+        sel_case(L("garbage rng"), w, &bad, s, 5, 1, 1, perm, 8, noise, &out, DPMO_INVALID_GENERATOR);
+        sel_case(L("out_index aliases scores"), w, &rng, s, 5, 1, 1, perm, 8, noise, (size_t *)(void *)&s[2],
+                 DPMO_OVERLAPPING_BUFFERS);
+        sel_case(L("out_index aliases rng"), w, &rng, s, 5, 1, 1, perm, 8, noise, (size_t *)(void *)&rng,
+                 DPMO_OVERLAPPING_BUFFERS);
+        sel_case(L("scores overlap rng"), w, &rng, (const double *)(const void *)&rng, 8, 1, 1, perm, 8, noise,
+                 &out, DPMO_OVERLAPPING_BUFFERS);
+        sel_case(L("misaligned scores"), w, &rng, (const double *)misalign(s), 4, 1, 1, perm, 8, noise, &out,
+                 DPMO_INVALID_ARGUMENT);
+        sel_case(L("misaligned out_index"), w, &rng, s, 5, 1, 1, perm, 8, noise, (size_t *)misalign(perm), DPMO_INVALID_ARGUMENT);
+        sel_case(L("n overflows"), w, &rng, s, SIZE_MAX / 4, 1, 1, perm, 8, noise, &out, DPMO_OVERFLOW);
+        if (w == SEL_PF) {
+            sel_case(L("null perm_scratch"), w, &rng, s, 5, 1, 1, NULL, 8, noise, &out, DPMO_NULL_POINTER);
+            sel_case(L("perm_scratch too small"), w, &rng, s, 5, 1, 1, perm, 4, noise, &out, DPMO_SCRATCH_TOO_SMALL);
+            sel_case(L("perm_scratch empty"), w, &rng, s, 5, 1, 1, perm, 0, noise, &out, DPMO_SCRATCH_TOO_SMALL);
+            memcpy(shared.d, SCORES5, sizeof SCORES5);
+            sel_case(L("perm_scratch aliases scores"), w, &rng, shared.d, 5, 1, 1, shared.z, 5, noise, &out,
+                     DPMO_OVERLAPPING_BUFFERS);
+            sel_case(L("perm_scratch contains out_index"), w, &rng, s, 5, 1, 1, perm, 8, noise, &perm[6],
+                     DPMO_OVERLAPPING_BUFFERS);
+            sel_case(L("perm_scratch aliases rng"), w, &rng, s, 5, 1, 1, (size_t *)(void *)&rng, 8, noise, &out,
+                     DPMO_OVERLAPPING_BUFFERS);
+            sel_case(L("misaligned perm_scratch"), w, &rng, s, 5, 1, 1, (size_t *)misalign(perm), 5, noise, &out,
+                     DPMO_INVALID_ARGUMENT);
+        }
+        if (w == SEL_NM) {
+            sel_case(L("unknown noise 3"), w, &rng, s, 5, 1, 1, perm, 8, 3, &out, DPMO_INVALID_ARGUMENT);
+            sel_case(L("unknown noise max"), w, &rng, s, 5, 1, 1, perm, 8, UINT32_MAX, &out, DPMO_INVALID_ARGUMENT);
+        }
+        /* The success path, with the same fixtures. */
+        TEST(L("ok"));
+        {
+            dpmo_rng before = rng;
+            CHECK_STATUS(run_sel(w, &rng, s, 5, 1, 1, perm, 5, noise, &out), DPMO_OK);
+            CHECK(out < 5);
+            CHECK(memcmp(&before, &rng, sizeof rng) != 0); /* the state advanced */
+        }
+        if (w == SEL_PF) {
+            /* perm_scratch may be NULL only for the other selectors; it is ignored by exponential / noisy max. */
+        } else {
+            TEST(L("null perm ignored"));
+            CHECK_STATUS(run_sel(w, &rng, s, 5, 1, 1, NULL, 0, noise, &out), DPMO_OK);
+        }
+#undef L
+    }
+}
+
+/* ------------------------------------------------------------------ exponential_probabilities */
+static void prob_case(const char *name, const double *scores, size_t n, double sens, double eps, double *out,
+                      dpmo_status want) {
+    TEST(name);
+    guard(scores, span(n, sizeof(double)));
+    guard(out, span(n, sizeof(double)));
+    CHECK_STATUS(dpmo_exponential_probabilities(scores, n, sens, eps, out), want);
+    CHECK_UNTOUCHED_IF_FAILED(want);
+}
+
+static void test_exponential_probabilities(void) {
+    double s[5], out[6], both[10] = {0};
+    size_t i;
+    memcpy(s, SCORES5, sizeof s);
+    for (i = 0; i < 6; i++) out[i] = SENTINEL_D;
+    memcpy(both, SCORES5, sizeof s);
+    prob_case("probabilities null scores", NULL, 5, 1, 1, out, DPMO_NULL_POINTER);
+    prob_case("probabilities null out", s, 5, 1, 1, NULL, DPMO_NULL_POINTER);
+    prob_case("probabilities n = 0", s, 0, 1, 1, out, DPMO_EMPTY_INPUT);
+    s[0] = nan_();
+    prob_case("probabilities NaN score", s, 5, 1, 1, out, DPMO_NON_FINITE_INPUT);
+    s[0] = -INFINITY;
+    prob_case("probabilities -inf score", s, 5, 1, 1, out, DPMO_NON_FINITE_INPUT);
+    s[0] = 1.0;
+    prob_case("probabilities epsilon 0", s, 5, 1, 0, out, DPMO_INVALID_EPSILON);
+    prob_case("probabilities epsilon NaN", s, 5, 1, nan_(), out, DPMO_INVALID_EPSILON);
+    prob_case("probabilities epsilon inf", s, 5, 1, INFINITY, out, DPMO_INVALID_EPSILON);
+    prob_case("probabilities sensitivity -1", s, 5, -1, 1, out, DPMO_INVALID_SENSITIVITY);
+    prob_case("probabilities sensitivity NaN", s, 5, nan_(), 1, out, DPMO_INVALID_SENSITIVITY);
+    prob_case("probabilities sensitivity inf", s, 5, INFINITY, 1, out, DPMO_INVALID_SENSITIVITY);
+    prob_case("probabilities out == scores", s, 5, 1, 1, s, DPMO_OVERLAPPING_BUFFERS);
+    prob_case("probabilities out overlaps scores tail", both, 5, 1, 1, both + 4, DPMO_OVERLAPPING_BUFFERS);
+    prob_case("probabilities out overlaps scores head", both + 4, 5, 1, 1, both, DPMO_OVERLAPPING_BUFFERS);
+    prob_case("probabilities misaligned out", s, 5, 1, 1, (double *)misalign(out), DPMO_INVALID_ARGUMENT);
+    prob_case("probabilities misaligned scores", (const double *)misalign(both), 5, 1, 1, out, DPMO_INVALID_ARGUMENT);
+    prob_case("probabilities n overflows", s, SIZE_MAX / 2, 1, 1, out, DPMO_OVERFLOW);
+    TEST("probabilities adjacent buffers ok");
+    CHECK_STATUS(dpmo_exponential_probabilities(both, 5, 1, 1, both + 5), DPMO_OK);
+    CHECK(sums_to_one(both + 5, 5, 1e-12));
+}
+
+/* ------------------------------------------------------------------ sensitivity_value */
+static void value_case(const char *name, const dpmo_sensitivity *spec, size_t n, size_t r, size_t t, double *out,
+                       dpmo_status want) {
+    TEST(name);
+    guard_spec(spec);
+    guard(out, sizeof *out);
+    if (spec) guard(spec->values, span(spec->values_len, sizeof(double)));
+    CHECK_STATUS(dpmo_sensitivity_value(spec, n, r, t, out), want);
+    CHECK_UNTOUCHED_IF_FAILED(want);
+}
+
+static void test_sensitivity_value(void) {
+    double v3[3] = {0.5, 1.0, 2.0}, table6[6] = {0.5, 1.0, 1.5, 0.25, 0.5, 0.75}, out = SENTINEL_D;
+    dpmo_sensitivity spec = make_spec(DPMO_DELTA_PER_CANDIDATE, v3, 3, 0, 4.0, 5), s;
+    cb_ctx ctx = make_ctx(table6, 3);
+    value_case("value null spec", NULL, 3, 0, 0, &out, DPMO_NULL_POINTER);
+    value_case("value null out", &spec, 3, 0, 0, NULL, DPMO_NULL_POINTER);
+    s = spec; s.values = NULL;
+    value_case("value null values", &s, 3, 0, 0, &out, DPMO_NULL_POINTER);
+    s = spec; s.kind = 4;
+    value_case("value unknown kind", &s, 3, 0, 0, &out, DPMO_INVALID_ARGUMENT);
+    s = spec; s.kind = UINT32_MAX;
+    value_case("value unknown kind max", &s, 3, 0, 0, &out, DPMO_INVALID_ARGUMENT);
+    s = spec; s.global = 0.0;
+    value_case("value global 0", &s, 3, 0, 0, &out, DPMO_INVALID_SENSITIVITY);
+    s = spec; s.global = -1.0;
+    value_case("value global -1", &s, 3, 0, 0, &out, DPMO_INVALID_SENSITIVITY);
+    s = spec; s.global = nan_();
+    value_case("value global NaN", &s, 3, 0, 0, &out, DPMO_INVALID_SENSITIVITY);
+    s = spec; s.global = INFINITY;
+    value_case("value global inf", &s, 3, 0, 0, &out, DPMO_INVALID_SENSITIVITY);
+    s = spec; s.t_max = 0;
+    value_case("value t_max 0", &s, 3, 0, 0, &out, DPMO_INVALID_ARGUMENT);
+    s = spec; s.values_len = 2;
+    value_case("value per-candidate length mismatch", &s, 3, 0, 0, &out, DPMO_LENGTH_MISMATCH);
+    s = make_spec(DPMO_DELTA_TABLE, table6, 6, 3, 4.0, 5);
+    value_case("value table ok shape", &s, 2, 1, 2, &out, DPMO_OK);
+    CHECK_DEQ(out, 0.75);
+    out = SENTINEL_D;
+    s.values_len = 5;
+    value_case("value table length mismatch", &s, 2, 0, 0, &out, DPMO_LENGTH_MISMATCH);
+    s.values_len = 6; s.columns = 2;
+    value_case("value table columns mismatch", &s, 2, 0, 0, &out, DPMO_LENGTH_MISMATCH);
+    s.columns = SIZE_MAX;
+    value_case("value table n * columns overflows", &s, 2, 0, 0, &out, DPMO_OVERFLOW);
+    s = spec; v3[1] = nan_();
+    value_case("value NaN entry", &s, 3, 0, 0, &out, DPMO_INVALID_SENSITIVITY_VALUE);
+    v3[1] = -1.0;
+    value_case("value negative entry", &s, 3, 0, 0, &out, DPMO_INVALID_SENSITIVITY_VALUE);
+    v3[1] = INFINITY;
+    value_case("value inf entry", &s, 3, 0, 0, &out, DPMO_INVALID_SENSITIVITY_VALUE);
+    v3[1] = 1.0;
+    s = make_spec(DPMO_DELTA_SHARED, v3, 3, 0, 4.0, 5);
+    table6[4] = nan_();
+    s.values = table6; s.values_len = 6;
+    value_case("value shared NaN entry", &s, 1, 0, 0, &out, DPMO_INVALID_SENSITIVITY_VALUE);
+    table6[4] = 0.5;
+    value_case("value r = n", &spec, 3, 3, 0, &out, DPMO_INVALID_ARGUMENT);
+    value_case("value r = SIZE_MAX", &spec, 3, SIZE_MAX, 0, &out, DPMO_INVALID_ARGUMENT);
+    value_case("value out aliases values", &spec, 3, 0, 0, &v3[2], DPMO_OVERLAPPING_BUFFERS);
+    s = spec;
+    value_case("value out aliases spec", &s, 3, 0, 0, &s.global, DPMO_OVERLAPPING_BUFFERS);
+    value_case("value misaligned out", &spec, 3, 0, 0, (double *)misalign(table6), DPMO_INVALID_ARGUMENT);
+    value_case("value misaligned values", &s, 3, 0, 0, &out, DPMO_OK); /* reset below */
+    s.values = (const double *)misalign(table6);
+    value_case("value misaligned values", &s, 3, 0, 0, &out, DPMO_INVALID_ARGUMENT);
+    s = make_spec(DPMO_DELTA_PER_CANDIDATE, v3, SIZE_MAX / 4, 0, 4.0, 5);
+    value_case("value values_len overflows", &s, 3, 0, 0, &out, DPMO_OVERFLOW);
+
+    s = make_cb_spec(&ctx, 4.0, 5);
+    s.callback = NULL;
+    value_case("value null callback", &s, 2, 0, 0, &out, DPMO_NULL_POINTER);
+    s = make_cb_spec(&ctx, 4.0, 5);
+    ctx.has_bad = 1; ctx.bad_r = 1; ctx.bad_t = 2;
+    ctx.bad_value = nan_();
+    value_case("value callback NaN", &s, 2, 1, 2, &out, DPMO_INVALID_SENSITIVITY_VALUE);
+    ctx.bad_value = -1.0;
+    value_case("value callback -1", &s, 2, 1, 2, &out, DPMO_INVALID_SENSITIVITY_VALUE);
+    ctx.bad_value = INFINITY;
+    value_case("value callback INFINITY", &s, 2, 1, 2, &out, DPMO_INVALID_SENSITIVITY_VALUE);
+    ctx.bad_value = -INFINITY;
+    value_case("value callback -INFINITY", &s, 2, 1, 2, &out, DPMO_INVALID_SENSITIVITY_VALUE);
+    value_case("value callback bad beyond t_max is never asked", &s, 2, 1, 2, &out, DPMO_INVALID_SENSITIVITY_VALUE);
+    s.t_max = 2;
+    value_case("value callback saturated at t_max", &s, 2, 1, 2, &out, DPMO_OK);
+    CHECK_DEQ(out, 4.0);
+    out = SENTINEL_D;
+    s.t_max = 5;
+    value_case("value callback r = n", &s, 2, 2, 0, &out, DPMO_INVALID_ARGUMENT);
+}
+
+/* ------------------------------------------------------------------ max_over_candidates */
+static void max_case(const char *name, const dpmo_sensitivity *spec, size_t n, double *out, size_t cap,
+                     size_t *out_len, dpmo_status want) {
+    TEST(name);
+    guard_spec(spec);
+    if (spec) guard(spec->values, span(spec->values_len, sizeof(double)));
+    guard(out, span(cap, sizeof(double)));
+    guard(out_len, sizeof *out_len);
+    CHECK_STATUS(dpmo_sensitivity_max_over_candidates(spec, n, out, cap, out_len), want);
+    CHECK_UNTOUCHED_IF_FAILED(want);
+}
+
+static void test_max_over_candidates(void) {
+    double table6[6] = {0.5, 1.0, 1.5, 0.25, 2.0, 0.75}, out[8], both[16] = {0};
+    size_t len = SENTINEL_Z, i;
+    dpmo_sensitivity spec = make_spec(DPMO_DELTA_TABLE, table6, 6, 3, 4.0, 10), s;
+    cb_ctx ctx = make_ctx(table6, 3);
+    for (i = 0; i < 8; i++) out[i] = SENTINEL_D;
+    max_case("max null spec", NULL, 2, out, 8, &len, DPMO_NULL_POINTER);
+    max_case("max null out", &spec, 2, NULL, 8, &len, DPMO_NULL_POINTER);
+    max_case("max null out_len", &spec, 2, out, 8, NULL, DPMO_NULL_POINTER);
+    max_case("max capacity too small", &spec, 2, out, 2, &len, DPMO_SCRATCH_TOO_SMALL);
+    max_case("max capacity 0", &spec, 2, out, 0, &len, DPMO_SCRATCH_TOO_SMALL);
+    s = spec; s.kind = 9;
+    max_case("max unknown kind", &s, 2, out, 8, &len, DPMO_INVALID_ARGUMENT);
+    s = spec; s.global = -0.0;
+    max_case("max global -0", &s, 2, out, 8, &len, DPMO_INVALID_SENSITIVITY);
+    s = spec; s.values_len = 7;
+    max_case("max length mismatch", &s, 2, out, 8, &len, DPMO_LENGTH_MISMATCH);
+    max_case("max out aliases values", &spec, 2, table6 + 3, 3, &len, DPMO_OVERLAPPING_BUFFERS);
+    max_case("max out_len inside out", &spec, 2, out, 8, (size_t *)(void *)&out[7], DPMO_OVERLAPPING_BUFFERS);
+    s = spec;
+    max_case("max out_len aliases spec", &s, 2, out, 8, &s.columns, DPMO_OVERLAPPING_BUFFERS);
+    max_case("max out aliases spec", &s, 2, &s.global, 1, &len, DPMO_OVERLAPPING_BUFFERS);
+    max_case("max misaligned out_len", &spec, 2, out, 8, (size_t *)misalign(both), DPMO_INVALID_ARGUMENT);
+    {
+        /* The inputs live in static storage, below the stack: the huge output range (on the stack) then
+         * overlaps none of them and the size check is what refuses it. */
+        static double st_table[6] = {0.5, 1.0, 1.5, 0.25, 2.0, 0.75};
+        static dpmo_sensitivity st_spec;
+        static size_t st_len = SENTINEL_Z;
+        st_spec = make_spec(DPMO_DELTA_TABLE, st_table, 6, 3, 4.0, 10);
+        if ((uintptr_t)out > (uintptr_t)&st_spec && (uintptr_t)out > (uintptr_t)&st_len)
+            max_case("max capacity overflows", &st_spec, 2, out, SIZE_MAX / 2, &st_len, DPMO_OVERFLOW);
+    }
+    s = make_cb_spec(&ctx, 4.0, 3);
+    ctx.has_bad = 1; ctx.bad_r = 1; ctx.bad_t = 2;
+    ctx.bad_value = nan_();
+    max_case("max callback NaN", &s, 2, out, 8, &len, DPMO_INVALID_SENSITIVITY_VALUE);
+    ctx.bad_value = -1.0;
+    max_case("max callback -1", &s, 2, out, 8, &len, DPMO_INVALID_SENSITIVITY_VALUE);
+    ctx.bad_value = INFINITY;
+    max_case("max callback INFINITY", &s, 2, out, 8, &len, DPMO_INVALID_SENSITIVITY_VALUE);
+    s.callback = NULL;
+    max_case("max null callback", &s, 2, out, 8, &len, DPMO_NULL_POINTER);
+    /* n = 0: there is no candidate to take a maximum over; the API documents DPMO_EMPTY_INPUT for n = 0.
+     * (Reported: currently returns DPMO_OK and writes δ̂ = 0 for every t, which would make every later
+     * candidate's dampening use δ̂ = 0.) */
+    ctx.has_bad = 0;
+    s = make_cb_spec(&ctx, 4.0, 3);
+    max_case("max_over_candidates n = 0 gives EMPTY_INPUT", &s, 0, out, 8, &len, DPMO_EMPTY_INPUT);
+    s = make_spec(DPMO_DELTA_SHARED, table6, 3, 0, 4.0, 10);
+    max_case("max_over_candidates shared n = 0 gives EMPTY_INPUT", &s, 0, out, 8, &len, DPMO_EMPTY_INPUT);
+}
+
+/* ------------------------------------------------------------------ dampen / local_dampening_probabilities */
+static dpmo_status run_damp(int probs, const double *u, size_t n, const dpmo_sensitivity *spec, uint32_t kind,
+                            double eps, double *out) {
+    return probs ? dpmo_local_dampening_probabilities(u, n, spec, kind, eps, out)
+                 : dpmo_dampen(u, n, spec, kind, out);
+}
+
+static void damp_case(const char *name, int probs, const double *u, size_t n, const dpmo_sensitivity *spec,
+                      uint32_t kind, double eps, double *out, dpmo_status want) {
+    TEST(name);
+    guard(u, span(n, sizeof(double)));
+    guard_spec(spec);
+    if (spec) guard(spec->values, span(spec->values_len, sizeof(double)));
+    guard(out, span(n, sizeof(double)));
+    CHECK_STATUS(run_damp(probs, u, n, spec, kind, eps, out), want);
+    CHECK_UNTOUCHED_IF_FAILED(want);
+}
+
+static void test_dampen(void) {
+    static const char *fn[2] = {"dampen", "local_dampening_probabilities"};
+    static const char *dk[2] = {"plain", "shifted"};
+    char label[200];
+    int probs;
+    uint32_t kind;
+    for (probs = 0; probs < 2; probs++) {
+        for (kind = 0; kind < 2; kind++) {
+            double u[4] = {3.0, 1.0, 0.0, -2.0}, v4[4] = {1.0, 1.0, 2.0, 0.5}, out[4], table8[8];
+            double huge[2] = {1e300, 0.0}, tiny_delta[2] = {1e-10, 1e-10}, both[8] = {0};
+            dpmo_sensitivity spec = make_spec(DPMO_DELTA_PER_CANDIDATE, v4, 4, 0, 2.0, 6), s;
+            cb_ctx ctx;
+            size_t i;
+            for (i = 0; i < 4; i++) out[i] = SENTINEL_D;
+            for (i = 0; i < 8; i++) table8[i] = 1.0;
+            ctx = make_ctx(table8, 2);
+#define L(what) (snprintf(label, sizeof label, "%s %s %s", fn[probs], dk[kind], what), label)
+            damp_case(L("null utilities"), probs, NULL, 4, &spec, kind, 1, out, DPMO_NULL_POINTER);
+            damp_case(L("null spec"), probs, u, 4, NULL, kind, 1, out, DPMO_NULL_POINTER);
+            damp_case(L("null out"), probs, u, 4, &spec, kind, 1, NULL, DPMO_NULL_POINTER);
+            s = spec; s.values = NULL;
+            damp_case(L("null values"), probs, u, 4, &s, kind, 1, out, DPMO_NULL_POINTER);
+            damp_case(L("unknown dampening"), probs, u, 4, &spec, 2, 1, out, DPMO_INVALID_ARGUMENT);
+            damp_case(L("unknown dampening max"), probs, u, 4, &spec, UINT32_MAX, 1, out, DPMO_INVALID_ARGUMENT);
+            s = spec; s.values_len = 0;
+            damp_case(L("n = 0"), probs, u, 0, &s, kind, 1, out, DPMO_EMPTY_INPUT);
+            u[1] = nan_();
+            damp_case(L("NaN utility"), probs, u, 4, &spec, kind, 1, out, DPMO_NON_FINITE_INPUT);
+            u[1] = INFINITY;
+            damp_case(L("inf utility"), probs, u, 4, &spec, kind, 1, out, DPMO_NON_FINITE_INPUT);
+            u[1] = -INFINITY;
+            damp_case(L("-inf utility"), probs, u, 4, &spec, kind, 1, out, DPMO_NON_FINITE_INPUT);
+            u[1] = 1.0;
+            s = make_spec(DPMO_DELTA_PER_CANDIDATE, tiny_delta, 2, 0, 1e-10, 4);
+            damp_case(L("overflow 1e300 / 1e-10"), probs, huge, 2, &s, kind, 1, out, DPMO_OVERFLOW);
+            huge[0] = -1e300;
+            damp_case(L("overflow -1e300 / 1e-10"), probs, huge, 2, &s, kind, 1, out, DPMO_OVERFLOW);
+            s = spec; s.kind = 4;
+            damp_case(L("unknown delta kind"), probs, u, 4, &s, kind, 1, out, DPMO_INVALID_ARGUMENT);
+            s = spec; s.global = 0.0;
+            damp_case(L("global 0"), probs, u, 4, &s, kind, 1, out, DPMO_INVALID_SENSITIVITY);
+            s = spec; s.global = nan_();
+            damp_case(L("global NaN"), probs, u, 4, &s, kind, 1, out, DPMO_INVALID_SENSITIVITY);
+            s = spec; s.t_max = 0;
+            damp_case(L("t_max 0"), probs, u, 4, &s, kind, 1, out, DPMO_INVALID_ARGUMENT);
+            s = spec; s.values_len = 3;
+            damp_case(L("values length mismatch"), probs, u, 4, &s, kind, 1, out, DPMO_LENGTH_MISMATCH);
+            s = make_spec(DPMO_DELTA_TABLE, table8, 8, 3, 2.0, 6);
+            damp_case(L("table length mismatch"), probs, u, 4, &s, kind, 1, out, DPMO_LENGTH_MISMATCH);
+            v4[2] = -0.5;
+            damp_case(L("negative delta value"), probs, u, 4, &spec, kind, 1, out, DPMO_INVALID_SENSITIVITY_VALUE);
+            v4[2] = nan_();
+            damp_case(L("NaN delta value"), probs, u, 4, &spec, kind, 1, out, DPMO_INVALID_SENSITIVITY_VALUE);
+            v4[2] = 2.0;
+            s = make_cb_spec(&ctx, 2.0, 6);
+            s.callback = NULL;
+            damp_case(L("null callback"), probs, u, 4, &s, kind, 1, out, DPMO_NULL_POINTER);
+            s = make_cb_spec(&ctx, 2.0, 6);
+            /* The last candidate fails, after the others were computed: still nothing written. */
+            ctx.has_bad = 1; ctx.bad_r = 3; ctx.bad_t = 0;
+            ctx.bad_value = nan_();
+            damp_case(L("callback NaN"), probs, u, 4, &s, kind, 1, out, DPMO_INVALID_SENSITIVITY_VALUE);
+            ctx.bad_value = -1.0;
+            damp_case(L("callback -1"), probs, u, 4, &s, kind, 1, out, DPMO_INVALID_SENSITIVITY_VALUE);
+            ctx.bad_value = INFINITY;
+            damp_case(L("callback INFINITY"), probs, u, 4, &s, kind, 1, out, DPMO_INVALID_SENSITIVITY_VALUE);
+            ctx.has_bad = 0;
+            damp_case(L("out == utilities"), probs, u, 4, &spec, kind, 1, u, DPMO_OVERLAPPING_BUFFERS);
+            memcpy(both, u, sizeof u);
+            damp_case(L("out overlaps utilities"), probs, both, 4, &spec, kind, 1, both + 2, DPMO_OVERLAPPING_BUFFERS);
+            damp_case(L("out aliases values"), probs, u, 4, &spec, kind, 1, v4, DPMO_OVERLAPPING_BUFFERS);
+            s = spec; s.values_len = 1;
+            damp_case(L("out aliases spec"), probs, u, 1, &s, kind, 1, &s.global, DPMO_OVERLAPPING_BUFFERS);
+            damp_case(L("misaligned out"), probs, u, 4, &spec, kind, 1, (double *)misalign(both), DPMO_INVALID_ARGUMENT);
+            damp_case(L("n overflows"), probs, u, SIZE_MAX / 4, &spec, kind, 1, out, DPMO_OVERFLOW);
+            if (probs) {
+                damp_case(L("epsilon 0"), probs, u, 4, &spec, kind, 0.0, out, DPMO_INVALID_EPSILON);
+                damp_case(L("epsilon -1"), probs, u, 4, &spec, kind, -1.0, out, DPMO_INVALID_EPSILON);
+                damp_case(L("epsilon NaN"), probs, u, 4, &spec, kind, nan_(), out, DPMO_INVALID_EPSILON);
+                damp_case(L("epsilon inf"), probs, u, 4, &spec, kind, INFINITY, out, DPMO_INVALID_EPSILON);
+            }
+            TEST(L("ok"));
+            CHECK_STATUS(run_damp(probs, u, 4, &spec, kind, 1.0, out), DPMO_OK);
+            for (i = 0; i < 4; i++) CHECK(isfinite(out[i]));
+            if (probs) CHECK(sums_to_one(out, 4, 1e-12));
+#undef L
+        }
+    }
+}
+
+/* ------------------------------------------------------------------ select_local_dampening */
+static void ld_case(const char *name, dpmo_rng *rng, const double *u, size_t n, const dpmo_sensitivity *spec,
+                    uint32_t damp, uint32_t sel, double eps, double *scratch, size_t scratch_len, size_t *perm,
+                    size_t perm_len, size_t *out, dpmo_status want) {
+    TEST(name);
+    guard(rng, sizeof *rng);
+    guard(u, span(n, sizeof(double)));
+    guard_spec(spec);
+    if (spec) guard(spec->values, span(spec->values_len, sizeof(double)));
+    guard(scratch, span(scratch_len, sizeof(double)));
+    guard(perm, span(perm_len, sizeof(size_t)));
+    guard(out, sizeof *out);
+    CHECK_STATUS(dpmo_select_local_dampening(rng, u, n, spec, damp, sel, eps, scratch, scratch_len, perm, perm_len,
+                                             out),
+                 want);
+    CHECK_UNTOUCHED_IF_FAILED(want);
+}
+
+static void test_select_local_dampening(void) {
+    static const char *sn[5] = {"exponential", "permute_and_flip", "noisy_max_laplace", "noisy_max_gumbel",
+                                "noisy_max_exponential"};
+    char label[200];
+    uint32_t sel, damp;
+    for (sel = 0; sel < 5; sel++) {
+        for (damp = 0; damp < 2; damp++) {
+            dpmo_rng rng = make_rng(DPMO_RNG_CHACHA20, 11), bad;
+            double u[4] = {3.0, 1.0, 0.0, -2.0}, v4[4] = {1.0, 1.0, 2.0, 0.5}, scratch[6], table8[8], both[10] = {0};
+            double huge[2] = {1e300, 0.0}, tiny[2] = {1e-10, 1e-10};
+            size_t perm[6], out = SENTINEL_Z, i;
+            dpmo_sensitivity spec = make_spec(DPMO_DELTA_PER_CANDIDATE, v4, 4, 0, 2.0, 6), s;
+            cb_ctx ctx;
+            const int pf = sel == DPMO_SELECTOR_PERMUTE_AND_FLIP;
+            for (i = 0; i < 6; i++) scratch[i] = SENTINEL_D, perm[i] = SENTINEL_Z;
+            for (i = 0; i < 8; i++) table8[i] = 1.0;
+            ctx = make_ctx(table8, 2);
+#define L(what) (snprintf(label, sizeof label, "select_local_dampening %s %s %s", sn[sel], damp ? "shifted" : "plain", what), label)
+            ld_case(L("null rng"), NULL, u, 4, &spec, damp, sel, 1, scratch, 6, perm, 6, &out, DPMO_NULL_POINTER);
+            ld_case(L("null utilities"), &rng, NULL, 4, &spec, damp, sel, 1, scratch, 6, perm, 6, &out, DPMO_NULL_POINTER);
+            ld_case(L("null spec"), &rng, u, 4, NULL, damp, sel, 1, scratch, 6, perm, 6, &out, DPMO_NULL_POINTER);
+            ld_case(L("null scratch"), &rng, u, 4, &spec, damp, sel, 1, NULL, 6, perm, 6, &out, DPMO_NULL_POINTER);
+            ld_case(L("null out"), &rng, u, 4, &spec, damp, sel, 1, scratch, 6, perm, 6, NULL, DPMO_NULL_POINTER);
+            ld_case(L("null perm"), &rng, u, 4, &spec, damp, sel, 1, scratch, 6, NULL, 0, &out,
+                    pf ? DPMO_NULL_POINTER : DPMO_OK);
+            out = SENTINEL_Z;
+            ld_case(L("unknown selector"), &rng, u, 4, &spec, damp, 5, 1, scratch, 6, perm, 6, &out, DPMO_INVALID_ARGUMENT);
+            ld_case(L("unknown dampening"), &rng, u, 4, &spec, 2, sel, 1, scratch, 6, perm, 6, &out, DPMO_INVALID_ARGUMENT);
+            ld_case(L("scratch too small"), &rng, u, 4, &spec, damp, sel, 1, scratch, 3, perm, 6, &out,
+                    DPMO_SCRATCH_TOO_SMALL);
+            ld_case(L("perm too small"), &rng, u, 4, &spec, damp, sel, 1, scratch, 6, perm, 3, &out,
+                    pf ? DPMO_SCRATCH_TOO_SMALL : DPMO_OK);
+            out = SENTINEL_Z;
+            ld_case(L("epsilon 0"), &rng, u, 4, &spec, damp, sel, 0.0, scratch, 6, perm, 6, &out, DPMO_INVALID_EPSILON);
+            ld_case(L("epsilon NaN"), &rng, u, 4, &spec, damp, sel, nan_(), scratch, 6, perm, 6, &out, DPMO_INVALID_EPSILON);
+            ld_case(L("epsilon -inf"), &rng, u, 4, &spec, damp, sel, -INFINITY, scratch, 6, perm, 6, &out,
+                    DPMO_INVALID_EPSILON);
+            ld_case(L("epsilon inf"), &rng, u, 4, &spec, damp, sel, INFINITY, scratch, 6, perm, 6, &out,
+                    DPMO_INVALID_EPSILON);
+            s = spec; s.values_len = 0;
+            ld_case(L("n = 0"), &rng, u, 0, &s, damp, sel, 1, scratch, 6, perm, 6, &out, DPMO_EMPTY_INPUT);
+            memset(&bad, 0, sizeof bad);
+            ld_case(L("zeroed rng"), &bad, u, 4, &spec, damp, sel, 1, scratch, 6, perm, 6, &out, DPMO_INVALID_GENERATOR);
+            u[0] = nan_();
+            ld_case(L("NaN utility"), &rng, u, 4, &spec, damp, sel, 1, scratch, 6, perm, 6, &out, DPMO_NON_FINITE_INPUT);
+            u[0] = 3.0;
+            s = make_spec(DPMO_DELTA_PER_CANDIDATE, tiny, 2, 0, 1e-10, 3);
+            ld_case(L("overflow"), &rng, huge, 2, &s, damp, sel, 1, scratch, 6, perm, 6, &out, DPMO_OVERFLOW);
+            s = spec; s.global = INFINITY;
+            ld_case(L("global inf"), &rng, u, 4, &s, damp, sel, 1, scratch, 6, perm, 6, &out, DPMO_INVALID_SENSITIVITY);
+            s = spec; s.values_len = 5;
+            ld_case(L("length mismatch"), &rng, u, 4, &s, damp, sel, 1, scratch, 6, perm, 6, &out, DPMO_LENGTH_MISMATCH);
+            s = make_cb_spec(&ctx, 2.0, 4);
+            ctx.has_bad = 1; ctx.bad_r = 2; ctx.bad_t = 0; ctx.bad_value = nan_();
+            ld_case(L("callback NaN"), &rng, u, 4, &s, damp, sel, 1, scratch, 6, perm, 6, &out,
+                    DPMO_INVALID_SENSITIVITY_VALUE);
+            ctx.bad_r = 0; ctx.bad_t = 0; ctx.bad_value = -1.0;
+            ld_case(L("callback -1"), &rng, u, 4, &s, damp, sel, 1, scratch, 6, perm, 6, &out,
+                    DPMO_INVALID_SENSITIVITY_VALUE);
+            ctx.bad_r = 3; ctx.bad_value = INFINITY;
+            ld_case(L("callback INFINITY"), &rng, u, 4, &s, damp, sel, 1, scratch, 6, perm, 6, &out,
+                    DPMO_INVALID_SENSITIVITY_VALUE);
+            ctx.has_bad = 0;
+            ld_case(L("scratch == utilities"), &rng, u, 4, &spec, damp, sel, 1, u, 4, perm, 6, &out,
+                    DPMO_OVERLAPPING_BUFFERS);
+            ld_case(L("scratch aliases values"), &rng, u, 4, &spec, damp, sel, 1, v4, 4, perm, 6, &out,
+                    DPMO_OVERLAPPING_BUFFERS);
+            ld_case(L("scratch aliases rng"), &rng, u, 4, &spec, damp, sel, 1, (double *)(void *)&rng, 8, perm, 6,
+                    &out, DPMO_OVERLAPPING_BUFFERS);
+            ld_case(L("out_index inside scratch"), &rng, u, 4, &spec, damp, sel, 1, scratch, 6, perm, 6,
+                    (size_t *)(void *)&scratch[5], DPMO_OVERLAPPING_BUFFERS);
+            ld_case(L("out_index aliases rng"), &rng, u, 4, &spec, damp, sel, 1, scratch, 6, perm, 6,
+                    (size_t *)(void *)&rng, DPMO_OVERLAPPING_BUFFERS);
+            s = spec;
+            ld_case(L("out_index aliases spec"), &rng, u, 4, &s, damp, sel, 1, scratch, 6, perm, 6, &s.t_max,
+                    DPMO_OVERLAPPING_BUFFERS);
+            if (pf) {
+                ld_case(L("perm overlaps scratch"), &rng, u, 4, &spec, damp, sel, 1, both, 5,
+                        (size_t *)(void *)(both + 4), 4, &out, DPMO_OVERLAPPING_BUFFERS);
+                ld_case(L("perm aliases utilities"), &rng, u, 4, &spec, damp, sel, 1, scratch, 6,
+                        (size_t *)(void *)u, 4, &out, DPMO_OVERLAPPING_BUFFERS);
+            }
+            ld_case(L("misaligned scratch"), &rng, u, 4, &spec, damp, sel, 1, (double *)misalign(both), 4, perm, 6,
+                    &out, DPMO_INVALID_ARGUMENT);
+            TEST(L("ok"));
+            {
+                dpmo_rng before = rng;
+                CHECK_STATUS(dpmo_select_local_dampening(&rng, u, 4, &spec, damp, sel, 1.0, scratch, 6, perm, 6, &out),
+                             DPMO_OK);
+                CHECK(out < 4);
+                CHECK(memcmp(&before, &rng, sizeof rng) != 0);
+            }
+#undef L
+        }
+    }
+}
+
+int main(void) {
+    test_version_and_messages();
+    test_rng_init();
+    test_sample();
+    test_selectors();
+    test_exponential_probabilities();
+    test_sensitivity_value();
+    test_max_over_candidates();
+    test_dampen();
+    test_select_local_dampening();
+    return HARNESS_FINISH();
+}
