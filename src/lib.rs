@@ -18,10 +18,11 @@ pub mod sensitivity;
 
 pub use dampen::{dampen, dampen_shifted, Dampening};
 pub use error::Error;
-pub use local::{local_dampening_probabilities, select_local_dampening};
+pub use local::{local_dampening_probabilities, select_local_dampening, select_local_dampening_top_k};
 pub use rng::{Generator, GeneratorKind, GeneratorState};
 pub use select::{
-    exponential_probabilities, select, select_exponential, select_noisy_max, select_permute_and_flip, Noise, Selector,
+    exponential_probabilities, select, select_exponential, select_noisy_max, select_permute_and_flip, select_top_k,
+    select_top_k_gumbel, Noise, Selector,
 };
 pub use sensitivity::{DeltaSource, LocalSensitivity};
 

@@ -8,7 +8,7 @@
 //!   instead of the exponential mechanism; permute-and-flip is never less accurate.
 
 use crate::dampen::{dampen_with, Dampening};
-use crate::select::{probabilities_in_place, select, Selector};
+use crate::select::{probabilities_in_place, select, select_top_k, Selector};
 use crate::sensitivity::LocalSensitivity;
 use crate::Error;
 use rand_core::Rng;
@@ -58,4 +58,48 @@ pub fn select_local_dampening<R: Rng + ?Sized>(
     }
     dampen_with(utilities, delta, kind, score_scratch)?;
     select(rng, selector, &score_scratch[..n], 1.0, epsilon, perm_scratch)
+}
+
+/// Top-k without replacement with local dampening: the dampened scores do not depend on the candidate set
+/// (δ(x, t, r) is per candidate), so they are computed once and k rounds of `selector` at ε/k each run on
+/// them with Δ = 1 ([`select_top_k`]). ε-DP in total by sequential composition.
+///
+/// Scratch: `dampened`, `score_scratch` and `index_scratch` of length ≥ n, `perm_scratch` of length ≥ n for
+/// permute-and-flip (may be empty otherwise). Writes k = `out.len()` indices in pick order.
+#[allow(clippy::too_many_arguments)]
+pub fn select_local_dampening_top_k<R: Rng + ?Sized>(
+    rng: &mut R,
+    utilities: &[f64],
+    delta: &LocalSensitivity<'_>,
+    kind: Dampening,
+    selector: Selector,
+    epsilon: f64,
+    out: &mut [usize],
+    dampened: &mut [f64],
+    score_scratch: &mut [f64],
+    index_scratch: &mut [usize],
+    perm_scratch: &mut [usize],
+) -> Result<(), Error> {
+    if !(epsilon.is_finite() && epsilon > 0.0) {
+        return Err(Error::InvalidEpsilon);
+    }
+    let n = utilities.len();
+    if out.is_empty() || out.len() > n {
+        return Err(Error::InvalidArgument);
+    }
+    if dampened.len() < n {
+        return Err(Error::ScratchTooSmall);
+    }
+    dampen_with(utilities, delta, kind, dampened)?;
+    select_top_k(
+        rng,
+        selector,
+        &dampened[..n],
+        1.0,
+        epsilon,
+        out,
+        score_scratch,
+        index_scratch,
+        perm_scratch,
+    )
 }

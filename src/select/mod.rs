@@ -8,11 +8,13 @@
 mod exponential;
 mod noisy_max;
 mod permute_flip;
+mod topk;
 
 pub(crate) use exponential::probabilities_in_place;
 pub use exponential::{exponential_probabilities, select_exponential};
 pub use noisy_max::{select_noisy_max, Noise};
 pub use permute_flip::select_permute_and_flip;
+pub use topk::{select_top_k, select_top_k_gumbel};
 
 use crate::Error;
 use rand_core::Rng;

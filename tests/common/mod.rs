@@ -155,3 +155,49 @@ pub fn exact_noisy_max_laplace(scores: &[f64], sensitivity: f64, epsilon: f64) -
         })
         .collect()
 }
+
+/// Exact distribution of ordered k-tuples picked by k sequential rounds of a mechanism whose one-round
+/// probabilities over a subset are given by `round(scores of the remaining candidates)`.
+pub fn exact_peeling(scores: &[f64], k: usize, round: &dyn Fn(&[f64]) -> Vec<f64>) -> Vec<(Vec<usize>, f64)> {
+    fn go(
+        scores: &[f64],
+        remaining: Vec<usize>,
+        prefix: Vec<usize>,
+        p: f64,
+        k: usize,
+        round: &dyn Fn(&[f64]) -> Vec<f64>,
+        out: &mut Vec<(Vec<usize>, f64)>,
+    ) {
+        if prefix.len() == k {
+            out.push((prefix, p));
+            return;
+        }
+        let sub: Vec<f64> = remaining.iter().map(|&i| scores[i]).collect();
+        let probs = round(&sub);
+        for (j, &i) in remaining.iter().enumerate() {
+            let mut rest = remaining.clone();
+            rest.remove(j);
+            let mut pre = prefix.clone();
+            pre.push(i);
+            go(scores, rest, pre, p * probs[j], k, round, out);
+        }
+    }
+    let mut out = Vec::new();
+    go(scores, (0..scores.len()).collect(), Vec::new(), 1.0, k, round, &mut out);
+    out
+}
+
+/// Counts draws of ordered tuples against the outcomes of `exact` and runs the chi-square test.
+pub fn assert_tuples_fit(label: &str, exact: &[(Vec<usize>, f64)], draws: usize, mut f: impl FnMut() -> Vec<usize>) {
+    let mut counts = vec![0u64; exact.len()];
+    for _ in 0..draws {
+        let t = f();
+        let pos = exact
+            .iter()
+            .position(|(o, _)| *o == t)
+            .unwrap_or_else(|| panic!("{label}: impossible outcome {t:?}"));
+        counts[pos] += 1;
+    }
+    let probs: Vec<f64> = exact.iter().map(|e| e.1).collect();
+    assert_fits(label, &counts, &probs);
+}
