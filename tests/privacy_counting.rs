@@ -7,6 +7,7 @@
 //! * `pairs`  u = C(c_r, 2), whose local sensitivity is 0 at c_r = 0 (zero-width dampening intervals, Δ = 2);
 //! * `steep`  u = [0, 9, 10, 10][c_r]: flat near the top, a cliff two steps away (Δ = 9), the shape that
 //!   makes plain local sensitivity (without the growth over distance) leak.
+//!
 //! The local sensitivity at distance t, LS(x, t, r) (Local Dampening paper, Def. 3.1), is computed exactly by
 //! breadth-first search over the neighbour graph; it is the smallest admissible δ (Lemma 3.4).
 //! For every database x, every neighbour y and every candidate r we check |ln P_x(r) − ln P_y(r)| ≤ ε.
@@ -121,8 +122,8 @@ fn global_sensitivity(w: &World, u: &[[f64; N]]) -> f64 {
     let mut g: f64 = 0.0;
     for (x, nb) in w.neighbours.iter().enumerate() {
         for &y in nb {
-            for r in 0..N {
-                g = g.max((u[x][r] - u[y][r]).abs());
+            for (a, b) in u[x].iter().zip(&u[y]) {
+                g = g.max((a - b).abs());
             }
         }
     }
