@@ -22,6 +22,9 @@ pub fn dampen_value(u: f64, r: usize, delta: &LocalSensitivity<'_>) -> Result<f6
         return Err(Error::NonFiniteInput);
     }
     let t = delta.saturation();
+    if let Some(c) = delta.constant_below_saturation(r) {
+        return finite(dampen_constant(u, c, t, delta.global()));
+    }
     let mut b = 0.0;
     let d = if u >= 0.0 {
         let mut found = None;
@@ -57,10 +60,29 @@ pub fn dampen_value(u: f64, r: usize, delta: &LocalSensitivity<'_>) -> Result<f6
             None => (u + b) / delta.global() - t as f64,
         }
     };
+    finite(d)
+}
+
+fn finite(d: f64) -> Result<f64, Error> {
     if d.is_finite() {
         Ok(d)
     } else {
         Err(Error::Overflow)
+    }
+}
+
+/// D when δ(t) = c for every t < T and Δ from T on: the breakpoints are b(i) = i·c, so inside ±T·c the
+/// function is u/c, and linear with slope 1/Δ beyond. O(1), where walking the breakpoints would cost O(T)
+/// (a small c with a huge T would otherwise take practically forever). With c = 0 all T first intervals
+/// have zero width and D(u) = ±T + u/Δ.
+fn dampen_constant(u: f64, c: f64, t: usize, global: f64) -> f64 {
+    let edge = t as f64 * c;
+    if c > 0.0 && u.abs() < edge {
+        u / c
+    } else if u >= 0.0 {
+        t as f64 + (u - edge) / global
+    } else {
+        (u + edge) / global - t as f64
     }
 }
 
@@ -147,4 +169,44 @@ pub fn dampen_with(
     out: &mut [f64],
 ) -> Result<(), Error> {
     dampen_all(utilities, delta, kind, out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sensitivity::DeltaSource;
+
+    #[test]
+    fn constant_closed_form_equals_the_breakpoint_walk() {
+        for c in [0.0, 0.25, 1.0, 3.0, 5.0] {
+            for t in [1usize, 2, 7] {
+                let per = [c];
+                let table: [f64; 7] = [c; 7];
+                let fast = LocalSensitivity::new(DeltaSource::PerCandidate(&per), 4.0, t, 1).unwrap();
+                let walk = LocalSensitivity::new(
+                    DeltaSource::Table {
+                        values: &table[..t],
+                        columns: t,
+                    },
+                    4.0,
+                    t,
+                    1,
+                )
+                .unwrap();
+                for i in -120..=120 {
+                    let u = i as f64 * 0.37;
+                    let (a, b) = (dampen_value(u, 0, &fast).unwrap(), dampen_value(u, 0, &walk).unwrap());
+                    assert!((a - b).abs() < 1e-12, "c={c} T={t} u={u}: closed form {a}, walk {b}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn huge_saturation_distance_is_immediate_for_constant_sensitivity() {
+        let per = [1e-300, 0.0];
+        let d = LocalSensitivity::new(DeltaSource::PerCandidate(&per), 1.0, usize::MAX, 2).unwrap();
+        assert!(dampen_value(5.0, 0, &d).unwrap().is_finite());
+        assert_eq!(dampen_value(5.0, 1, &d).unwrap(), usize::MAX as f64 + 5.0);
+    }
 }

@@ -4,33 +4,53 @@
 use core::mem::{align_of, size_of};
 use dpmo_core::Error;
 
-/// A byte range of caller memory, for overlap checks. Empty ranges overlap nothing.
+/// A byte range of caller memory, for overlap checks. Empty ranges overlap nothing. A range whose byte
+/// size or end does not fit in the address space is remembered as such and refused with
+/// [`Error::Overflow`] before any overlap is considered.
 #[derive(Clone, Copy)]
 pub(crate) struct Region {
     start: usize,
     bytes: usize,
+    overflows: bool,
 }
 
 impl Region {
-    pub(crate) const EMPTY: Region = Region { start: 0, bytes: 0 };
+    pub(crate) const EMPTY: Region = Region {
+        start: 0,
+        bytes: 0,
+        overflows: false,
+    };
 
     pub(crate) fn of<T>(p: *const T, len: usize) -> Region {
-        Region {
-            start: p as usize,
-            bytes: len.saturating_mul(size_of::<T>()),
+        let start = p as usize;
+        match len.checked_mul(size_of::<T>()) {
+            Some(bytes) if bytes <= isize::MAX as usize && start.checked_add(bytes).is_some() => Region {
+                start,
+                bytes,
+                overflows: false,
+            },
+            _ => Region {
+                start,
+                bytes: 0,
+                overflows: true,
+            },
         }
     }
 
     fn overlaps(self, other: Region) -> bool {
         self.bytes != 0
             && other.bytes != 0
-            && self.start < other.start.saturating_add(other.bytes)
-            && other.start < self.start.saturating_add(self.bytes)
+            && self.start < other.start + other.bytes
+            && other.start < self.start + self.bytes
     }
 }
 
-/// Refuses when any output overlaps any input or another output.
+/// Refuses a region too large for the address space ([`Error::Overflow`]), then any output that overlaps an
+/// input or another output ([`Error::OverlappingBuffers`]).
 pub(crate) fn check_disjoint(outputs: &[Region], inputs: &[Region]) -> Result<(), Error> {
+    if outputs.iter().chain(inputs).any(|r| r.overflows) {
+        return Err(Error::Overflow);
+    }
     for (i, o) in outputs.iter().enumerate() {
         if inputs.iter().any(|r| o.overlaps(*r)) || outputs[i + 1..].iter().any(|r| o.overlaps(*r)) {
             return Err(Error::OverlappingBuffers);

@@ -65,6 +65,10 @@ unsafe fn with_sensitivity<T>(
     let s = unsafe { spec.read() };
     let spec_region = Region::of(spec, 1);
     let values = |len: usize| -> Result<&[f64], Error> {
+        // An empty table may come as (NULL, 0): δ is then Δ at every distance.
+        if s.values_len == 0 && s.values.is_null() && len == 0 {
+            return Ok(&[]);
+        }
         // SAFETY: the caller promises `values_len` readable doubles at `values`.
         let v = unsafe { input(s.values, s.values_len) }?;
         if s.values_len != len {

@@ -60,7 +60,7 @@ fn valid_value(d: f64) -> bool {
 impl<'a> LocalSensitivity<'a> {
     /// Validates a sensitivity input for `n` candidates.
     ///
-    /// Errors: Δ not finite or ≤ 0 → [`Error::InvalidSensitivity`]; `t_max` = 0 → [`Error::InvalidArgument`];
+    /// Errors: n = 0 → [`Error::EmptyInput`]; Δ not finite or ≤ 0 → [`Error::InvalidSensitivity`]; `t_max` = 0 → [`Error::InvalidArgument`];
     /// a slice of the wrong length → [`Error::LengthMismatch`]; a NaN, negative or infinite value in a slice →
     /// [`Error::InvalidSensitivityValue`]. Function values are checked when they are used.
     pub fn new(source: DeltaSource<'a>, global: f64, t_max: usize, n: usize) -> Result<Self, Error> {
@@ -69,6 +69,9 @@ impl<'a> LocalSensitivity<'a> {
         }
         if t_max == 0 {
             return Err(Error::InvalidArgument);
+        }
+        if n == 0 {
+            return Err(Error::EmptyInput);
         }
         match source {
             DeltaSource::PerCandidate(v) => {
@@ -124,6 +127,15 @@ impl<'a> LocalSensitivity<'a> {
             DeltaSource::Table { columns, .. } => columns.min(self.t_max),
             DeltaSource::Shared(v) => v.len().min(self.t_max),
             DeltaSource::PerCandidate(_) | DeltaSource::Function(_) => self.t_max,
+        }
+    }
+
+    /// Some(c) when δ(x, t, r) = c for every t below the saturation distance (per-candidate values), which
+    /// lets the dampening stage use a closed form instead of walking T breakpoints.
+    pub fn constant_below_saturation(&self, r: usize) -> Option<f64> {
+        match self.source {
+            DeltaSource::PerCandidate(v) => v.get(r).map(|&d| d.min(self.global) + 0.0),
+            _ => None,
         }
     }
 
