@@ -8,6 +8,10 @@
 #![warn(missing_docs)]
 
 mod error;
+mod fenwick;
+mod float;
+pub mod pareto;
+pub mod privacy;
 pub mod sensitivity;
 
 pub use error::Error;

@@ -14,6 +14,8 @@
 
 use crate::Error;
 
+pub mod weighted_sum;
+
 /// How the raw values δ(x, t, r) are supplied, before clamping and saturation.
 #[derive(Clone, Copy)]
 pub enum DeltaSource<'a> {
@@ -55,7 +57,12 @@ impl<'a> LocalSensitivity<'a> {
     /// Errors: Δ not finite or ≤ 0 → [`Error::InvalidSensitivity`]; `t_max` = 0 → [`Error::InvalidArgument`];
     /// a slice of the wrong length → [`Error::LengthMismatch`]; a NaN, negative or infinite value in a slice →
     /// [`Error::InvalidSensitivityValue`]. Function values are checked when they are used.
-    pub fn new(source: DeltaSource<'a>, global: f64, t_max: usize, n: usize) -> Result<Self, Error> {
+    pub fn new(
+        source: DeltaSource<'a>,
+        global: f64,
+        t_max: usize,
+        n: usize,
+    ) -> Result<Self, Error> {
         if !(global.is_finite() && global > 0.0) {
             return Err(Error::InvalidSensitivity);
         }
@@ -86,7 +93,12 @@ impl<'a> LocalSensitivity<'a> {
             }
             DeltaSource::Function(_) => {}
         }
-        Ok(LocalSensitivity { source, global, t_max, n })
+        Ok(LocalSensitivity {
+            source,
+            global,
+            t_max,
+            n,
+        })
     }
 
     /// The global sensitivity Δ every value is clamped to.
@@ -173,7 +185,10 @@ impl<'a> LocalSensitivity<'a> {
 /// Writes δ̂(x, t) for t < T into `out[..T]`, T = `delta.saturation()`, and returns the shared sensitivity
 /// reading from `out`. Cost O(n · T). Errors: `out` shorter than T → [`Error::ScratchTooSmall`]; a failing
 /// function value → [`Error::InvalidSensitivityValue`] (then `out` is left unchanged).
-pub fn max_over_candidates<'o>(delta: &LocalSensitivity<'_>, out: &'o mut [f64]) -> Result<LocalSensitivity<'o>, Error> {
+pub fn max_over_candidates<'o>(
+    delta: &LocalSensitivity<'_>,
+    out: &'o mut [f64],
+) -> Result<LocalSensitivity<'o>, Error> {
     let t_len = delta.saturation();
     if out.len() < t_len {
         return Err(Error::ScratchTooSmall);
@@ -193,7 +208,12 @@ pub fn max_over_candidates<'o>(delta: &LocalSensitivity<'_>, out: &'o mut [f64])
         }
         *slot = m;
     }
-    LocalSensitivity::new(DeltaSource::Shared(&out[..t_len]), delta.global, delta.t_max, delta.n)
+    LocalSensitivity::new(
+        DeltaSource::Shared(&out[..t_len]),
+        delta.global,
+        delta.t_max,
+        delta.n,
+    )
 }
 
 #[cfg(test)]
@@ -203,14 +223,32 @@ mod tests {
     #[test]
     fn clamps_and_saturates() {
         let table = [0.5, 3.0, 9.0, 1.0, 1.0, 1.0];
-        let s = LocalSensitivity::new(DeltaSource::Table { values: &table, columns: 3 }, 2.0, 10, 2).unwrap();
+        let s = LocalSensitivity::new(
+            DeltaSource::Table {
+                values: &table,
+                columns: 3,
+            },
+            2.0,
+            10,
+            2,
+        )
+        .unwrap();
         assert_eq!(s.saturation(), 3);
         assert_eq!(s.delta(0, 0).unwrap(), 0.5);
         assert_eq!(s.delta(0, 1).unwrap(), 2.0); // clamped
         assert_eq!(s.delta(0, 2).unwrap(), 2.0);
         assert_eq!(s.delta(0, 3).unwrap(), 2.0); // beyond the table
         assert_eq!(s.delta(1, 1).unwrap(), 1.0);
-        let s = LocalSensitivity::new(DeltaSource::Table { values: &table, columns: 3 }, 2.0, 1, 2).unwrap();
+        let s = LocalSensitivity::new(
+            DeltaSource::Table {
+                values: &table,
+                columns: 3,
+            },
+            2.0,
+            1,
+            2,
+        )
+        .unwrap();
         assert_eq!(s.delta(1, 1).unwrap(), 2.0); // saturated from T_max = 1
         assert_eq!(s.delta(2, 0), Err(Error::InvalidArgument));
     }
@@ -236,7 +274,10 @@ mod tests {
                 Some(Error::InvalidSensitivity)
             );
         }
-        assert_eq!(LocalSensitivity::new(DeltaSource::Shared(&[]), 1.0, 0, 1).err(), Some(Error::InvalidArgument));
+        assert_eq!(
+            LocalSensitivity::new(DeltaSource::Shared(&[]), 1.0, 0, 1).err(),
+            Some(Error::InvalidArgument)
+        );
         let f = |_r: usize, t: usize| if t == 2 { f64::INFINITY } else { 0.5 };
         let s = LocalSensitivity::new(DeltaSource::Function(&f), 1.0, 5, 3).unwrap();
         assert_eq!(s.delta(0, 1), Ok(0.5));
@@ -249,20 +290,41 @@ mod tests {
     #[test]
     fn max_over_candidates_takes_columnwise_maxima() {
         let table = [0.5, 3.0, 1.0, 0.25];
-        let s = LocalSensitivity::new(DeltaSource::Table { values: &table, columns: 2 }, 2.0, 8, 2).unwrap();
+        let s = LocalSensitivity::new(
+            DeltaSource::Table {
+                values: &table,
+                columns: 2,
+            },
+            2.0,
+            8,
+            2,
+        )
+        .unwrap();
         let mut out = [0.0; 2];
         let m = max_over_candidates(&s, &mut out).unwrap();
         assert_eq!(m.delta(0, 0).unwrap(), 1.0);
         assert_eq!(m.delta(1, 1).unwrap(), 2.0);
         assert_eq!(m.delta(1, 2).unwrap(), 2.0);
         let mut short = [0.0; 1];
-        assert_eq!(max_over_candidates(&s, &mut short).err(), Some(Error::ScratchTooSmall));
+        assert_eq!(
+            max_over_candidates(&s, &mut short).err(),
+            Some(Error::ScratchTooSmall)
+        );
     }
 
     #[test]
     fn shift_offset_matches_definition() {
         let table = [0.5, 1.0, 2.0, 0.0];
-        let s = LocalSensitivity::new(DeltaSource::Table { values: &table, columns: 2 }, 2.0, 8, 2).unwrap();
+        let s = LocalSensitivity::new(
+            DeltaSource::Table {
+                values: &table,
+                columns: 2,
+            },
+            2.0,
+            8,
+            2,
+        )
+        .unwrap();
         assert_eq!(s.shift_offset(0).unwrap(), (1.0 - 0.25) + (1.0 - 0.5));
         assert_eq!(s.shift_offset(1).unwrap(), 0.0 + 1.0);
         let c = LocalSensitivity::new(DeltaSource::PerCandidate(&[0.5]), 2.0, 4, 1).unwrap();
