@@ -25,7 +25,7 @@ use crate::sensitivity::LocalSensitivity;
 use crate::Error;
 
 /// Scratch lengths [`pareto_sensitivity`] and [`pareto_sensitivity_table`] need for n candidates and m
-/// objectives: `indices` = 6n + 1, `values` = n · m.
+/// objectives: `indices` = 8n + 1, `values` = n · m.
 ///
 /// Errors: a length overflows `usize` → [`Error::Overflow`].
 pub fn pareto_sensitivity_scratch_len(n: usize, m: usize) -> Result<ScratchLen, Error> {
@@ -107,8 +107,8 @@ fn from_sums(
 /// depend on the [`Dominance`] relation (see the module documentation), so this function has no such
 /// parameter. `indices` and `values` are scratch of the lengths [`pareto_sensitivity_scratch_len`] reports.
 ///
-/// Complexity: O(n m t) for the sums, plus two dominance counts: O(n log n) for m ≤ 2, worst case
-/// O(n² m) with first-objective pruning for m ≥ 3.
+/// Complexity: O(n m t) for the sums, plus two dominance counts: O(n log n) for m ≤ 2, O(n log² n) for
+/// m = 3, worst case O(n² m) with first-objective pruning for m ≥ 4.
 ///
 /// Errors (nothing written to `out`): those of [`crate::pareto::pareto_scores`] for `utilities` and m;
 /// `deltas.len()` ≠ m or a sensitivity for another number of candidates, or `out.len()` ≠ n →
@@ -146,7 +146,8 @@ pub fn pareto_sensitivity(
 /// accuracy while it is still below n − 1. Row r is written only from the running sums S_i, which are
 /// updated by one δ_i(x, t, r) per column (no prefix sum is recomputed).
 ///
-/// Complexity: O(columns · (n m + n log n)) for m ≤ 2, O(columns · n² m) worst case for m ≥ 3.
+/// Complexity: O(columns · (n m + n log n)) for m ≤ 2, O(columns · (n m + n log² n)) for m = 3,
+/// O(columns · n² m) worst case for m ≥ 4.
 ///
 /// Errors (nothing written to `out`): as [`pareto_sensitivity`]; `columns` = 0 →
 /// [`Error::InvalidArgument`]; `out.len()` ≠ n · `columns` → [`Error::LengthMismatch`]. Sensitivities
@@ -257,7 +258,7 @@ mod tests {
         let s = LocalSensitivity::new(DeltaSource::PerCandidate(&d), 2.0, 8, 3).unwrap();
         let deltas = [s, s];
         let mut out = [0.0; 3];
-        let mut idx = [0usize; 19];
+        let mut idx = [0usize; 25];
         let mut val = [0.0; 6];
         pareto_sensitivity(&u, 2, &deltas, 0, &mut out, &mut idx, &mut val).unwrap();
         assert_eq!(out[1], 1.0);

@@ -6,7 +6,7 @@ use crate::float::cmp;
 use crate::Error;
 use core::cmp::Ordering;
 
-/// The `usize` scratch length [`pareto_scores`] needs for n candidates (any m): 5n + 1.
+/// The `usize` scratch length [`pareto_scores`] needs for n candidates (any m): 7n + 1.
 ///
 /// Errors: the length overflows `usize` → [`Error::Overflow`].
 pub fn pareto_scores_scratch_len(n: usize) -> Result<usize, Error> {
@@ -24,10 +24,14 @@ pub fn pareto_scores_scratch_len(n: usize) -> Result<usize, Error> {
 /// Method: every candidate counts the candidates that are ≥ it in every objective (itself included),
 /// C(r); then PS = −(C(r) − 1) for [`Dominance::Weak`], and PS = −(C(r) − E(r)) for
 /// [`Dominance::Textbook`], E(r) being the number of exact copies of r's utility vector (itself included),
-/// found by one lexicographic sort. Complexity: m ≤ 2: O(n log n) (sort plus a Fenwick tree sweep); m ≥ 3:
-/// O(n log n + Σ_r |{r′ : u_1(r′) ≥ u_1(r)}| · m) — a sort on the first objective restricts every count to
-/// a prefix, scanned with early exit — worst case O(n² m), about half of the naive double loop on
-/// random data, and much less when objectives are positively correlated. Memory: only `scratch`.
+/// found by one lexicographic sort. Complexity:
+/// - m ≤ 2: O(n log n), a sort and a sweep with a Fenwick tree over the ranks of the second objective;
+/// - m = 3: O(n log² n), the same sweep inside a divide and conquer over the first objective (CDQ);
+/// - m ≥ 4: O(n log n + Σ_r |{r′ : u_1(r′) ≥ u_1(r)}| · m): a sort on the first objective restricts every
+///   count to a prefix, scanned with early exit over the other objectives — worst case O(n² m), about
+///   half of the naive double loop on random data, much less when objectives are positively correlated.
+///
+/// Memory: only `scratch`; no recursion deeper than log₂(2n).
 ///
 /// Errors (nothing written to `out`): m = 0 → [`Error::InvalidArgument`]; m > [`crate::MAX_OBJECTIVES`] →
 /// [`Error::CapacityExceeded`]; `utilities.len()` not a multiple of m, or `out.len()` ≠ n →
@@ -120,7 +124,7 @@ mod tests {
     #[test]
     fn example_4_4() {
         let u = [3.0, 5.0, 5.0, 3.0, 4.0, 2.0, 2.0, 4.0, 1.0, 1.0];
-        let mut scratch = [0usize; 26];
+        let mut scratch = [0usize; 36];
         for d in [Dominance::Textbook, Dominance::Weak] {
             let mut out = [9.0; 5];
             pareto_scores(&u, 2, d, &mut out, &mut scratch).unwrap();
