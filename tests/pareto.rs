@@ -171,6 +171,11 @@ fn example_4_6_and_function_sources() {
     let mut out = [9.0; 3];
     pareto_sensitivity(&u, 2, &[s, s], 0, &mut out, &mut idx, &mut val).unwrap();
     assert_eq!(out[1], 1.0);
+    // Far beyond saturation the sums are one product, so even t = usize::MAX is immediate.
+    pareto_sensitivity(&u, 2, &[s, s], usize::MAX, &mut out, &mut idx, &mut val).unwrap();
+    assert_eq!(out, [2.0; 3]);
+    pareto_sensitivity_naive(&u, 2, &[s, s], usize::MAX, Dominance::Weak, &mut out).unwrap();
+    assert_eq!(out, [2.0; 3]);
 }
 
 #[test]
@@ -400,4 +405,41 @@ fn sensitivity_errors_write_nothing() {
     pareto_sensitivity_table(&u, 2, &[s, sf], 2, &mut table[..6], &mut idx, &mut val).unwrap();
     // Hand-computed from Def. 4.5: S = 1 then 2 for every candidate and objective.
     assert_eq!(table[..6], [1.0, 2.0, 2.0, 2.0, 1.0, 2.0]);
+}
+
+/// Rough timings (run with `cargo test --release --test pareto timing -- --ignored --nocapture`).
+#[test]
+#[ignore]
+fn timing() {
+    use std::time::Instant;
+    let mut rng = Rng(99);
+    for (n, m, naive) in [
+        (100_000, 2, false),
+        (10_000, 2, true),
+        (100_000, 3, false),
+        (10_000, 3, true),
+        (10_000, 5, true),
+    ] {
+        let u: Vec<f64> = (0..n * m).map(|_| (rng.next_u64() >> 11) as f64).collect();
+        let t0 = Instant::now();
+        let fast = fast_scores(&u, m, Dominance::Textbook);
+        let tf = t0.elapsed();
+        if naive {
+            let t0 = Instant::now();
+            let slow = naive_scores(&u, m, Dominance::Textbook);
+            eprintln!("n={n} m={m}: fast {tf:?}, naive {:?}", t0.elapsed());
+            assert_eq!(fast, slow);
+        } else {
+            eprintln!("n={n} m={m}: fast {tf:?}");
+        }
+        let ones = vec![1.0; n];
+        let d = LocalSensitivity::new(DeltaSource::PerCandidate(&ones), 1.0, 8, n).unwrap();
+        let deltas = vec![d; m];
+        let need = pareto_sensitivity_scratch_len(n, m).unwrap();
+        let (mut idx, mut val) = (vec![0; need.indices], vec![0.0; need.values]);
+        let mut table = vec![0.0; n * 8];
+        let t0 = Instant::now();
+        pareto_sensitivity_table(&u, m, &deltas, 8, &mut table, &mut idx, &mut val).unwrap();
+        eprintln!("    δ^PS table with 8 columns: {:?}", t0.elapsed());
+    }
 }

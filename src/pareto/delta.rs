@@ -14,13 +14,13 @@
 //! set. The dominators cancel, hence δ^PS is the **same function for both [`Dominance`] relations**, and
 //! at each t it is two dominance counts between the n upper and n lower corners.
 //!
-//! Floating point: S is accumulated rounding upward, hi is rounded up and lo down (one ulp, and only when
+//! Floating point: S is accumulated rounding upward (the saturated terms Δ_i as one product k·Δ_i), hi is rounded up and lo down (one ulp, and only when
 //! an operation is inexact). This can only enlarge the first count and shrink the second, so the computed
 //! value is never below the exact-arithmetic δ^PS; with integer or dyadic inputs it is exact.
 
 use super::count::{self, dominance_counts};
 use super::{check_utilities, Dominance, ScratchLen};
-use crate::float::{add_up, sub_down};
+use crate::float::{add_up, mul_up, next_up, sub_down};
 use crate::sensitivity::LocalSensitivity;
 use crate::Error;
 
@@ -56,34 +56,65 @@ fn check_inputs(
     Ok(n)
 }
 
-/// sums[r·m + i] += δ_i(x, t, r), rounding up.
+/// base[r·m + i] += δ_i(x, t, r), rounding up, for the objectives not yet saturated at t. Beyond its
+/// saturation T_i an objective's terms are all Δ_i and are added in one product by [`sum_at`], so the
+/// work per call does not grow with t.
 fn accumulate(
     deltas: &[LocalSensitivity<'_>],
     n: usize,
     t: usize,
-    sums: &mut [f64],
+    base: &mut [f64],
 ) -> Result<(), Error> {
     let m = deltas.len();
-    for r in 0..n {
-        for (i, d) in deltas.iter().enumerate() {
-            let s = &mut sums[r * m + i];
+    for (i, d) in deltas.iter().enumerate() {
+        if t >= d.saturation() {
+            continue;
+        }
+        for r in 0..n {
+            let s = &mut base[r * m + i];
             *s = add_up(*s, d.delta(r, t)?);
         }
     }
     Ok(())
 }
 
-/// δ^PS of every candidate from the running sums S, through the identity; calls `write(r, value)`.
+/// k as a double, rounded up (exact below 2^53).
+fn count_up(k: usize) -> f64 {
+    let f = k as f64;
+    if (f as u128) < k as u128 {
+        next_up(f)
+    } else {
+        f
+    }
+}
+
+/// S_i(t, r) = Σ_{j=0..t} δ_i(x, j, r) (an upper bound under rounding) from `base`, the sum of the terms
+/// below the saturation T_i: the remaining t + 1 − T_i terms equal Δ_i.
+fn sum_at(d: &LocalSensitivity<'_>, base: f64, t: usize) -> f64 {
+    let sat = d.saturation();
+    if t < sat {
+        base
+    } else {
+        add_up(base, mul_up(d.global(), count_up(t - sat + 1)))
+    }
+}
+
+/// δ^PS at distance t of every candidate from the sums `base` (see [`accumulate`]), through the identity;
+/// calls `write(r, value)`.
+#[allow(clippy::too_many_arguments)]
 fn from_sums(
     utilities: &[f64],
-    m: usize,
+    deltas: &[LocalSensitivity<'_>],
     n: usize,
-    sums: &[f64],
+    t: usize,
+    base: &[f64],
     indices: &mut [usize],
     mut write: impl FnMut(usize, f64),
 ) {
-    let hi = |k: usize, i: usize| add_up(utilities[k * m + i], sums[k * m + i]);
-    let lo = |k: usize, i: usize| sub_down(utilities[k * m + i], sums[k * m + i]);
+    let m = deltas.len();
+    let sum = |k: usize, i: usize| sum_at(&deltas[i], base[k * m + i], t);
+    let hi = |k: usize, i: usize| add_up(utilities[k * m + i], sum(k, i));
+    let lo = |k: usize, i: usize| sub_down(utilities[k * m + i], sum(k, i));
     let (reach, rest) = indices.split_at_mut(n);
     let (beyond, rest) = rest.split_at_mut(n);
     // reach(r) = #{r′ : hi(r′) ≥ lo(r)}, r itself included since hi(r) ≥ u(r) ≥ lo(r).
@@ -107,7 +138,8 @@ fn from_sums(
 /// depend on the [`Dominance`] relation (see the module documentation), so this function has no such
 /// parameter. `indices` and `values` are scratch of the lengths [`pareto_sensitivity_scratch_len`] reports.
 ///
-/// Complexity: O(n m t) for the sums, plus two dominance counts: O(n log n) for m ≤ 2, O(n log² n) for
+/// Complexity: O(n m min(t, T)) for the sums (T the largest saturation; terms beyond it are Δ_i and are
+/// added as one product), plus two dominance counts: O(n log n) for m ≤ 2, O(n log² n) for
 /// m = 3, worst case O(n² m) with first-objective pruning for m ≥ 4.
 ///
 /// Errors (nothing written to `out`): those of [`crate::pareto::pareto_scores`] for `utilities` and m;
@@ -127,12 +159,18 @@ pub fn pareto_sensitivity(
     if out.len() != n {
         return Err(Error::LengthMismatch);
     }
-    let sums = &mut values[..n * m];
-    sums.fill(0.0);
-    for j in 0..=t {
-        accumulate(deltas, n, j, sums)?;
+    let base = &mut values[..n * m];
+    base.fill(0.0);
+    let below = deltas
+        .iter()
+        .map(|d| d.saturation())
+        .max()
+        .unwrap_or(0)
+        .min(t.saturating_add(1));
+    for j in 0..below {
+        accumulate(deltas, n, j, base)?;
     }
-    from_sums(utilities, m, n, sums, indices, |r, v| out[r] = v);
+    from_sums(utilities, deltas, n, t, base, indices, |r, v| out[r] = v);
     Ok(())
 }
 
@@ -144,7 +182,8 @@ pub fn pareto_sensitivity(
 /// δ = Δ = n − 1, which keeps δ^PS admissible for any `columns` ≥ 1 (DESIGN.md §2, "Clamping and
 /// saturation"). δ^PS is non-decreasing in t and reaches n − 1 eventually; a larger table only helps
 /// accuracy while it is still below n − 1. Row r is written only from the running sums S_i, which are
-/// updated by one δ_i(x, t, r) per column (no prefix sum is recomputed).
+/// updated by one δ_i(x, t, r) per column below saturation and by one product beyond it (no prefix sum
+/// is recomputed).
 ///
 /// Complexity: O(columns · (n m + n log n)) for m ≤ 2, O(columns · (n m + n log² n)) for m = 3,
 /// O(columns · n² m) worst case for m ≥ 4.
@@ -175,11 +214,11 @@ pub fn pareto_sensitivity_table(
             }
         }
     }
-    let sums = &mut values[..n * m];
-    sums.fill(0.0);
+    let base = &mut values[..n * m];
+    base.fill(0.0);
     for t in 0..columns {
-        accumulate(deltas, n, t, sums)?;
-        from_sums(utilities, m, n, sums, indices, |r, v| {
+        accumulate(deltas, n, t, base)?;
+        from_sums(utilities, deltas, n, t, base, indices, |r, v| {
             out[r * columns + t] = v
         });
     }
@@ -204,11 +243,12 @@ pub fn pareto_sensitivity_naive(
         return Err(Error::LengthMismatch);
     }
     let sum = |r: usize, i: usize| -> Result<f64, Error> {
-        let mut s = 0.0;
-        for j in 0..=t {
-            s = add_up(s, deltas[i].delta(r, j)?);
+        let d = &deltas[i];
+        let mut base = 0.0;
+        for j in 0..d.saturation().min(t.saturating_add(1)) {
+            base = add_up(base, d.delta(r, j)?);
         }
-        Ok(s)
+        Ok(sum_at(d, base, t))
     };
     // Validate every value first so that a failing function leaves `out` untouched.
     for r in 0..n {
