@@ -25,12 +25,12 @@ use crate::sensitivity::LocalSensitivity;
 use crate::Error;
 
 /// Scratch lengths [`pareto_sensitivity`] and [`pareto_sensitivity_table`] need for n candidates and m
-/// objectives: `indices` = 8n + 1, `values` = n · m.
+/// objectives: `indices` = 8n + 1, `values` = 3 · n · m.
 ///
 /// Errors: a length overflows `usize` → [`Error::Overflow`].
 pub fn pareto_sensitivity_scratch_len(n: usize, m: usize) -> Result<ScratchLen, Error> {
     let indices = count::scratch_len(n).and_then(|s| s.checked_add(n.checked_mul(2)?));
-    let values = n.checked_mul(m);
+    let values = n.checked_mul(m).and_then(|v| v.checked_mul(3));
     match (indices, values) {
         (Some(indices), Some(values)) => Ok(ScratchLen { indices, values }),
         _ => Err(Error::Overflow),
@@ -99,22 +99,34 @@ fn sum_at(d: &LocalSensitivity<'_>, base: f64, t: usize) -> f64 {
     }
 }
 
-/// δ^PS at distance t of every candidate from the sums `base` (see [`accumulate`]), through the identity;
-/// calls `write(r, value)`.
-#[allow(clippy::too_many_arguments)]
+/// δ^PS at distance t of every candidate from the sums in `values[..n·m]` (see [`accumulate`]), through
+/// the identity; the corners hi and lo go to the next 2·n·m values. Calls `write(r, value)`.
 fn from_sums(
     utilities: &[f64],
     deltas: &[LocalSensitivity<'_>],
     n: usize,
     t: usize,
-    base: &[f64],
+    values: &mut [f64],
     indices: &mut [usize],
     mut write: impl FnMut(usize, f64),
 ) {
     let m = deltas.len();
-    let sum = |k: usize, i: usize| sum_at(&deltas[i], base[k * m + i], t);
-    let hi = |k: usize, i: usize| add_up(utilities[k * m + i], sum(k, i));
-    let lo = |k: usize, i: usize| sub_down(utilities[k * m + i], sum(k, i));
+    let (base, rest) = values.split_at_mut(n * m);
+    let (hi, lo) = rest.split_at_mut(n * m);
+    // Corners computed once: the sorts and sweeps below read each many times.
+    for (k, ((h, l), b)) in hi
+        .iter_mut()
+        .zip(lo.iter_mut())
+        .zip(base.iter())
+        .enumerate()
+    {
+        let s = sum_at(&deltas[k % m], *b, t);
+        *h = add_up(utilities[k], s);
+        *l = sub_down(utilities[k], s);
+    }
+    let (hi, lo) = (&*hi, &*lo);
+    let hi = |k: usize, i: usize| hi[k * m + i];
+    let lo = |k: usize, i: usize| lo[k * m + i];
     let (reach, rest) = indices.split_at_mut(n);
     let (beyond, rest) = rest.split_at_mut(n);
     // reach(r) = #{r′ : hi(r′) ≥ lo(r)}, r itself included since hi(r) ≥ u(r) ≥ lo(r).
@@ -170,7 +182,7 @@ pub fn pareto_sensitivity(
     for j in 0..below {
         accumulate(deltas, n, j, base)?;
     }
-    from_sums(utilities, deltas, n, t, base, indices, |r, v| out[r] = v);
+    from_sums(utilities, deltas, n, t, values, indices, |r, v| out[r] = v);
     Ok(())
 }
 
@@ -214,11 +226,10 @@ pub fn pareto_sensitivity_table(
             }
         }
     }
-    let base = &mut values[..n * m];
-    base.fill(0.0);
+    values[..n * m].fill(0.0);
     for t in 0..columns {
-        accumulate(deltas, n, t, base)?;
-        from_sums(utilities, deltas, n, t, base, indices, |r, v| {
+        accumulate(deltas, n, t, &mut values[..n * m])?;
+        from_sums(utilities, deltas, n, t, values, indices, |r, v| {
             out[r * columns + t] = v
         });
     }
@@ -299,7 +310,7 @@ mod tests {
         let deltas = [s, s];
         let mut out = [0.0; 3];
         let mut idx = [0usize; 25];
-        let mut val = [0.0; 6];
+        let mut val = [0.0; 18];
         pareto_sensitivity(&u, 2, &deltas, 0, &mut out, &mut idx, &mut val).unwrap();
         assert_eq!(out[1], 1.0);
         for dom in [Dominance::Weak, Dominance::Textbook] {
