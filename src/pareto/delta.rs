@@ -14,9 +14,10 @@
 //! set. The dominators cancel, hence δ^PS is the **same function for both [`Dominance`] relations**, and
 //! at each t it is two dominance counts between the n upper and n lower corners.
 //!
-//! Floating point: S is accumulated rounding upward (the saturated terms Δ_i as one product k·Δ_i), hi is rounded up and lo down (one ulp, and only when
-//! an operation is inexact). This can only enlarge the first count and shrink the second, so the computed
-//! value is never below the exact-arithmetic δ^PS; with integer or dyadic inputs it is exact.
+//! Floating point: S is accumulated rounding upward (the saturated terms Δ_i as one product k·Δ_i), hi
+//! is rounded up and lo down (one ulp, and only when an operation is inexact). This can only enlarge the
+//! first count and shrink the second, so the computed value is never below the exact-arithmetic δ^PS;
+//! with integer or dyadic inputs it is exact.
 
 use super::count::{self, dominance_counts};
 use super::{check_utilities, Dominance, ScratchLen};
