@@ -9,8 +9,12 @@
 
 pub mod dampen;
 mod error;
+mod fenwick;
+mod float;
 pub mod graph;
 pub mod local;
+pub mod pareto;
+pub mod privacy;
 pub mod rng;
 pub mod sample;
 pub mod select;

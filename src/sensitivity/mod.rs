@@ -22,6 +22,8 @@ pub mod rates;
 
 use crate::Error;
 
+pub mod weighted_sum;
+
 /// How the raw values δ(x, t, r) are supplied, before clamping and saturation.
 #[derive(Clone, Copy)]
 pub enum DeltaSource<'a> {

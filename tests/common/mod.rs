@@ -2,6 +2,9 @@
 //! computed independently of the library, and goodness-of-fit tests at a tiny significance level.
 #![allow(dead_code)]
 
+pub mod admissibility;
+pub use admissibility::*;
+
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use statrs::distribution::{ChiSquared, ContinuousCDF};

@@ -1,0 +1,310 @@
+//! The admissible sensitivity function δ^PS of the Pareto score (PrivPareto paper, Def. 4.5, Thm. 4.7).
+//!
+//! With S_i(t, r) = Σ_{j=0..t} δ^{u_i}(x, j, r) (inclusive of t), lo_i(r) = u_i(r) − S_i(t, r) and
+//! hi_i(r) = u_i(r) + S_i(t, r), Def. 4.5 is δ^PS(x, t, r) = |dom⁻| + |ndom⁺| where dom⁻ holds the
+//! dominators r′ of r with lo_i(r′) ≤ hi_i(r) for some i, and ndom⁺ the other candidates r′ ≠ r with
+//! hi_i(r′) ≥ lo_i(r) for all i. The comparisons are non-strict: strict ones make δ^PS too small and
+//! break admissibility (the brute-force test in `tests/` keeps that broken variant and catches it).
+//!
+//! The fast functions use the identity (DESIGN.md §2)
+//!
+//! δ^PS(x, t, r) = #{r′ ≠ r : hi(r′) ≥ lo(r) in every objective} − #{r′ : lo(r′) > hi(r) in every objective}:
+//! every dominator lies in the first set (so dominators plus ndom⁺ is that set), and every member of
+//! the second set dominates r strictly in every objective, so dom⁻ is the dominators minus the second
+//! set. The dominators cancel, hence δ^PS is the **same function for both [`Dominance`] relations**, and
+//! at each t it is two dominance counts between the n upper and n lower corners.
+//!
+//! Floating point: S is accumulated rounding upward (the saturated terms Δ_i as one product k·Δ_i), hi
+//! is rounded up and lo down (one ulp, and only when an operation is inexact). This can only enlarge the
+//! first count and shrink the second, so the computed value is never below the exact-arithmetic δ^PS;
+//! with integer or dyadic inputs it is exact.
+
+use super::count::{self, dominance_counts};
+use super::{check_utilities, Dominance, ScratchLen};
+use crate::float::{add_up, mul_up, next_up, sub_down};
+use crate::sensitivity::LocalSensitivity;
+use crate::Error;
+
+/// Scratch lengths [`pareto_sensitivity`] and [`pareto_sensitivity_table`] need for n candidates and m
+/// objectives: `indices` = 8n + 1, `values` = 3 · n · m.
+///
+/// Errors: a length overflows `usize` → [`Error::Overflow`].
+pub fn pareto_sensitivity_scratch_len(n: usize, m: usize) -> Result<ScratchLen, Error> {
+    let indices = count::scratch_len(n).and_then(|s| s.checked_add(n.checked_mul(2)?));
+    let values = n.checked_mul(m).and_then(|v| v.checked_mul(3));
+    match (indices, values) {
+        (Some(indices), Some(values)) => Ok(ScratchLen { indices, values }),
+        _ => Err(Error::Overflow),
+    }
+}
+
+/// Validates everything shared by the fast functions; returns n.
+fn check_inputs(
+    utilities: &[f64],
+    m: usize,
+    deltas: &[LocalSensitivity<'_>],
+    indices: &[usize],
+    values: &[f64],
+) -> Result<usize, Error> {
+    let n = check_utilities(utilities, m)?;
+    if deltas.len() != m || deltas.iter().any(|d| d.len() != n) {
+        return Err(Error::LengthMismatch);
+    }
+    let need = pareto_sensitivity_scratch_len(n, m)?;
+    if indices.len() < need.indices || values.len() < need.values {
+        return Err(Error::ScratchTooSmall);
+    }
+    Ok(n)
+}
+
+/// base[r·m + i] += δ_i(x, t, r), rounding up, for the objectives not yet saturated at t. Beyond its
+/// saturation T_i an objective's terms are all Δ_i and are added in one product by [`sum_at`], so the
+/// work per call does not grow with t.
+fn accumulate(deltas: &[LocalSensitivity<'_>], n: usize, t: usize, base: &mut [f64]) -> Result<(), Error> {
+    let m = deltas.len();
+    for (i, d) in deltas.iter().enumerate() {
+        if t >= d.saturation() {
+            continue;
+        }
+        for r in 0..n {
+            let s = &mut base[r * m + i];
+            *s = add_up(*s, d.delta(r, t)?);
+        }
+    }
+    Ok(())
+}
+
+/// k as a double, rounded up (exact below 2^53).
+fn count_up(k: usize) -> f64 {
+    let f = k as f64;
+    if (f as u128) < k as u128 {
+        next_up(f)
+    } else {
+        f
+    }
+}
+
+/// S_i(t, r) = Σ_{j=0..t} δ_i(x, j, r) (an upper bound under rounding) from `base`, the sum of the terms
+/// below the saturation T_i: the remaining t + 1 − T_i terms equal Δ_i.
+fn sum_at(d: &LocalSensitivity<'_>, base: f64, t: usize) -> f64 {
+    let sat = d.saturation();
+    if t < sat {
+        base
+    } else {
+        add_up(base, mul_up(d.global(), count_up(t - sat + 1)))
+    }
+}
+
+/// δ^PS at distance t of every candidate from the sums in `values[..n·m]` (see [`accumulate`]), through
+/// the identity; the corners hi and lo go to the next 2·n·m values. Calls `write(r, value)`.
+fn from_sums(
+    utilities: &[f64],
+    deltas: &[LocalSensitivity<'_>],
+    n: usize,
+    t: usize,
+    values: &mut [f64],
+    indices: &mut [usize],
+    mut write: impl FnMut(usize, f64),
+) {
+    let m = deltas.len();
+    let (base, rest) = values.split_at_mut(n * m);
+    let (hi, lo) = rest.split_at_mut(n * m);
+    // Corners computed once: the sorts and sweeps below read each many times.
+    for (k, ((h, l), b)) in hi.iter_mut().zip(lo.iter_mut()).zip(base.iter()).enumerate() {
+        let s = sum_at(&deltas[k % m], *b, t);
+        *h = add_up(utilities[k], s);
+        *l = sub_down(utilities[k], s);
+    }
+    let (hi, lo) = (&*hi, &*lo);
+    let hi = |k: usize, i: usize| hi[k * m + i];
+    let lo = |k: usize, i: usize| lo[k * m + i];
+    let (reach, rest) = indices.split_at_mut(n);
+    let (beyond, rest) = rest.split_at_mut(n);
+    // reach(r) = #{r′ : hi(r′) ≥ lo(r)}, r itself included since hi(r) ≥ u(r) ≥ lo(r).
+    dominance_counts(n, m, hi, lo, false, reach, rest);
+    // beyond(r) = #{r′ : lo(r′) > hi(r)}, a subset of reach(r) \ {r}.
+    dominance_counts(n, m, lo, hi, true, beyond, rest);
+    for r in 0..n {
+        let v = reach[r].saturating_sub(1).saturating_sub(beyond[r]).min(n - 1);
+        write(r, v as f64);
+    }
+}
+
+/// Writes δ^PS(x, t, r) (PrivPareto paper, Def. 4.5; admissible by Thm. 4.7) of every candidate r at one
+/// distance t into `out[r]`, clamped to n − 1 (the global sensitivity of PS).
+///
+/// `deltas[i]` is the admissible sensitivity of objective i for the same n candidates (clamped to its Δ_i
+/// and saturated, see [`LocalSensitivity`]); S_i(t, r) sums δ_i(x, j, r) for j = 0..=t. The result does not
+/// depend on the [`Dominance`] relation (see the module documentation), so this function has no such
+/// parameter. `indices` and `values` are scratch of the lengths [`pareto_sensitivity_scratch_len`] reports.
+///
+/// Complexity: O(n m min(t, T)) for the sums (T the largest saturation; terms beyond it are Δ_i and are
+/// added as one product), plus two dominance counts: O(n log n) for m ≤ 2, O(n log² n) for
+/// m = 3, worst case O(n² m) with first-objective pruning for m ≥ 4.
+///
+/// Errors (nothing written to `out`): those of [`crate::pareto::pareto_scores`] for `utilities` and m;
+/// `deltas.len()` ≠ m or a sensitivity for another number of candidates, or `out.len()` ≠ n →
+/// [`Error::LengthMismatch`]; scratch too short → [`Error::ScratchTooSmall`]; a failing δ function value →
+/// [`Error::InvalidSensitivityValue`].
+pub fn pareto_sensitivity(
+    utilities: &[f64],
+    m: usize,
+    deltas: &[LocalSensitivity<'_>],
+    t: usize,
+    out: &mut [f64],
+    indices: &mut [usize],
+    values: &mut [f64],
+) -> Result<(), Error> {
+    let n = check_inputs(utilities, m, deltas, indices, values)?;
+    if out.len() != n {
+        return Err(Error::LengthMismatch);
+    }
+    let base = &mut values[..n * m];
+    base.fill(0.0);
+    let below = deltas
+        .iter()
+        .map(|d| d.saturation())
+        .max()
+        .unwrap_or(0)
+        .min(t.saturating_add(1));
+    for j in 0..below {
+        accumulate(deltas, n, j, base)?;
+    }
+    from_sums(utilities, deltas, n, t, values, indices, |r, v| out[r] = v);
+    Ok(())
+}
+
+/// Fills the row-major n × `columns` table `out[r * columns + t]` = δ^PS(x, t, r) for t < `columns`
+/// (PrivPareto paper, Def. 4.5), ready for the dampening stage as
+/// `LocalSensitivity::new(DeltaSource::Table { values: out, columns }, (n − 1) as f64, columns, n)`.
+///
+/// Choosing `columns` is choosing the saturation distance T_max: beyond the table the dampening stage uses
+/// δ = Δ = n − 1, which keeps δ^PS admissible for any `columns` ≥ 1 (DESIGN.md §2, "Clamping and
+/// saturation"). δ^PS is non-decreasing in t and reaches n − 1 eventually; a larger table only helps
+/// accuracy while it is still below n − 1. Row r is written only from the running sums S_i, which are
+/// updated by one δ_i(x, t, r) per column below saturation and by one product beyond it (no prefix sum
+/// is recomputed).
+///
+/// Complexity: O(columns · (n m + n log n)) for m ≤ 2, O(columns · (n m + n log² n)) for m = 3,
+/// O(columns · n² m) worst case for m ≥ 4.
+///
+/// Errors (nothing written to `out`): as [`pareto_sensitivity`]; `columns` = 0 →
+/// [`Error::InvalidArgument`]; `out.len()` ≠ n · `columns` → [`Error::LengthMismatch`]. Sensitivities
+/// given as functions are evaluated once in advance to validate them (so the table is never half written).
+pub fn pareto_sensitivity_table(
+    utilities: &[f64],
+    m: usize,
+    deltas: &[LocalSensitivity<'_>],
+    columns: usize,
+    out: &mut [f64],
+    indices: &mut [usize],
+    values: &mut [f64],
+) -> Result<(), Error> {
+    let n = check_inputs(utilities, m, deltas, indices, values)?;
+    if columns == 0 {
+        return Err(Error::InvalidArgument);
+    }
+    if n.checked_mul(columns) != Some(out.len()) {
+        return Err(Error::LengthMismatch);
+    }
+    for d in deltas.iter().filter(|d| d.is_fallible()) {
+        for t in 0..columns {
+            for r in 0..n {
+                d.delta(r, t)?;
+            }
+        }
+    }
+    values[..n * m].fill(0.0);
+    for t in 0..columns {
+        accumulate(deltas, n, t, &mut values[..n * m])?;
+        from_sums(utilities, deltas, n, t, values, indices, |r, v| {
+            out[r * columns + t] = v
+        });
+    }
+    Ok(())
+}
+
+/// The O(n² m (t + 1)) reference for [`pareto_sensitivity`]: Def. 4.5 read literally, building dom⁻ and
+/// ndom⁺ from the chosen [`Dominance`] relation, with the same directed rounding of S, lo and hi. For
+/// tests and benchmarks: the fast function must equal it for either relation.
+///
+/// Errors: as [`pareto_sensitivity`] without the scratch checks (nothing written to `out`).
+pub fn pareto_sensitivity_naive(
+    utilities: &[f64],
+    m: usize,
+    deltas: &[LocalSensitivity<'_>],
+    t: usize,
+    dominance: Dominance,
+    out: &mut [f64],
+) -> Result<(), Error> {
+    let n = check_utilities(utilities, m)?;
+    if deltas.len() != m || deltas.iter().any(|d| d.len() != n) || out.len() != n {
+        return Err(Error::LengthMismatch);
+    }
+    let sum = |r: usize, i: usize| -> Result<f64, Error> {
+        let d = &deltas[i];
+        let mut base = 0.0;
+        for j in 0..d.saturation().min(t.saturating_add(1)) {
+            base = add_up(base, d.delta(r, j)?);
+        }
+        Ok(sum_at(d, base, t))
+    };
+    // Validate every value first so that a failing function leaves `out` untouched.
+    for r in 0..n {
+        for i in 0..m {
+            sum(r, i)?;
+        }
+    }
+    let hi = |r: usize, i: usize| sum(r, i).map(|s| add_up(utilities[r * m + i], s));
+    let lo = |r: usize, i: usize| sum(r, i).map(|s| sub_down(utilities[r * m + i], s));
+    for r in 0..n {
+        let ur = &utilities[r * m..(r + 1) * m];
+        let mut count = 0usize;
+        for q in (0..n).filter(|&q| q != r) {
+            let uq = &utilities[q * m..(q + 1) * m];
+            let counted = if dominance.dominates(uq, ur) {
+                // dom⁻: a dominator that may stop dominating r within distance t.
+                let mut any = false;
+                for i in 0..m {
+                    any |= lo(q, i)? <= hi(r, i)?;
+                }
+                any
+            } else {
+                // ndom⁺: a non-dominator that may come to dominate r within distance t.
+                let mut all = true;
+                for i in 0..m {
+                    all &= hi(q, i)? >= lo(r, i)?;
+                }
+                all
+            };
+            count += usize::from(counted);
+        }
+        out[r] = count.min(n - 1) as f64;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sensitivity::DeltaSource;
+
+    /// PrivPareto paper, Example 4.6: δ^PS(x, 0, b) = 1.
+    #[test]
+    fn example_4_6() {
+        let u = [1.0, 1.0, 3.0, 3.0, 5.0, 5.0];
+        let d = [0.5, 1.0, 1.5];
+        let s = LocalSensitivity::new(DeltaSource::PerCandidate(&d), 2.0, 8, 3).unwrap();
+        let deltas = [s, s];
+        let mut out = [0.0; 3];
+        let mut idx = [0usize; 25];
+        let mut val = [0.0; 18];
+        pareto_sensitivity(&u, 2, &deltas, 0, &mut out, &mut idx, &mut val).unwrap();
+        assert_eq!(out[1], 1.0);
+        for dom in [Dominance::Weak, Dominance::Textbook] {
+            let mut naive = [0.0; 3];
+            pareto_sensitivity_naive(&u, 2, &deltas, 0, dom, &mut naive).unwrap();
+            assert_eq!(naive, out);
+        }
+    }
+}
