@@ -13,6 +13,7 @@ mod fenwick;
 mod float;
 pub mod graph;
 pub mod local;
+pub mod multi;
 pub mod pareto;
 pub mod privacy;
 pub mod rng;
@@ -23,6 +24,11 @@ pub mod sensitivity;
 pub use dampen::{dampen, dampen_shifted, Dampening};
 pub use error::Error;
 pub use local::{local_dampening_probabilities, select_local_dampening, select_local_dampening_top_k};
+pub use multi::{
+    privagg_probabilities, privpareto_probabilities, select_privagg, select_privpareto, AggSensitivity,
+    ParetoSensitivity,
+};
+pub use pareto::Dominance;
 pub use rng::{Generator, GeneratorKind, GeneratorState};
 pub use select::{
     exponential_probabilities, select, select_exponential, select_noisy_max, select_permute_and_flip, select_top_k,

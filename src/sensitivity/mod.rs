@@ -42,7 +42,20 @@ pub enum DeltaSource<'a> {
     Shared(&'a [f64]),
     /// A function of (r, t). It must be deterministic; a NaN, negative or infinite value is reported as
     /// [`Error::InvalidSensitivityValue`].
-    Function(&'a dyn Fn(usize, usize) -> f64),
+    Function(&'a dyn DeltaFunction),
+}
+
+/// δ(x, t, r) computed on demand. Implemented by every `Fn(usize, usize) -> f64` (arguments r, t) and by
+/// types that wrap a foreign callback. It must be deterministic.
+pub trait DeltaFunction {
+    /// The raw δ(x, t, r) for candidate r at distance t (before clamping and saturation).
+    fn delta(&self, r: usize, t: usize) -> f64;
+}
+
+impl<F: Fn(usize, usize) -> f64> DeltaFunction for F {
+    fn delta(&self, r: usize, t: usize) -> f64 {
+        self(r, t)
+    }
 }
 
 /// A validated local sensitivity for n candidates: the source, the global sensitivity Δ it is clamped to,
@@ -122,6 +135,11 @@ impl<'a> LocalSensitivity<'a> {
         self.n == 0
     }
 
+    /// The saturation distance T_max the caller chose (see [`saturation`](Self::saturation) for the effective one).
+    pub fn t_max(&self) -> usize {
+        self.t_max
+    }
+
     /// The distance T from which δ(x, t, r) = Δ for every r: `t_max`, or less when a table or shared
     /// slice is shorter.
     pub fn saturation(&self) -> usize {
@@ -163,7 +181,7 @@ impl<'a> LocalSensitivity<'a> {
             DeltaSource::Table { values, columns } => values[r * columns + t],
             DeltaSource::Shared(v) => v[t],
             DeltaSource::Function(f) => {
-                let d = f(r, t);
+                let d = f.delta(r, t);
                 if !valid_value(d) {
                     return Err(Error::InvalidSensitivityValue);
                 }
@@ -199,6 +217,41 @@ impl<'a> LocalSensitivity<'a> {
             sum += 1.0 - self.delta(r, j)? / self.global;
         }
         Ok(sum)
+    }
+}
+
+/// The sensitivity of a subset of the candidates: candidate j of the subset is candidate `map[j]` of
+/// `inner`. Used between the rounds of top-k without replacement, where the remaining candidates are
+/// compacted; a failing value of `inner` (or an index outside it) reads as NaN, which
+/// [`LocalSensitivity::delta`] reports as [`Error::InvalidSensitivityValue`].
+pub struct Subset<'a> {
+    inner: LocalSensitivity<'a>,
+    map: &'a [usize],
+}
+
+impl<'a> Subset<'a> {
+    /// A view of `inner` through `map`.
+    pub fn new(inner: LocalSensitivity<'a>, map: &'a [usize]) -> Self {
+        Subset { inner, map }
+    }
+
+    /// The validated sensitivity of the subset (same Δ and saturation as `inner`).
+    pub fn sensitivity(&'a self) -> Result<LocalSensitivity<'a>, Error> {
+        LocalSensitivity::new(
+            DeltaSource::Function(self),
+            self.inner.global,
+            self.inner.saturation().max(1),
+            self.map.len(),
+        )
+    }
+}
+
+impl DeltaFunction for Subset<'_> {
+    fn delta(&self, r: usize, t: usize) -> f64 {
+        match self.map.get(r) {
+            Some(&o) => self.inner.delta(o, t).unwrap_or(f64::NAN),
+            None => f64::NAN,
+        }
     }
 }
 

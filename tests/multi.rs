@@ -1,0 +1,384 @@
+//! PrivPareto and PrivAgg end to end: exact probabilities against the stages composed by hand, samples
+//! against the exact probabilities, top-k re-scoring, and input validation.
+
+mod common;
+
+use common::*;
+use dpmo::dampen::Dampening;
+use dpmo::multi::{privagg_scratch_len, privpareto_scratch_len};
+use dpmo::pareto::pareto_scores_naive;
+use dpmo::sensitivity::{DeltaSource, LocalSensitivity};
+use dpmo::{
+    exponential_probabilities, privagg_probabilities, privpareto_probabilities, select_privagg, select_privpareto,
+    AggSensitivity, Dominance, Error, ParetoSensitivity, Selector,
+};
+
+const DRAWS: usize = 200_000;
+
+/// Five candidates, two objectives (the shape of PrivPareto Example 4.4), with ties.
+const U: [f64; 10] = [5.0, 1.0, 1.0, 5.0, 3.0, 3.0, 2.0, 2.0, 1.0, 0.5];
+
+fn scratch(n: usize, m: usize, cols: usize) -> (Vec<f64>, Vec<usize>) {
+    let a = privpareto_scratch_len(n, m, cols).unwrap();
+    let b = privagg_scratch_len(n, cols).unwrap();
+    (vec![0.0; a.values.max(b.values)], vec![0; a.indices.max(b.indices)])
+}
+
+#[test]
+fn global_privpareto_is_the_exponential_mechanism_on_pareto_scores() {
+    let (mut v, mut ix) = scratch(5, 2, 0);
+    for dom in [Dominance::Textbook, Dominance::Weak] {
+        let mut ps = [0.0; 5];
+        pareto_scores_naive(&U, 2, dom, &mut ps).unwrap();
+        let mut expected = [0.0; 5];
+        exponential_probabilities(&ps, 4.0, 2.0, &mut expected).unwrap();
+        let mut p = [0.0; 5];
+        privpareto_probabilities(&U, 2, dom, ParetoSensitivity::Global, 2.0, &mut p, &mut v, &mut ix).unwrap();
+        for (a, b) in p.iter().zip(&expected) {
+            assert!((a - b).abs() < 1e-15);
+        }
+        let mut g = rng(21);
+        let mut out = [0usize; 1];
+        let counts = histogram(5, DRAWS, || {
+            select_privpareto(
+                &mut g,
+                &U,
+                2,
+                dom,
+                ParetoSensitivity::Global,
+                Selector::Exponential,
+                2.0,
+                &mut out,
+                &mut v,
+                &mut ix,
+            )
+            .unwrap();
+            out[0]
+        });
+        assert_fits(&format!("global PrivPareto {dom:?}"), &counts, &p);
+    }
+}
+
+#[test]
+fn local_privpareto_samples_match_its_exact_probabilities() {
+    let ones = [1.0; 5];
+    let halves = [0.5, 1.0, 0.5, 1.0, 0.5];
+    let d = [
+        LocalSensitivity::new(DeltaSource::PerCandidate(&ones), 1.0, 4, 5).unwrap(),
+        LocalSensitivity::new(DeltaSource::PerCandidate(&halves), 1.0, 4, 5).unwrap(),
+    ];
+    let (mut v, mut ix) = scratch(5, 2, 3);
+    for damp in [Dampening::Plain, Dampening::Shifted] {
+        let sens = ParetoSensitivity::Local {
+            deltas: &d,
+            columns: 3,
+            dampening: damp,
+        };
+        let mut p = [0.0; 5];
+        privpareto_probabilities(&U, 2, Dominance::Textbook, sens, 3.0, &mut p, &mut v, &mut ix).unwrap();
+        assert!((p.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+        let mut g = rng(22);
+        let mut out = [0usize; 1];
+        let counts = histogram(5, DRAWS, || {
+            select_privpareto(
+                &mut g,
+                &U,
+                2,
+                Dominance::Textbook,
+                sens,
+                Selector::Exponential,
+                3.0,
+                &mut out,
+                &mut v,
+                &mut ix,
+            )
+            .unwrap();
+            out[0]
+        });
+        assert_fits(&format!("local PrivPareto {damp:?}"), &counts, &p);
+    }
+}
+
+#[test]
+fn privpareto_top_k_rescores_the_remaining_candidates() {
+    // The exact distribution of two global rounds: each round is the exponential mechanism over the Pareto
+    // scores of the candidates left, with Δ = (candidates left) − 1 and ε/2.
+    let n = 5;
+    let rows: Vec<[f64; 2]> = (0..n).map(|r| [U[2 * r], U[2 * r + 1]]).collect();
+    let round = |left: &[usize]| -> Vec<f64> {
+        let sub: Vec<f64> = left.iter().flat_map(|&r| rows[r]).collect();
+        let mut ps = vec![0.0; left.len()];
+        pareto_scores_naive(&sub, 2, Dominance::Textbook, &mut ps).unwrap();
+        let mut p = vec![0.0; left.len()];
+        exponential_probabilities(&ps, (left.len() - 1) as f64, 1.5, &mut p).unwrap();
+        p
+    };
+    let mut exact = Vec::new();
+    let all: Vec<usize> = (0..n).collect();
+    let p1 = round(&all);
+    for (i, &a) in all.iter().enumerate() {
+        let left: Vec<usize> = all.iter().copied().filter(|&r| r != a).collect();
+        let p2 = round(&left);
+        for (j, &b) in left.iter().enumerate() {
+            exact.push((vec![a, b], p1[i] * p2[j]));
+        }
+    }
+    let (mut v, mut ix) = scratch(n, 2, 0);
+    let mut g = rng(23);
+    let mut out = [0usize; 2];
+    assert_tuples_fit("global PrivPareto top-2", &exact, DRAWS, || {
+        select_privpareto(
+            &mut g,
+            &U,
+            2,
+            Dominance::Textbook,
+            ParetoSensitivity::Global,
+            Selector::Exponential,
+            3.0,
+            &mut out,
+            &mut v,
+            &mut ix,
+        )
+        .unwrap();
+        out.to_vec()
+    });
+    // k = n returns every candidate once, for every selector and both sensitivities.
+    let ones = [1.0; 5];
+    let d = [
+        LocalSensitivity::new(DeltaSource::PerCandidate(&ones), 1.0, 4, 5).unwrap(),
+        LocalSensitivity::new(DeltaSource::PerCandidate(&ones), 1.0, 4, 5).unwrap(),
+    ];
+    let (mut v, mut ix) = scratch(n, 2, 4);
+    for sens in [
+        ParetoSensitivity::Global,
+        ParetoSensitivity::Local {
+            deltas: &d,
+            columns: 4,
+            dampening: Dampening::Shifted,
+        },
+    ] {
+        for sel in [
+            Selector::Exponential,
+            Selector::PermuteAndFlip,
+            Selector::NoisyMax(dpmo::Noise::Laplace),
+        ] {
+            let mut all = [0usize; 5];
+            select_privpareto(
+                &mut g,
+                &U,
+                2,
+                Dominance::Weak,
+                sens,
+                sel,
+                1.0,
+                &mut all,
+                &mut v,
+                &mut ix,
+            )
+            .unwrap();
+            all.sort();
+            assert_eq!(all, [0, 1, 2, 3, 4]);
+        }
+    }
+}
+
+#[test]
+fn privagg_matches_the_weighted_sum_with_its_sensitivities() {
+    let w = [2.0, -1.0];
+    let globals = [1.0, 3.0];
+    let agg: Vec<f64> = (0..5).map(|r| 2.0 * U[2 * r] - U[2 * r + 1]).collect();
+    let mut expected = [0.0; 5];
+    exponential_probabilities(&agg, 2.0 * 1.0 + 1.0 * 3.0, 1.0, &mut expected).unwrap();
+    let (mut v, mut ix) = scratch(5, 2, 2);
+    let mut p = [0.0; 5];
+    privagg_probabilities(&U, &w, AggSensitivity::Global(&globals), 1.0, &mut p, &mut v).unwrap();
+    for (a, b) in p.iter().zip(&expected) {
+        assert!((a - b).abs() < 1e-15);
+    }
+    let mut g = rng(24);
+    let mut out = [0usize; 1];
+    let counts = histogram(5, DRAWS, || {
+        select_privagg(
+            &mut g,
+            &U,
+            &w,
+            AggSensitivity::Global(&globals),
+            Selector::Exponential,
+            1.0,
+            &mut out,
+            &mut v,
+            &mut ix,
+        )
+        .unwrap();
+        out[0]
+    });
+    assert_fits("global PrivAgg", &counts, &p);
+
+    // Local: δ_agg = 2·δ_1 + 1·δ_2, Δ_agg = 5, then dampening.
+    let d1 = [0.5, 1.0, 0.25, 1.0, 1.0];
+    let d2 = [1.0, 2.0, 3.0, 0.5, 0.0];
+    let d = [
+        LocalSensitivity::new(DeltaSource::PerCandidate(&d1), 1.0, 2, 5).unwrap(),
+        LocalSensitivity::new(DeltaSource::PerCandidate(&d2), 3.0, 2, 5).unwrap(),
+    ];
+    let table: Vec<f64> = (0..5).flat_map(|r| [2.0 * d1[r] + d2[r]; 2]).collect();
+    let by_hand = LocalSensitivity::new(
+        DeltaSource::Table {
+            values: &table,
+            columns: 2,
+        },
+        5.0,
+        2,
+        5,
+    )
+    .unwrap();
+    let mut expected = [0.0; 5];
+    dpmo::local_dampening_probabilities(&agg, &by_hand, Dampening::Plain, 1.0, &mut expected).unwrap();
+    let sens = AggSensitivity::Local {
+        deltas: &d,
+        columns: 2,
+        dampening: Dampening::Plain,
+    };
+    privagg_probabilities(&U, &w, sens, 1.0, &mut p, &mut v).unwrap();
+    for (a, b) in p.iter().zip(&expected) {
+        assert!((a - b).abs() < 1e-15, "{p:?} vs {expected:?}");
+    }
+    let counts = histogram(5, DRAWS, || {
+        select_privagg(
+            &mut g,
+            &U,
+            &w,
+            sens,
+            Selector::Exponential,
+            1.0,
+            &mut out,
+            &mut v,
+            &mut ix,
+        )
+        .unwrap();
+        out[0]
+    });
+    assert_fits("local PrivAgg", &counts, &p);
+}
+
+#[test]
+fn multi_objective_inputs_are_validated_and_nothing_is_written() {
+    let (mut v, mut ix) = scratch(5, 2, 2);
+    let mut g = rng(25);
+    let mut out = [9usize; 2];
+    let sel = Selector::Exponential;
+    let run = |u: &[f64], m: usize, eps: f64, out: &mut [usize], v: &mut [f64], ix: &mut [usize], g: &mut _| {
+        select_privpareto(
+            g,
+            u,
+            m,
+            Dominance::Textbook,
+            ParetoSensitivity::Global,
+            sel,
+            eps,
+            out,
+            v,
+            ix,
+        )
+    };
+    assert_eq!(
+        run(&U, 0, 1.0, &mut out, &mut v, &mut ix, &mut g),
+        Err(Error::InvalidArgument)
+    );
+    assert_eq!(
+        run(&U, 17, 1.0, &mut out, &mut v, &mut ix, &mut g),
+        Err(Error::CapacityExceeded)
+    );
+    assert_eq!(
+        run(&U, 3, 1.0, &mut out, &mut v, &mut ix, &mut g),
+        Err(Error::LengthMismatch)
+    );
+    assert_eq!(
+        run(&[], 2, 1.0, &mut out, &mut v, &mut ix, &mut g),
+        Err(Error::EmptyInput)
+    );
+    assert_eq!(
+        run(&[1.0, f64::NAN], 2, 1.0, &mut out, &mut v, &mut ix, &mut g),
+        Err(Error::NonFiniteInput)
+    );
+    assert_eq!(
+        run(&U, 2, 0.0, &mut out, &mut v, &mut ix, &mut g),
+        Err(Error::InvalidEpsilon)
+    );
+    assert_eq!(
+        run(&U, 2, 1.0, &mut [0; 6], &mut v, &mut ix, &mut g),
+        Err(Error::InvalidArgument)
+    );
+    assert_eq!(
+        run(&U, 2, 1.0, &mut out, &mut v[..3], &mut ix, &mut g),
+        Err(Error::ScratchTooSmall)
+    );
+    assert_eq!(out, [9, 9]);
+    let w = [1.0, f64::INFINITY];
+    assert_eq!(
+        select_privagg(
+            &mut g,
+            &U,
+            &w,
+            AggSensitivity::Global(&[1.0, 1.0]),
+            sel,
+            1.0,
+            &mut out,
+            &mut v,
+            &mut ix
+        ),
+        Err(Error::NonFiniteInput)
+    );
+    assert_eq!(
+        select_privagg(
+            &mut g,
+            &U,
+            &[1.0, 1.0],
+            AggSensitivity::Global(&[1.0]),
+            sel,
+            1.0,
+            &mut out,
+            &mut v,
+            &mut ix
+        ),
+        Err(Error::LengthMismatch)
+    );
+    let bad = |_r: usize, _t: usize| f64::NAN;
+    let d = LocalSensitivity::new(DeltaSource::Function(&bad), 1.0, 2, 5).unwrap();
+    let ds = [d, d];
+    let sens = ParetoSensitivity::Local {
+        deltas: &ds,
+        columns: 2,
+        dampening: Dampening::Plain,
+    };
+    assert_eq!(
+        select_privpareto(
+            &mut g,
+            &U,
+            2,
+            Dominance::Textbook,
+            sens,
+            sel,
+            1.0,
+            &mut out,
+            &mut v,
+            &mut ix
+        ),
+        Err(Error::InvalidSensitivityValue)
+    );
+    assert_eq!(out, [9, 9]);
+    // One candidate: it is the only possible answer, with probability 1.
+    let mut p = [0.0; 1];
+    privpareto_probabilities(
+        &[1.0, 2.0],
+        2,
+        Dominance::Textbook,
+        ParetoSensitivity::Global,
+        1.0,
+        &mut p,
+        &mut v,
+        &mut ix,
+    )
+    .unwrap();
+    assert_eq!(p, [1.0]);
+}
