@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod admissibility;
+#[allow(unused_imports)]
 pub use admissibility::*;
 
 use rand_core::SeedableRng;
