@@ -14,6 +14,53 @@
 #include <stdbool.h>
 
 /**
+ * Rate neighbour relation: databases differing by one added or removed record (unbounded DP; the
+ * relation of the PrivPareto paper).
+ */
+#define DPMO_NEIGHBOURS_ADD_REMOVE 0
+
+/**
+ * Rate neighbour relation: databases of the same size differing in one record (bounded DP); includes a
+ * flipped prediction (TP ↔ FN, TN ↔ FP).
+ */
+#define DPMO_NEIGHBOURS_SUBSTITUTION 1
+
+/**
+ * Δ = 1: the global sensitivity of the degree under edge-DP (PrivPareto paper, §7.3; neighbours differ in
+ * one edge).
+ */
+#define DPMO_DEGREE_GLOBAL_SENSITIVITY 1.0
+
+/**
+ * Δ = 1: the global sensitivity of egocentric density under edge-DP (PrivPareto paper, §7.3; neighbours
+ * differ in one edge).
+ */
+#define DPMO_EGODENSITY_GLOBAL_SENSITIVITY 1.0
+
+/**
+ * Δ = 1: the global sensitivity of TPR and TNR under both neighbour relations (PrivPareto paper,
+ * Example 6.2).
+ */
+#define DPMO_RATE_GLOBAL_SENSITIVITY 1.0
+
+/**
+ * Δ = 2: the global sensitivity of the Gini utility under add/remove-one-record neighbours (Local
+ * Dampening paper, §5.2, after Friedman and Schuster).
+ */
+#define DPMO_GINI_GLOBAL_SENSITIVITY 2.0
+
+/**
+ * The largest number of attribute values (rows) of a contingency table; more gives
+ * `DPMO_CAPACITY_EXCEEDED`.
+ */
+#define DPMO_CONTINGENCY_MAX_VALUES 16
+
+/**
+ * The largest number of classes (columns) of a contingency table; more gives `DPMO_CAPACITY_EXCEEDED`.
+ */
+#define DPMO_CONTINGENCY_MAX_CLASSES 16
+
+/**
  * δ(t, r) = values[r] for every t < t_max (`values_len` = n).
  */
 #define DPMO_DELTA_PER_CANDIDATE 0
@@ -240,6 +287,321 @@ typedef struct dpmo_rng {
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
+
+/**
+ * Checks a CSR graph: `offsets` (n + 1 entries, n = `node_count`) starts at 0, never decreases and ends
+ * at `adjacency_len`; every neighbour list is sorted strictly ascending (no duplicate edges); every id is
+ * < n; there is no self loop; the graph is symmetric (v in N(u) implies u in N(v), i.e. undirected).
+ * n = 0 (offsets = {0}) is a valid empty graph. Both pointers must be non-null even when their arrays
+ * are empty beyond offsets[0]. Cost O(n + m log d_max).
+ *
+ * Returns `DPMO_OK` for a valid graph; offsets[0] ≠ 0 or offsets[n] ≠ `adjacency_len` →
+ * `DPMO_LENGTH_MISMATCH`; decreasing offsets, an unsorted or duplicate entry, an id ≥ n, a self loop or a
+ * missing reverse edge → `DPMO_INVALID_ARGUMENT`; n > 2³² or n + 1 not representable →
+ * `DPMO_OVERFLOW`.
+ *
+ * # Safety
+ * `offsets`: `node_count` + 1 readable size_t; `neighbours`: `adjacency_len` readable uint32_t.
+ */
+enum dpmo_status dpmo_graph_validate(const size_t *offsets,
+                                     size_t node_count,
+                                     const uint32_t *neighbours,
+                                     size_t adjacency_len);
+
+/**
+ * Degree centrality (PrivPareto paper, §7.3): writes degree(G, v) = |N(v)| to `out[v]` for every node v.
+ * Neighbour relation: graphs on the same nodes differing in one edge (edge-DP, Def. 7.1); global
+ * sensitivity Δ = `DPMO_DEGREE_GLOBAL_SENSITIVITY` = 1.
+ *
+ * Errors: those of `dpmo_graph_validate`; a null, misaligned or overlapping `out`.
+ *
+ * # Safety
+ * The graph arrays as for `dpmo_graph_validate`; `out`: `node_count` writable doubles.
+ */
+enum dpmo_status dpmo_degree(const size_t *offsets,
+                             size_t node_count,
+                             const uint32_t *neighbours,
+                             size_t adjacency_len,
+                             double *out);
+
+/**
+ * Egocentric density (PrivPareto paper, eq. (2)): writes 2·|edges among N(v)| / (|N(v)|·(|N(v)| − 1))
+ * to `out[v]` for every node v, and 0 for a node with fewer than two neighbours (no possible edge among
+ * them). Neighbour relation: one edge (edge-DP); global sensitivity Δ =
+ * `DPMO_EGODENSITY_GLOBAL_SENSITIVITY` = 1.
+ *
+ * Errors: those of `dpmo_graph_validate`; a null, misaligned or overlapping `out`.
+ *
+ * # Safety
+ * The graph arrays as for `dpmo_graph_validate`; `out`: `node_count` writable doubles.
+ */
+enum dpmo_status dpmo_egodensity(const size_t *offsets,
+                                 size_t node_count,
+                                 const uint32_t *neighbours,
+                                 size_t adjacency_len,
+                                 double *out);
+
+/**
+ * Writes to `*out_len` the number of uint32_t of scratch `dpmo_ebc` needs for a graph of `node_count`
+ * nodes and `adjacency_len` stored entries: 4 · node_count + 1 + adjacency_len.
+ *
+ * Errors: a null or misaligned `out_len`; the length, or its size in bytes, not representable →
+ * `DPMO_OVERFLOW`.
+ *
+ * # Safety
+ * `out_len`: one writable size_t.
+ */
+enum dpmo_status dpmo_ebc_scratch_len(size_t node_count,
+                                      size_t adjacency_len,
+                                      size_t *out_len);
+
+/**
+ * Egocentric betweenness centrality (Local Dampening paper, Def. 5.1): writes EBC(v) to `out[v]` for
+ * every node v (0 for a node with fewer than two neighbours). `scratch` must hold at least
+ * `dpmo_ebc_scratch_len` uint32_t (any contents; unspecified afterwards). Neighbour relation: one edge
+ * (edge-DP); global sensitivity Δ = max(D(D − 1)/4, D) for a public bound D on the maximum degree
+ * (Lemma 5.2, `dpmo_ebc_global_sensitivity`).
+ *
+ * Errors: those of `dpmo_graph_validate`; a null, misaligned or overlapping `scratch` or `out`;
+ * `scratch_len` too small → `DPMO_SCRATCH_TOO_SMALL`; node_count or adjacency_len ≥ 2³² →
+ * `DPMO_OVERFLOW`.
+ *
+ * # Safety
+ * The graph arrays as for `dpmo_graph_validate`; `scratch`: `scratch_len` writable uint32_t; `out`:
+ * `node_count` writable doubles; no output overlapping another buffer.
+ */
+enum dpmo_status dpmo_ebc(const size_t *offsets,
+                          size_t node_count,
+                          const uint32_t *neighbours,
+                          size_t adjacency_len,
+                          uint32_t *scratch,
+                          size_t scratch_len,
+                          double *out);
+
+/**
+ * Writes to `*out` the global sensitivity of EBC, Δ = max(D(D − 1)/4, D), for graphs whose maximum degree
+ * is at most the public bound D = `max_degree` (Local Dampening paper, Lemma 5.2). Neighbour relation:
+ * one edge (edge-DP).
+ *
+ * Errors: a null or misaligned `out`.
+ *
+ * # Safety
+ * `out`: one writable double.
+ */
+enum dpmo_status dpmo_ebc_global_sensitivity(size_t max_degree,
+                                             double *out);
+
+/**
+ * The δ table of the degree: writes δ(G, t, v) = 1 to `out[v · columns + t]` for every node v and
+ * t < `columns` (δ equals the global sensitivity, hence is admissible, Local Dampening Def. 3.3).
+ * Neighbour relation: one edge (edge-DP); Δ = `DPMO_DEGREE_GLOBAL_SENSITIVITY` = 1.
+ *
+ * Errors: those of `dpmo_graph_validate`; `columns` = 0 → `DPMO_INVALID_ARGUMENT`; node_count · columns
+ * not representable → `DPMO_OVERFLOW`; a null, misaligned or overlapping `out`.
+ *
+ * # Safety
+ * The graph arrays as for `dpmo_graph_validate`; `out`: node_count · columns writable doubles.
+ */
+enum dpmo_status dpmo_degree_delta_table(const size_t *offsets,
+                                         size_t node_count,
+                                         const uint32_t *neighbours,
+                                         size_t adjacency_len,
+                                         size_t columns,
+                                         double *out);
+
+/**
+ * The δ table of egocentric density (PrivPareto paper, §7.3, clamped as DESIGN.md §2 requires): writes
+ * δ(G, t, v) = min(1, 2 / (|N(v)| − t − 2)) when |N(v)| − t − 2 > 0, and 1 otherwise, to
+ * `out[v · columns + t]`. The printed, unclamped form (2 at |N(v)| − t = 3) is not admissible; the
+ * clamped one is (Local Dampening Lemma 3.5). Neighbour relation: one edge (edge-DP); Δ =
+ * `DPMO_EGODENSITY_GLOBAL_SENSITIVITY` = 1.
+ *
+ * Errors: as for `dpmo_degree_delta_table`.
+ *
+ * # Safety
+ * The graph arrays as for `dpmo_graph_validate`; `out`: node_count · columns writable doubles.
+ */
+enum dpmo_status dpmo_egodensity_delta_table(const size_t *offsets,
+                                             size_t node_count,
+                                             const uint32_t *neighbours,
+                                             size_t adjacency_len,
+                                             size_t columns,
+                                             double *out);
+
+/**
+ * The δ table of EBC (Local Dampening paper, Def. 5.3, Lemma 5.4): writes
+ * δ(G, t, v) = max((d + t)(d + t − 1)/4, d + t), d = |N(v)|, clamped to Δ = max(D(D − 1)/4, D)
+ * (Lemma 5.2, D = `max_degree`, the public bound on the maximum degree), to `out[v · columns + t]`.
+ * Neighbour relation: one edge (edge-DP); Δ = `dpmo_ebc_global_sensitivity(max_degree)`.
+ *
+ * Errors: as for `dpmo_degree_delta_table`; a node of degree above `max_degree` →
+ * `DPMO_INVALID_ARGUMENT` (the public bound, hence Δ, would be wrong).
+ *
+ * # Safety
+ * The graph arrays as for `dpmo_graph_validate`; `out`: node_count · columns writable doubles.
+ */
+enum dpmo_status dpmo_ebc_delta_table(const size_t *offsets,
+                                      size_t node_count,
+                                      const uint32_t *neighbours,
+                                      size_t adjacency_len,
+                                      size_t max_degree,
+                                      size_t columns,
+                                      double *out);
+
+/**
+ * True positive rate (PrivPareto paper, §6.2.3): writes TP / (TP + FN) to `*out`, or 0 when there are
+ * no positives. Neighbour relation: one record added or removed, or substituted; global sensitivity
+ * Δ = `DPMO_RATE_GLOBAL_SENSITIVITY` = 1 (Example 6.2).
+ *
+ * Errors: a null or misaligned `out`.
+ *
+ * # Safety
+ * `out`: one writable double.
+ */
+enum dpmo_status dpmo_tpr(uint64_t true_positives,
+                          uint64_t false_negatives,
+                          double *out);
+
+/**
+ * True negative rate (PrivPareto paper, §6.2.3): writes TN / (TN + FP) to `*out`, or 0 when there are
+ * no negatives. Neighbour relation: one record added or removed, or substituted; global sensitivity
+ * Δ = `DPMO_RATE_GLOBAL_SENSITIVITY` = 1.
+ *
+ * Errors: a null or misaligned `out`.
+ *
+ * # Safety
+ * `out`: one writable double.
+ */
+enum dpmo_status dpmo_tnr(uint64_t true_negatives,
+                          uint64_t false_positives,
+                          double *out);
+
+/**
+ * The admissible δ of a rate hits / (hits + misses) at distance `t` — (TP, FN) for TPR, (TN, FP) for
+ * TNR — written to `*out`. This is the corrected form of PrivPareto Lemma 6.1 (the printed lemma is not
+ * admissible, DESIGN.md §2): with P′ = hits + misses − t, δ = 1 if P′ ≤ 1, otherwise
+ * min(1, min(P′, max(hits, misses)) / (P′(P′ − 1))) for `DPMO_NEIGHBOURS_ADD_REMOVE`, and the maximum of
+ * that and 1/P′ for `DPMO_NEIGHBOURS_SUBSTITUTION`. Already clamped to Δ =
+ * `DPMO_RATE_GLOBAL_SENSITIVITY` = 1.
+ *
+ * Errors: `neighbours` not one of the two constants → `DPMO_INVALID_ARGUMENT`; a null or misaligned `out`.
+ *
+ * # Safety
+ * `out`: one writable double.
+ */
+enum dpmo_status dpmo_rate_delta(uint64_t hits,
+                                 uint64_t misses,
+                                 uint64_t t,
+                                 uint32_t neighbours,
+                                 double *out);
+
+/**
+ * The δ table of a rate for n candidates (e.g. classifiers): writes `dpmo_rate_delta(hits[r], misses[r],
+ * t, neighbours)` to `out[r · columns + t]` for r < n, t < `columns`. Neighbour relation as selected by
+ * `neighbours`; Δ = `DPMO_RATE_GLOBAL_SENSITIVITY` = 1. n = 0 is accepted and writes nothing.
+ *
+ * Errors: `neighbours` unknown or `columns` = 0 → `DPMO_INVALID_ARGUMENT`; n · columns not
+ * representable → `DPMO_OVERFLOW`; a null, misaligned or overlapping pointer.
+ *
+ * # Safety
+ * `hits`, `misses`: n readable uint64_t; `out`: n · columns writable doubles overlapping neither.
+ */
+enum dpmo_status dpmo_rate_delta_table(const uint64_t *hits,
+                                       const uint64_t *misses,
+                                       size_t n,
+                                       uint32_t neighbours,
+                                       size_t columns,
+                                       double *out);
+
+/**
+ * Information gain of a split attribute (Local Dampening paper, §5.2, eq. (2), without the class
+ * entropy term, which is the same for every attribute): writes
+ * IG = −Σ_j Σ_c τ_{j,c} log₂(τ_{j,c} / τ_j) to `*out`, for the row-major `values` × `classes`
+ * contingency table τ_{j,c} = `counts[j · classes + c]`. Neighbour relation: one record added or
+ * removed; global sensitivity Δ = log₂(N + 1) + 1/ln 2 for a public bound N on the number of records
+ * (`dpmo_info_gain_global_sensitivity`).
+ *
+ * Errors: `values` or `classes` = 0 → `DPMO_EMPTY_INPUT`; `values` > `DPMO_CONTINGENCY_MAX_VALUES` or
+ * `classes` > `DPMO_CONTINGENCY_MAX_CLASSES` (16 × 16) → `DPMO_CAPACITY_EXCEEDED`; a total count above
+ * 2⁵³ → `DPMO_OVERFLOW`; a null, misaligned or overlapping pointer.
+ *
+ * # Safety
+ * `counts`: values · classes readable uint64_t; `out`: one writable double.
+ */
+enum dpmo_status dpmo_information_gain(const uint64_t *counts,
+                                       size_t values,
+                                       size_t classes,
+                                       double *out);
+
+/**
+ * Writes to `*out` the global sensitivity of information gain, Δ = log₂(N + 1) + 1/ln 2, for datasets of
+ * at most N = `max_records` records (Local Dampening paper, §5.2, after Friedman and Schuster); N must
+ * be public. Neighbour relation: one record added or removed.
+ *
+ * Errors: a null or misaligned `out`.
+ *
+ * # Safety
+ * `out`: one writable double.
+ */
+enum dpmo_status dpmo_info_gain_global_sensitivity(uint64_t max_records,
+                                                   double *out);
+
+/**
+ * One attribute's row of the information-gain δ table: writes LS^IG(T, t, A) for t = 0 .. `columns` − 1
+ * to `out[0 .. columns]`, the element local sensitivity at distance t (Local Dampening paper, Lemma 5.5
+ * at t = 0, Algorithm 3 "Candidates" and Lemma 5.6 beyond, computed incrementally over t; without the
+ * printed "a < τ" guard, which drops real neighbours). It is admissible and non-decreasing in t, and
+ * **not clamped**: the values may exceed Δ, so pass Δ = `dpmo_info_gain_global_sensitivity(N)` as the
+ * `global` of the `dpmo_sensitivity`, which clamps them. For n attributes, call once per attribute with
+ * `out` pointing at row r of the n × columns table. Neighbour relation: one record added or removed.
+ *
+ * Cost O(values · classes · columns · min(columns, max count)): keep `columns` to the saturation
+ * distance you need.
+ *
+ * Errors: as for `dpmo_information_gain`; `columns` = 0 → `DPMO_INVALID_ARGUMENT`.
+ *
+ * # Safety
+ * `counts`: values · classes readable uint64_t; `out`: `columns` writable doubles not overlapping it.
+ */
+enum dpmo_status dpmo_info_gain_delta_table(const uint64_t *counts,
+                                            size_t values,
+                                            size_t classes,
+                                            size_t columns,
+                                            double *out);
+
+/**
+ * The Gini split utility (Local Dampening paper, §5.2 "Gini Index", after Friedman and Schuster):
+ * writes −Σ_j (τ_j − Σ_c τ_{j,c}² / τ_j) over the values j with τ_j > 0 to `*out` (0 for a pure split,
+ * larger is better), for the row-major `values` × `classes` table `counts`. Neighbour relation: one
+ * record added or removed; global sensitivity Δ = `DPMO_GINI_GLOBAL_SENSITIVITY` = 2 (use it with a
+ * global selector; no local δ is offered).
+ *
+ * Errors: as for `dpmo_information_gain`.
+ *
+ * # Safety
+ * `counts`: values · classes readable uint64_t; `out`: one writable double.
+ */
+enum dpmo_status dpmo_gini(const uint64_t *counts,
+                           size_t values,
+                           size_t classes,
+                           double *out);
+
+/**
+ * The element-wise maximum of two δ tables of the same shape, in place: `acc[i] = max(acc[i],
+ * other[i])` for i < `len`. The maximum of admissible functions is admissible (Local Dampening paper,
+ * Lemma 4.5), so this combines, e.g., several bounds of one utility, or the δ of utilities whose maximum
+ * is taken. (A minimum is not admissible in general and is not offered.) `acc` is read and written;
+ * `other` must not overlap it.
+ *
+ * Errors: a NaN, negative or infinite value in either table → `DPMO_INVALID_SENSITIVITY_VALUE` (`acc`
+ * unchanged); a null, misaligned or overlapping pointer; len · 8 not representable → `DPMO_OVERFLOW`.
+ *
+ * # Safety
+ * `acc`: `len` readable and writable doubles; `other`: `len` readable doubles.
+ */
+enum dpmo_status dpmo_delta_max_into(double *acc,
+                                     const double *other,
+                                     size_t len);
 
 /**
  * Writes δ(x, t, r) after clamping and saturation to `*out_value`, for candidate r < n.

@@ -11,12 +11,14 @@
 #![allow(non_camel_case_types)]
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod applications;
 mod buffers;
 mod local;
 mod rng;
 mod select;
 mod status;
 
+pub use applications::*;
 pub use local::*;
 pub use rng::*;
 pub use select::*;
