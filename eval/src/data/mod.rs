@@ -1,0 +1,3 @@
+//! Loaders for the real datasets in `../shared/data` (see its README for provenance and shapes).
+
+pub mod snap;
