@@ -4,6 +4,10 @@
 //! every neighbour y of x, every candidate r and every t below a bound past saturation.
 //! Each test also runs a deliberately broken variant through the same checker and asserts it is caught.
 
+mod common;
+
+use common::graphs::{csr_of, edge_list, graph_world};
+use common::{check_states, Bounds, Evaluated, Report};
 use std::collections::{HashMap, HashSet};
 use std::fmt::Debug;
 use std::hash::Hash;
@@ -20,128 +24,37 @@ use dpmo::sensitivity::rates::{rate_delta, tnr, tpr, RateNeighbours};
 
 const TOL: f64 = 1e-9;
 
-#[derive(Debug, Default)]
-struct Report {
-    checks: u64,
-    violations: u64,
-    cond1: u64,
-    cond2: u64,
-    first: Option<String>,
-}
-
-/// What the checker needs of one state: the utility of every candidate, and δ as a row-major
-/// candidates × `t_len` table.
-struct Eval {
-    u: Vec<f64>,
-    delta: Vec<f64>,
+/// The bounds of every check in this file: δ tabulated for t < `t_len`, condition 2 within the table,
+/// absolute tolerance [`TOL`] for the floating-point utilities.
+fn bounds(t_len: usize) -> Bounds {
+    Bounds {
+        t_len,
+        global: None,
+        tolerance: TOL,
+    }
 }
 
 /// Checks both admissibility conditions for every x in `world` and every y in `neighbours(x)`, with δ
-/// tabulated for t < `t_len` by `eval`. States are evaluated once each.
+/// tabulated for t < `t_len` by `eval` (the shared checker of `tests/common/admissibility.rs`).
 fn check<S, N, E>(name: &str, world: &[S], neighbours: N, eval: E, t_len: usize) -> Report
 where
     S: Clone + Eq + Hash + Debug,
     N: Fn(&S) -> Vec<S>,
-    E: Fn(&S) -> Eval,
+    E: Fn(&S) -> Evaluated,
 {
-    let mut memo: HashMap<S, Eval> = HashMap::new();
-    let mut rep = Report::default();
-    for x in world {
-        if !memo.contains_key(x) {
-            memo.insert(x.clone(), eval(x));
-        }
-        for y in neighbours(x) {
-            if !memo.contains_key(&y) {
-                memo.insert(y.clone(), eval(&y));
-            }
-            let (ex, ey) = (&memo[x], &memo[&y]);
-            assert_eq!(ex.u.len(), ey.u.len());
-            for r in 0..ex.u.len() {
-                let change = (ex.u[r] - ey.u[r]).abs();
-                let d0 = ex.delta[r * t_len];
-                rep.checks += 1;
-                if d0 + TOL < change {
-                    rep.violations += 1;
-                    rep.cond1 += 1;
-                    rep.first
-                        .get_or_insert_with(|| format!("cond 1: x={x:?} y={y:?} r={r}: |Δu|={change} > δ(x,0)={d0}"));
-                }
-                for t in 0..t_len - 1 {
-                    let dx = ex.delta[r * t_len + t + 1];
-                    let dy = ey.delta[r * t_len + t];
-                    rep.checks += 1;
-                    if dx + TOL < dy {
-                        rep.violations += 1;
-                        rep.cond2 += 1;
-                        rep.first.get_or_insert_with(|| {
-                            format!("cond 2: x={x:?} y={y:?} r={r} t={t}: δ(x,t+1)={dx} < δ(y,t)={dy}")
-                        });
-                    }
-                }
-            }
-        }
-    }
-    eprintln!(
-        "{name}: {} states, {} checks, {} violations ({} of condition 1, {} of condition 2){}",
-        world.len(),
-        rep.checks,
-        rep.violations,
-        rep.cond1,
-        rep.cond2,
-        rep.first
-            .as_deref()
-            .map(|s| format!(" (first: {s})"))
-            .unwrap_or_default()
-    );
-    rep
+    check_states(name, world, neighbours, eval, bounds(t_len))
 }
 
 fn assert_admissible(rep: &Report) {
-    assert!(rep.checks > 0);
-    assert_eq!(rep.violations, 0, "{:?}", rep.first);
+    rep.assert_admissible("admissibility");
 }
 
 fn assert_caught(rep: &Report) {
-    assert!(rep.violations > 0, "the checker missed a broken variant");
+    rep.assert_caught("broken variant");
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Graph world: all labelled graphs on n nodes, a graph being a bit mask over the n(n−1)/2 possible edges;
-// neighbours differ in one edge (edge-DP).
-
-fn edge_list(n: usize) -> Vec<(usize, usize)> {
-    let mut e = Vec::new();
-    for i in 0..n {
-        for j in i + 1..n {
-            e.push((i, j));
-        }
-    }
-    e
-}
-
-fn csr_of(n: usize, mask: u64) -> (Vec<usize>, Vec<u32>) {
-    let mut adj = vec![Vec::new(); n];
-    for (k, &(i, j)) in edge_list(n).iter().enumerate() {
-        if mask >> k & 1 == 1 {
-            adj[i].push(j as u32);
-            adj[j].push(i as u32);
-        }
-    }
-    let mut off = vec![0];
-    let mut flat = Vec::new();
-    for mut l in adj {
-        l.sort_unstable();
-        flat.extend(l);
-        off.push(flat.len());
-    }
-    (off, flat)
-}
-
-fn graph_world(n: usize) -> (Vec<u64>, impl Fn(&u64) -> Vec<u64>) {
-    let m = n * (n - 1) / 2;
-    let world: Vec<u64> = (0..1u64 << m).collect();
-    (world, move |&g: &u64| (0..m).map(|k| g ^ (1 << k)).collect())
-}
+// Graph world (`common::graphs`): all labelled graphs on n nodes; neighbours differ in one edge (edge-DP).
 
 /// Evaluates a graph utility and its δ table on the graph `mask`.
 fn graph_eval(
@@ -150,14 +63,14 @@ fn graph_eval(
     t_len: usize,
     utility: &dyn Fn(&Csr<'_>, &mut [f64]),
     delta: &dyn Fn(&Csr<'_>, &mut [f64]),
-) -> Eval {
+) -> Evaluated {
     let (off, adj) = csr_of(n, mask);
     let g = Csr::new(&off, &adj).expect("valid graph");
     let mut u = vec![0.0; n];
     let mut d = vec![0.0; n * t_len];
     utility(&g, &mut u);
     delta(&g, &mut d);
-    Eval { u, delta: d }
+    Evaluated { score: u, delta: d }
 }
 
 const GRAPH_T: usize = 8;
@@ -468,8 +381,8 @@ fn run_rates(
         name,
         &rate_world(),
         rate_neighbours(rel),
-        |&(h, m)| Eval {
-            u: vec![rate(h, m)],
+        |&(h, m)| Evaluated {
+            score: vec![rate(h, m)],
             delta: (0..RATE_T as u64).map(|t| delta(h, m, t)).collect(),
         },
         RATE_T,
@@ -493,7 +406,7 @@ fn tpr_and_tnr_are_admissible_under_both_neighbour_relations() {
     );
     assert_caught(&rep);
     assert!(
-        rep.cond2 > 0,
+        rep.cond2_violations > 0,
         "DESIGN.md's condition-2 counterexample must be among the violations"
     );
     let rep = run_rates(
@@ -569,8 +482,8 @@ fn run_ig(name: &str, values: usize, classes: usize, delta: &dyn Fn(&Contingency
             let t = Contingency::new(x, values, classes).unwrap();
             let mut d = vec![0.0; IG_T];
             delta(&t, &mut d);
-            Eval {
-                u: vec![information_gain(&t)],
+            Evaluated {
+                score: vec![information_gain(&t)],
                 delta: d,
             }
         },
@@ -708,8 +621,8 @@ fn information_gain_and_gini_respect_their_global_sensitivities() {
             name,
             &tables(6, IG_MAX),
             record_neighbours,
-            |x| Eval {
-                u: vec![gini_utility(&Contingency::new(x, 3, 2).unwrap())],
+            |x| Evaluated {
+                score: vec![gini_utility(&Contingency::new(x, 3, 2).unwrap())],
                 delta: vec![d; 4],
             },
             4,
