@@ -32,7 +32,7 @@ pub enum dpmo_status {
     DPMO_INVALID_GENERATOR = 10,
     /// An argument is outside its documented range (unknown enum value, misaligned pointer, ...).
     DPMO_INVALID_ARGUMENT = 11,
-    /// More objectives than the library's fixed capacity.
+    /// An input exceeds a fixed capacity (more than 16 objectives, or a contingency table beyond 16 x 16).
     DPMO_CAPACITY_EXCEEDED = 12,
     /// The privacy budget left is smaller than the epsilon requested.
     DPMO_BUDGET_EXHAUSTED = 13,
