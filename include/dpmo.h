@@ -92,6 +92,23 @@
 #define DPMO_DAMPENING_SHIFTED 1
 
 /**
+ * The largest number m of objectives; more gives `DPMO_CAPACITY_EXCEEDED`.
+ */
+#define DPMO_MAX_OBJECTIVES 16
+
+/**
+ * Dominance: r′ dominates r when u_i(r′) ≥ u_i(r) for every objective and > for at least one (the usual
+ * Pareto dominance: exact ties do not penalise each other).
+ */
+#define DPMO_DOMINANCE_TEXTBOOK 0
+
+/**
+ * Dominance: r′ ≠ r dominates r when u_i(r′) ≥ u_i(r) for every objective (the relation ⪰ of the PrivPareto
+ * paper, Def. 4.3: exact ties dominate each other).
+ */
+#define DPMO_DOMINANCE_WEAK 1
+
+/**
  * ChaCha20, cryptographically secure: use it for releases, seeded from a secure source.
  */
 #define DPMO_RNG_CHACHA20 0
@@ -215,7 +232,7 @@ typedef enum dpmo_status {
    */
   DPMO_INVALID_ARGUMENT = 11,
   /**
-   * More objectives than the library's fixed capacity.
+   * An input exceeds a fixed capacity (more than 16 objectives, or a contingency table beyond 16 x 16).
    */
   DPMO_CAPACITY_EXCEEDED = 12,
   /**
@@ -227,6 +244,31 @@ typedef enum dpmo_status {
    */
   DPMO_OVERLAPPING_BUFFERS = 14,
 } dpmo_status;
+
+/**
+ * A privacy budget under sequential (basic) composition: mechanisms that are ε₁-, ε₂-, … -DP run on the
+ * same data are (Σ ε_j)-DP together. Plain data owned by the caller; initialise it with
+ * `dpmo_budget_init` and let every mechanism taking a `dpmo_budget *` charge it (or charge it yourself
+ * with `dpmo_budget_charge`).
+ *
+ * `spent` is kept as an upper bound of the exact sum of the successful charges, and `remaining` is rounded
+ * down, so the exact sum never exceeds `total`, and charging exactly `dpmo_budget_remaining` always
+ * succeeds. No tolerance is applied: ten charges of 0.1 against a total of 1 are refused at the tenth (the
+ * double 0.1 is slightly above 1/10); charge the remaining amount last, or use dyadic shares (0.125).
+ *
+ * Every function taking a budget refuses, with `DPMO_INVALID_ARGUMENT`, one that is not finite with
+ * 0 < `total` and 0 ≤ `spent` ≤ `total` (that is, one `dpmo_budget_init` could not have produced).
+ */
+typedef struct dpmo_budget {
+  /**
+   * The total ε (> 0, finite).
+   */
+  double total;
+  /**
+   * The ε spent so far (0 ≤ spent ≤ total).
+   */
+  double spent;
+} dpmo_budget;
 
 /**
  * A per-candidate local sensitivity δ(x, t, r), as the caller supplies it.
@@ -604,6 +646,59 @@ enum dpmo_status dpmo_delta_max_into(double *acc,
                                      size_t len);
 
 /**
+ * Initialises `*budget` to a fresh budget of `total_epsilon` (spent = 0).
+ *
+ * Errors: a null or misaligned `budget`; `total_epsilon` not finite or ≤ 0 → `DPMO_INVALID_EPSILON`.
+ *
+ * # Safety
+ * `budget`: one writable `dpmo_budget`.
+ */
+enum dpmo_status dpmo_budget_init(struct dpmo_budget *budget,
+                                  double total_epsilon);
+
+/**
+ * Records a mechanism run with `epsilon` outside dpmo (sequential composition): adds it to `spent`.
+ *
+ * Errors (budget unchanged): a null, misaligned or invalid budget; `epsilon` not finite or ≤ 0 →
+ * `DPMO_INVALID_EPSILON`; the exact sum of the charges would exceed `total` → `DPMO_BUDGET_EXHAUSTED`.
+ *
+ * # Safety
+ * `budget`: one readable and writable `dpmo_budget`.
+ */
+enum dpmo_status dpmo_budget_charge(struct dpmo_budget *budget,
+                                    double epsilon);
+
+/**
+ * Writes the ε still available to `*out_remaining`: a lower bound of total − spent, never negative.
+ * Charging exactly this value succeeds when it is > 0.
+ *
+ * Errors: a null, misaligned or invalid budget; a null, misaligned or overlapping `out_remaining`.
+ *
+ * # Safety
+ * `budget`: one readable `dpmo_budget`; `out_remaining`: one writable double.
+ */
+enum dpmo_status dpmo_budget_remaining(const struct dpmo_budget *budget,
+                                       double *out_remaining);
+
+/**
+ * Advanced composition (Kearns et al., SI Lemma 4, after Dwork–Rothblum–Vadhan): k adaptively composed
+ * ε₀-DP mechanisms are (ε, δ′)-DP with ε = ε₀ √(8 k ln(1/δ′)). Where that simplified form is not implied
+ * by the Dwork–Rothblum–Vadhan bound ε₀ √(2 k ln(1/δ′)) + k ε₀ (e^ε₀ − 1) (Dwork and Roth, Thm. 3.20), the
+ * latter is returned instead, so the value written to `*out_epsilon` is always a valid guarantee. Basic
+ * composition (k ε₀, δ′ = 0) may be smaller: compare if needed.
+ *
+ * Errors: ε₀ not finite or ≤ 0 → `DPMO_INVALID_EPSILON`; k = 0 or δ′ ∉ (0, 1) → `DPMO_INVALID_ARGUMENT`;
+ * a non-finite result → `DPMO_OVERFLOW`; a null or misaligned `out_epsilon`.
+ *
+ * # Safety
+ * `out_epsilon`: one writable double.
+ */
+enum dpmo_status dpmo_advanced_composition(double eps0,
+                                           size_t k,
+                                           double delta_prime,
+                                           double *out_epsilon);
+
+/**
  * Writes δ(x, t, r) after clamping and saturation to `*out_value`, for candidate r < n.
  *
  * # Safety
@@ -681,6 +776,383 @@ enum dpmo_status dpmo_select_local_dampening(struct dpmo_rng *rng,
                                              size_t *perm_scratch,
                                              size_t perm_scratch_len,
                                              size_t *out_index);
+
+/**
+ * Writes to `*out_len` the number of size_t of scratch `dpmo_pareto_scores` needs for n candidates.
+ *
+ * Errors: a null or misaligned `out_len`; the length, or its size in bytes, not representable →
+ * `DPMO_OVERFLOW`.
+ *
+ * # Safety
+ * `out_len`: one writable size_t.
+ */
+enum dpmo_status dpmo_pareto_scores_scratch_len(size_t n,
+                                                size_t *out_len);
+
+/**
+ * The Pareto score (PrivPareto paper, Def. 4.3): writes PS(x, r) = −#{r′ ≠ r : r′ dominates r} to
+ * `out_scores[r]` for the n candidates, under `dominance` (`DPMO_DOMINANCE_TEXTBOOK` or
+ * `DPMO_DOMINANCE_WEAK`). Scores are integers in [−(n − 1), 0]; their global sensitivity is n − 1.
+ * `scratch` needs `dpmo_pareto_scores_scratch_len(n)` size_t. O(n log n) for m ≤ 2, O(n log² n) for m = 3,
+ * O(n² m) worst case beyond.
+ *
+ * Errors: m = 0, an unknown `dominance` → `DPMO_INVALID_ARGUMENT`; m > `DPMO_MAX_OBJECTIVES` →
+ * `DPMO_CAPACITY_EXCEEDED`; n = 0 → `DPMO_EMPTY_INPUT`; a NaN or infinite utility →
+ * `DPMO_NON_FINITE_INPUT`; a short scratch → `DPMO_SCRATCH_TOO_SMALL`; null, misaligned or overlapping
+ * buffers.
+ *
+ * # Safety
+ * `utilities`: n · m readable doubles; `out_scores`: n writable doubles; `scratch`: `scratch_len` writable
+ * size_t.
+ */
+enum dpmo_status dpmo_pareto_scores(const double *utilities,
+                                    size_t n,
+                                    size_t m,
+                                    uint32_t dominance,
+                                    double *out_scores,
+                                    size_t *scratch,
+                                    size_t scratch_len);
+
+/**
+ * Writes the scratch lengths `dpmo_pareto_sensitivity_table` needs for n candidates and m objectives:
+ * `*out_index_len` = 8n + 1 size_t and `*out_value_len` = 3 n m doubles.
+ *
+ * Errors: null, misaligned or overlapping outputs; a length not representable → `DPMO_OVERFLOW`.
+ *
+ * # Safety
+ * `out_index_len`, `out_value_len`: one writable size_t each.
+ */
+enum dpmo_status dpmo_pareto_sensitivity_scratch_len(size_t n,
+                                                     size_t m,
+                                                     size_t *out_index_len,
+                                                     size_t *out_value_len);
+
+/**
+ * The admissible sensitivity function δ^PS of the Pareto score (PrivPareto paper, Def. 4.5, Thm. 4.7),
+ * built from the m objectives' admissible δ_i (`deltas`, m specs for n candidates): writes δ^PS(x, t, r)
+ * to `out[r · columns + t]` for t < `columns`. The result is the same for both dominance relations.
+ * With `global` = n − 1 it is ready for a `DPMO_DELTA_TABLE` spec (and `dpmo_dampen`). Scratch: see
+ * `dpmo_pareto_sensitivity_scratch_len`.
+ *
+ * Errors: m = 0 or `columns` = 0 → `DPMO_INVALID_ARGUMENT`; m > `DPMO_MAX_OBJECTIVES` →
+ * `DPMO_CAPACITY_EXCEEDED`; n = 0 → `DPMO_EMPTY_INPUT`; a non-finite utility; a spec error (as for
+ * `dpmo_sensitivity_value`); a short scratch; n · columns not representable → `DPMO_OVERFLOW`; null,
+ * misaligned or overlapping buffers.
+ *
+ * # Safety
+ * `utilities`: n · m readable doubles; `deltas`: m valid specs for n candidates; `out`: n · columns
+ * writable doubles; the scratches writable for their lengths.
+ */
+enum dpmo_status dpmo_pareto_sensitivity_table(const double *utilities,
+                                               size_t n,
+                                               size_t m,
+                                               const struct dpmo_sensitivity *deltas,
+                                               size_t columns,
+                                               double *out,
+                                               size_t *index_scratch,
+                                               size_t index_len,
+                                               double *value_scratch,
+                                               size_t value_len);
+
+/**
+ * The aggregated utility of PrivAgg (PrivPareto paper, §5): writes u_agg(x, r) = Σ_i w_i u_i(x, r) to
+ * `out[r]` for the n candidates; weights of any sign (m of them).
+ *
+ * Errors: m = 0 → `DPMO_INVALID_ARGUMENT`; m > `DPMO_MAX_OBJECTIVES` → `DPMO_CAPACITY_EXCEEDED`; n = 0 →
+ * `DPMO_EMPTY_INPUT`; a non-finite weight or utility → `DPMO_NON_FINITE_INPUT`; a sum beyond the double
+ * range → `DPMO_OVERFLOW`; null, misaligned or overlapping buffers.
+ *
+ * # Safety
+ * `utilities`: n · m readable doubles; `weights`: m readable doubles; `out`: n writable doubles.
+ */
+enum dpmo_status dpmo_weighted_sum(const double *utilities,
+                                   size_t n,
+                                   size_t m,
+                                   const double *weights,
+                                   double *out);
+
+/**
+ * The global sensitivity of u_agg (PrivPareto paper, Thm. 5.3): writes Δ_agg = Σ_i |w_i| Δ_i to
+ * `*out_global`, from the objectives' global sensitivities `globals[i]` = Δ_i.
+ *
+ * Errors: m = 0, or every weight zero → `DPMO_INVALID_ARGUMENT`; m > `DPMO_MAX_OBJECTIVES` →
+ * `DPMO_CAPACITY_EXCEEDED`; a non-finite weight → `DPMO_NON_FINITE_INPUT`; a Δ_i not finite and > 0 →
+ * `DPMO_INVALID_SENSITIVITY`; a sum beyond the double range → `DPMO_OVERFLOW`; null, misaligned or
+ * overlapping buffers.
+ *
+ * # Safety
+ * `weights`, `globals`: m readable doubles each; `out_global`: one writable double.
+ */
+enum dpmo_status dpmo_weighted_global_sensitivity(const double *weights,
+                                                  size_t m,
+                                                  const double *globals,
+                                                  double *out_global);
+
+/**
+ * The admissible sensitivity function of u_agg (PrivPareto paper, Thm. 5.4): writes
+ * δ_agg(x, t, r) = Σ_i |w_i| δ_i(x, t, r) to `out[r · columns + t]` for t < `columns`, each objective with
+ * its own δ_i (`deltas`, m specs for n candidates), and Δ_agg = Σ_i |w_i| Δ_i (Thm. 5.3) to `*out_global`:
+ * ready for a `DPMO_DELTA_TABLE` spec with `global` = Δ_agg. `columns` ≥ the largest T_max loses nothing.
+ *
+ * Errors: m = 0, `columns` = 0, or every weight zero → `DPMO_INVALID_ARGUMENT`; m >
+ * `DPMO_MAX_OBJECTIVES` → `DPMO_CAPACITY_EXCEEDED`; n = 0 → `DPMO_EMPTY_INPUT`; a non-finite weight; a
+ * spec error (as for `dpmo_sensitivity_value`); n · columns not representable → `DPMO_OVERFLOW`; null,
+ * misaligned or overlapping buffers.
+ *
+ * # Safety
+ * `weights`: m readable doubles; `deltas`: m valid specs for n candidates; `out`: n · columns writable
+ * doubles; `out_global`: one writable double.
+ */
+enum dpmo_status dpmo_weighted_sensitivity_table(const double *weights,
+                                                 size_t m,
+                                                 const struct dpmo_sensitivity *deltas,
+                                                 size_t n,
+                                                 size_t columns,
+                                                 double *out,
+                                                 double *out_global);
+
+/**
+ * Writes the scratch lengths `dpmo_select_privpareto` and `dpmo_privpareto_probabilities` need for n
+ * candidates, m objectives and `columns` distances of δ^PS (0 for the global mechanism):
+ * `*out_values_len` doubles = n m + 2n + n · columns + 3 n m, `*out_indices_len` size_t = 10n + 1.
+ *
+ * Errors: null, misaligned or overlapping outputs; a length not representable → `DPMO_OVERFLOW`.
+ *
+ * # Safety
+ * `out_values_len`, `out_indices_len`: one writable size_t each.
+ */
+enum dpmo_status dpmo_privpareto_scratch_len(size_t n,
+                                             size_t m,
+                                             size_t columns,
+                                             size_t *out_values_len,
+                                             size_t *out_indices_len);
+
+/**
+ * PrivPareto (PrivPareto paper, §4.3): selects k of the n candidates without replacement by their Pareto
+ * score (Def. 4.3, under `dominance`), each round by `selector` (`DPMO_SELECTOR_*`) at ε/k over the
+ * candidates left, re-scored among themselves. ε-DP in total. Writes the k indices in pick order to
+ * `out_indices`.
+ * * `deltas` NULL: global sensitivity Δ = n′ − 1 (n′ candidates left); `columns` and `dampening` are
+ *   unused (`dampening` must still be a `DPMO_DAMPENING_*` value).
+ * * `deltas` = m specs, δ_i admissible for objective i: local sensitivity, the Pareto score dampened
+ *   (`dampening`: `DPMO_DAMPENING_PLAIN` or `DPMO_DAMPENING_SHIFTED`) with δ^PS (Def. 4.5, Thm. 4.7)
+ *   tabulated for t < `columns` (≥ 1; δ^PS = n′ − 1 beyond), then selected with Δ = 1.
+ *
+ * Scratch: `values` and `indices` of the lengths `dpmo_privpareto_scratch_len(n, m, columns)` reports
+ * (columns = 0 when global); their contents afterwards are unspecified. `budget` (nullable) is charged ε
+ * on success; `DPMO_BUDGET_EXHAUSTED` when it is insufficient (nothing else happens).
+ *
+ * Errors: as for `dpmo_pareto_scores` and `dpmo_pareto_sensitivity_table`; an unknown `selector` or
+ * `dampening`, k = 0 or k > n → `DPMO_INVALID_ARGUMENT`; ε not finite or ≤ 0 → `DPMO_INVALID_EPSILON`;
+ * an invalid generator or budget; null, misaligned or overlapping buffers.
+ *
+ * # Safety
+ * `rng`: an initialised generator; `utilities`: n · m readable doubles; `deltas`: NULL or m valid specs;
+ * `out_indices`: k writable size_t; the scratches writable for their lengths; `budget`: NULL or a valid
+ * budget. No output may overlap another buffer.
+ */
+enum dpmo_status dpmo_select_privpareto(struct dpmo_rng *rng,
+                                        const double *utilities,
+                                        size_t n,
+                                        size_t m,
+                                        uint32_t dominance,
+                                        const struct dpmo_sensitivity *deltas,
+                                        size_t columns,
+                                        uint32_t dampening,
+                                        uint32_t selector,
+                                        double epsilon,
+                                        size_t k,
+                                        size_t *out_indices,
+                                        double *values,
+                                        size_t values_len,
+                                        size_t *indices,
+                                        size_t indices_len,
+                                        struct dpmo_budget *budget);
+
+/**
+ * Exact output probabilities of PrivPareto with the exponential mechanism and k = 1: global,
+ * P(r) ∝ exp(ε PS(r) / (2(n − 1))); local, P(r) ∝ exp(ε D(PS, δ^PS)(r) / 2) (Local Dampening paper,
+ * Def. 3.8, with δ^PS). Writes n probabilities to `out_probabilities`. Arguments, scratch and errors as
+ * for `dpmo_select_privpareto`.
+ *
+ * # Safety
+ * As for `dpmo_select_privpareto`; `out_probabilities`: n writable doubles.
+ */
+enum dpmo_status dpmo_privpareto_probabilities(const double *utilities,
+                                               size_t n,
+                                               size_t m,
+                                               uint32_t dominance,
+                                               const struct dpmo_sensitivity *deltas,
+                                               size_t columns,
+                                               uint32_t dampening,
+                                               double epsilon,
+                                               double *out_probabilities,
+                                               double *values,
+                                               size_t values_len,
+                                               size_t *indices,
+                                               size_t indices_len);
+
+/**
+ * Writes the scratch lengths `dpmo_select_privagg` needs for n candidates and `columns` distances of
+ * δ_agg (0 for the global mechanism): `*out_values_len` doubles = 3n + n · columns, `*out_indices_len`
+ * size_t = 2n (`dpmo_privagg_probabilities` needs only the values).
+ *
+ * Errors: null, misaligned or overlapping outputs; a length not representable → `DPMO_OVERFLOW`.
+ *
+ * # Safety
+ * `out_values_len`, `out_indices_len`: one writable size_t each.
+ */
+enum dpmo_status dpmo_privagg_scratch_len(size_t n,
+                                          size_t columns,
+                                          size_t *out_values_len,
+                                          size_t *out_indices_len);
+
+/**
+ * PrivAgg (PrivPareto paper, §5): selects k of the n candidates without replacement by
+ * u_agg = Σ_i w_i u_i (m weights of any sign), each round by `selector` (`DPMO_SELECTOR_*`) at ε/k.
+ * ε-DP in total. Writes the k indices in pick order to `out_indices`.
+ * * `deltas` NULL: global, Δ_agg = Σ |w_i| Δ_i (Thm. 5.3) from `globals` (m values Δ_i > 0); `columns`
+ *   and `dampening` are unused (`dampening` must still be a `DPMO_DAMPENING_*` value).
+ * * `deltas` = m specs (δ_i admissible for objective i, Δ_i = its `global`): local, u_agg dampened
+ *   (`dampening`) with δ_agg = Σ |w_i| δ_i (Thm. 5.4) tabulated for t < `columns` (≥ 1; Δ_agg beyond),
+ *   then selected with Δ = 1; `globals` is unused and may be NULL.
+ *
+ * Scratch: `values` and `indices` of the lengths `dpmo_privagg_scratch_len(n, columns)` reports (columns
+ * = 0 when global). `budget` (nullable) is charged ε on success; `DPMO_BUDGET_EXHAUSTED` when it is
+ * insufficient (nothing else happens).
+ *
+ * Errors: as for `dpmo_weighted_sum`, `dpmo_weighted_global_sensitivity` and
+ * `dpmo_weighted_sensitivity_table`; an unknown `selector` or `dampening`, k = 0 or k > n →
+ * `DPMO_INVALID_ARGUMENT`; ε not finite or ≤ 0 → `DPMO_INVALID_EPSILON`; a short scratch; an invalid
+ * generator or budget; null, misaligned or overlapping buffers.
+ *
+ * # Safety
+ * `rng`: an initialised generator; `utilities`: n · m readable doubles; `weights`: m readable doubles;
+ * `globals`: m readable doubles when `deltas` is NULL; `deltas`: NULL or m valid specs; `out_indices`: k
+ * writable size_t; the scratches writable for their lengths; `budget`: NULL or a valid budget.
+ */
+enum dpmo_status dpmo_select_privagg(struct dpmo_rng *rng,
+                                     const double *utilities,
+                                     size_t n,
+                                     size_t m,
+                                     const double *weights,
+                                     const double *globals,
+                                     const struct dpmo_sensitivity *deltas,
+                                     size_t columns,
+                                     uint32_t dampening,
+                                     uint32_t selector,
+                                     double epsilon,
+                                     size_t k,
+                                     size_t *out_indices,
+                                     double *values,
+                                     size_t values_len,
+                                     size_t *indices,
+                                     size_t indices_len,
+                                     struct dpmo_budget *budget);
+
+/**
+ * Exact output probabilities of PrivAgg with the exponential mechanism and k = 1: global,
+ * P(r) ∝ exp(ε u_agg(r) / (2 Δ_agg)); local, P(r) ∝ exp(ε D(u_agg, δ_agg)(r) / 2). Writes n probabilities
+ * to `out_probabilities`. Arguments and errors as for `dpmo_select_privagg`; `values` as reported by
+ * `dpmo_privagg_scratch_len` (no index scratch).
+ *
+ * # Safety
+ * As for `dpmo_select_privagg`; `out_probabilities`: n writable doubles.
+ */
+enum dpmo_status dpmo_privagg_probabilities(const double *utilities,
+                                            size_t n,
+                                            size_t m,
+                                            const double *weights,
+                                            const double *globals,
+                                            const struct dpmo_sensitivity *deltas,
+                                            size_t columns,
+                                            uint32_t dampening,
+                                            double epsilon,
+                                            double *out_probabilities,
+                                            double *values,
+                                            size_t values_len);
+
+/**
+ * Top-k without replacement over single-objective scores: k rounds of `selector` (`DPMO_SELECTOR_*`) at
+ * ε/k each with global sensitivity `sensitivity`, over the candidates not yet chosen (sequential
+ * composition: ε-DP in total). Writes the k indices in pick order to `out_indices`; k = n gives a random
+ * permutation.
+ *
+ * Scratch: `scratch` n doubles; `index_scratch` n size_t, or 2n for `DPMO_SELECTOR_PERMUTE_AND_FLIP`.
+ * `budget` (nullable) is charged ε on success; `DPMO_BUDGET_EXHAUSTED` when it is insufficient (nothing
+ * else happens).
+ *
+ * Errors: n = 0 → `DPMO_EMPTY_INPUT`; k = 0, k > n or an unknown selector → `DPMO_INVALID_ARGUMENT`; ε not
+ * finite or ≤ 0 → `DPMO_INVALID_EPSILON`; a sensitivity not finite or ≤ 0 → `DPMO_INVALID_SENSITIVITY`;
+ * a non-finite score; a short scratch; an invalid generator or budget; null, misaligned or overlapping
+ * buffers.
+ *
+ * # Safety
+ * `rng`: an initialised generator; `scores`: n readable doubles; `out_indices`: k writable size_t; the
+ * scratches writable for their lengths; `budget`: NULL or a valid budget.
+ */
+enum dpmo_status dpmo_select_top_k(struct dpmo_rng *rng,
+                                   uint32_t selector,
+                                   const double *scores,
+                                   size_t n,
+                                   double sensitivity,
+                                   double epsilon,
+                                   size_t k,
+                                   size_t *out_indices,
+                                   double *scratch,
+                                   size_t scratch_len,
+                                   size_t *index_scratch,
+                                   size_t index_len,
+                                   struct dpmo_budget *budget);
+
+/**
+ * One-shot top-k with Gumbel noise (Durfee & Rogers 2019): adds Gumbel noise of scale 2kΔ/ε to every score
+ * once and reports the k largest, in decreasing order. Equal in distribution to `dpmo_select_top_k` with
+ * the exponential selector (ε-DP in total), in O(n + k log k).
+ *
+ * Scratch: `scratch` n doubles, `index_scratch` n size_t. Budget and errors as for `dpmo_select_top_k`.
+ *
+ * # Safety
+ * As for `dpmo_select_top_k`.
+ */
+enum dpmo_status dpmo_select_top_k_gumbel(struct dpmo_rng *rng,
+                                          const double *scores,
+                                          size_t n,
+                                          double sensitivity,
+                                          double epsilon,
+                                          size_t k,
+                                          size_t *out_indices,
+                                          double *scratch,
+                                          size_t scratch_len,
+                                          size_t *index_scratch,
+                                          size_t index_len,
+                                          struct dpmo_budget *budget);
+
+/**
+ * Top-k without replacement with local dampening (Local Dampening paper, Defs. 3.6/4.3): the n utilities
+ * are dampened once with δ (`sensitivity`, plain or shifted `dampening`), then k rounds of `selector` at
+ * ε/k each run on the dampened scores with Δ = 1. ε-DP in total when δ is admissible.
+ *
+ * Scratch: `scratch` 2n doubles; `index_scratch` n size_t, or 2n for `DPMO_SELECTOR_PERMUTE_AND_FLIP`.
+ * Budget and errors as for `dpmo_select_top_k` and `dpmo_dampen`.
+ *
+ * # Safety
+ * As for `dpmo_select_top_k`; `sensitivity`: a valid spec for n candidates.
+ */
+enum dpmo_status dpmo_select_local_dampening_top_k(struct dpmo_rng *rng,
+                                                   const double *utilities,
+                                                   size_t n,
+                                                   const struct dpmo_sensitivity *sensitivity,
+                                                   uint32_t dampening,
+                                                   uint32_t selector,
+                                                   double epsilon,
+                                                   size_t k,
+                                                   size_t *out_indices,
+                                                   double *scratch,
+                                                   size_t scratch_len,
+                                                   size_t *index_scratch,
+                                                   size_t index_len,
+                                                   struct dpmo_budget *budget);
 
 /**
  * Initialises `rng` as generator `kind` (`DPMO_RNG_CHACHA20` or `DPMO_RNG_XOSHIRO256PP`) from the 32 bytes

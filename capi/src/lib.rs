@@ -12,14 +12,18 @@
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod applications;
+mod budget;
 mod buffers;
 mod local;
+mod multi;
 mod rng;
 mod select;
 mod status;
 
 pub use applications::*;
+pub use budget::*;
 pub use local::*;
+pub use multi::*;
 pub use rng::*;
 pub use select::*;
 pub use status::*;

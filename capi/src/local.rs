@@ -6,7 +6,7 @@ use crate::select::selector_of;
 use crate::status::{dpmo_status, status_of};
 use core::ffi::c_void;
 use dpmo_core::dampen::{dampen_with, Dampening};
-use dpmo_core::sensitivity::{max_over_candidates, DeltaSource, LocalSensitivity};
+use dpmo_core::sensitivity::{max_over_candidates, DeltaFunction, DeltaSource, LocalSensitivity};
 use dpmo_core::{local, Error};
 
 /// δ(t, r) = values[r] for every t < t_max (`values_len` = n).
@@ -50,21 +50,50 @@ pub struct dpmo_sensitivity {
     pub t_max: usize,
 }
 
-/// Copies the spec, borrows its values and runs `f` with the validated sensitivity. The region of the
-/// values is returned too so callers can check their outputs against it.
+/// A caller's δ callback and its context, as a core [`DeltaFunction`].
+#[derive(Clone, Copy)]
+pub(crate) struct CCallback {
+    f: unsafe extern "C" fn(context: *mut c_void, r: usize, t: usize) -> f64,
+    ctx: *mut c_void,
+}
+
+impl DeltaFunction for CCallback {
+    fn delta(&self, r: usize, t: usize) -> f64 {
+        // SAFETY: the caller supplied this function and context for exactly this use.
+        unsafe { (self.f)(self.ctx, r, t) }
+    }
+}
+
+/// Checks and copies the spec at `spec` (so later writes cannot race), with the region it occupies.
 ///
 /// # Safety
-/// `spec` must be null or point to a valid `dpmo_sensitivity` whose `values` hold `values_len` doubles.
-unsafe fn with_sensitivity<T>(
-    spec: *const dpmo_sensitivity,
-    n: usize,
-    f: impl FnOnce(&LocalSensitivity<'_>, [Region; 2]) -> Result<T, Error>,
-) -> Result<T, Error> {
+/// `spec` must be null or point to a valid `dpmo_sensitivity`.
+pub(crate) unsafe fn read_spec(spec: *const dpmo_sensitivity) -> Result<(dpmo_sensitivity, Region), Error> {
     check_out(spec.cast_mut())?;
-    // SAFETY: non-null and aligned; validity is the caller's contract. Copied so later writes cannot race.
-    let s = unsafe { spec.read() };
-    let spec_region = Region::of(spec, 1);
-    let values = |len: usize| -> Result<&[f64], Error> {
+    // SAFETY: non-null and aligned; validity is the caller's contract.
+    Ok((unsafe { spec.read() }, Region::of(spec, 1)))
+}
+
+/// The callback of a `DPMO_DELTA_CALLBACK` spec (None for other kinds or a null callback), to be stored
+/// by the caller of [`sensitivity_of`] for as long as the sensitivity is used.
+pub(crate) fn callback_of(s: &dpmo_sensitivity) -> Option<CCallback> {
+    match (s.kind, s.callback) {
+        (DPMO_DELTA_CALLBACK, Some(f)) => Some(CCallback { f, ctx: s.context }),
+        _ => None,
+    }
+}
+
+/// Converts a copied spec into a validated sensitivity for n candidates, borrowing its values (and the
+/// stored callback, see [`callback_of`]); returns the region of the values too, for overlap checks.
+///
+/// # Safety
+/// `s.values` must hold `s.values_len` doubles that stay valid and unmodified for `'a`.
+pub(crate) unsafe fn sensitivity_of<'a>(
+    s: &dpmo_sensitivity,
+    callback: &'a Option<CCallback>,
+    n: usize,
+) -> Result<(LocalSensitivity<'a>, Region), Error> {
+    let values = |len: usize| -> Result<&'a [f64], Error> {
         // An empty table may come as (NULL, 0): δ is then Δ at every distance.
         if s.values_len == 0 && s.values.is_null() && len == 0 {
             return Ok(&[]);
@@ -76,7 +105,6 @@ unsafe fn with_sensitivity<T>(
         }
         Ok(v)
     };
-    let callback;
     let source = match s.kind {
         DPMO_DELTA_PER_CANDIDATE => DeltaSource::PerCandidate(values(n)?),
         DPMO_DELTA_TABLE => DeltaSource::Table {
@@ -84,24 +112,35 @@ unsafe fn with_sensitivity<T>(
             columns: s.columns,
         },
         DPMO_DELTA_SHARED => DeltaSource::Shared(values(s.values_len)?),
-        DPMO_DELTA_CALLBACK => {
-            let cb = s.callback.ok_or(Error::NullPointer)?;
-            let ctx = s.context;
-            // SAFETY: the caller supplied this function and context for exactly this use.
-            callback = move |r: usize, t: usize| unsafe { cb(ctx, r, t) };
-            DeltaSource::Function(&callback)
-        }
+        DPMO_DELTA_CALLBACK => DeltaSource::Function(callback.as_ref().ok_or(Error::NullPointer)?),
         _ => return Err(Error::InvalidArgument),
     };
     let values_region = match s.kind {
         DPMO_DELTA_CALLBACK => Region::EMPTY,
         _ => Region::of(s.values, s.values_len),
     };
-    let delta = LocalSensitivity::new(source, s.global, s.t_max, n)?;
+    Ok((LocalSensitivity::new(source, s.global, s.t_max, n)?, values_region))
+}
+
+/// Copies the spec, borrows its values and runs `f` with the validated sensitivity. The region of the
+/// values is returned too so callers can check their outputs against it.
+///
+/// # Safety
+/// `spec` must be null or point to a valid `dpmo_sensitivity` whose `values` hold `values_len` doubles.
+pub(crate) unsafe fn with_sensitivity<T>(
+    spec: *const dpmo_sensitivity,
+    n: usize,
+    f: impl FnOnce(&LocalSensitivity<'_>, [Region; 2]) -> Result<T, Error>,
+) -> Result<T, Error> {
+    // SAFETY: forwarded caller contract.
+    let (s, spec_region) = unsafe { read_spec(spec) }?;
+    let callback = callback_of(&s);
+    // SAFETY: forwarded caller contract.
+    let (delta, values_region) = unsafe { sensitivity_of(&s, &callback, n) }?;
     f(&delta, [spec_region, values_region])
 }
 
-fn dampening_of(kind: u32) -> Result<Dampening, Error> {
+pub(crate) fn dampening_of(kind: u32) -> Result<Dampening, Error> {
     match kind {
         DPMO_DAMPENING_PLAIN => Ok(Dampening::Plain),
         DPMO_DAMPENING_SHIFTED => Ok(Dampening::Shifted),

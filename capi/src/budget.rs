@@ -1,0 +1,177 @@
+//! The privacy budget (sequential composition) and the advanced composition bound.
+
+use crate::buffers::{check_disjoint, check_out, Region};
+use crate::status::{dpmo_status, status_of};
+use dpmo_core::privacy::{advanced_composition_epsilon, PrivacyBudget};
+use dpmo_core::Error;
+
+/// A privacy budget under sequential (basic) composition: mechanisms that are ε₁-, ε₂-, … -DP run on the
+/// same data are (Σ ε_j)-DP together. Plain data owned by the caller; initialise it with
+/// `dpmo_budget_init` and let every mechanism taking a `dpmo_budget *` charge it (or charge it yourself
+/// with `dpmo_budget_charge`).
+///
+/// `spent` is kept as an upper bound of the exact sum of the successful charges, and `remaining` is rounded
+/// down, so the exact sum never exceeds `total`, and charging exactly `dpmo_budget_remaining` always
+/// succeeds. No tolerance is applied: ten charges of 0.1 against a total of 1 are refused at the tenth (the
+/// double 0.1 is slightly above 1/10); charge the remaining amount last, or use dyadic shares (0.125).
+///
+/// Every function taking a budget refuses, with `DPMO_INVALID_ARGUMENT`, one that is not finite with
+/// 0 < `total` and 0 ≤ `spent` ≤ `total` (that is, one `dpmo_budget_init` could not have produced).
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct dpmo_budget {
+    /// The total ε (> 0, finite).
+    pub total: f64,
+    /// The ε spent so far (0 ≤ spent ≤ total).
+    pub spent: f64,
+}
+
+/// Checks and copies the budget at `budget` into the core accountant.
+///
+/// # Safety
+/// `budget` must be null or point to a readable `dpmo_budget`.
+pub(crate) unsafe fn load(budget: *const dpmo_budget) -> Result<PrivacyBudget, Error> {
+    check_out(budget.cast_mut())?;
+    // SAFETY: non-null and aligned (checked); validity is the caller's contract.
+    let b = unsafe { budget.read() };
+    let valid = b.total.is_finite() && b.total > 0.0 && b.spent.is_finite() && b.spent >= 0.0 && b.spent <= b.total;
+    if !valid {
+        return Err(Error::InvalidArgument);
+    }
+    let mut p = PrivacyBudget::new(b.total).map_err(|_| Error::InvalidArgument)?;
+    // 0 + spent is exact, so the rebuilt accountant holds exactly `spent`.
+    if b.spent > 0.0 {
+        p.charge(b.spent).map_err(|_| Error::InvalidArgument)?;
+    }
+    Ok(p)
+}
+
+fn store(budget: *mut dpmo_budget, p: &PrivacyBudget) {
+    // SAFETY: every caller checked `budget` non-null, aligned and disjoint from the other buffers.
+    unsafe {
+        budget.write(dpmo_budget {
+            total: p.total(),
+            spent: p.spent(),
+        })
+    };
+}
+
+/// The region of an optional budget (empty when null), for overlap checks.
+pub(crate) fn budget_region(budget: *const dpmo_budget) -> Region {
+    if budget.is_null() {
+        Region::EMPTY
+    } else {
+        Region::of(budget, 1)
+    }
+}
+
+/// An optional budget charge that is decided before a mechanism runs and written only after it succeeded.
+pub(crate) struct PendingCharge {
+    budget: *mut dpmo_budget,
+    after: Option<PrivacyBudget>,
+}
+
+impl PendingCharge {
+    /// Loads the budget (if not null) and charges `epsilon` to a copy: `DPMO_BUDGET_EXHAUSTED` when the
+    /// remaining budget is too small, `DPMO_INVALID_EPSILON` for an unusable ε. Nothing is written.
+    ///
+    /// # Safety
+    /// `budget` must be null or point to a valid `dpmo_budget`, disjoint from every other buffer.
+    pub(crate) unsafe fn prepare(budget: *mut dpmo_budget, epsilon: f64) -> Result<Self, Error> {
+        if budget.is_null() {
+            return Ok(PendingCharge { budget, after: None });
+        }
+        // SAFETY: forwarded caller contract.
+        let mut p = unsafe { load(budget) }?;
+        p.charge(epsilon)?;
+        Ok(PendingCharge { budget, after: Some(p) })
+    }
+
+    /// Writes the charged budget back (after the mechanism succeeded).
+    pub(crate) fn commit(self) {
+        if let Some(p) = self.after {
+            store(self.budget, &p);
+        }
+    }
+}
+
+/// Initialises `*budget` to a fresh budget of `total_epsilon` (spent = 0).
+///
+/// Errors: a null or misaligned `budget`; `total_epsilon` not finite or ≤ 0 → `DPMO_INVALID_EPSILON`.
+///
+/// # Safety
+/// `budget`: one writable `dpmo_budget`.
+#[no_mangle]
+pub unsafe extern "C" fn dpmo_budget_init(budget: *mut dpmo_budget, total_epsilon: f64) -> dpmo_status {
+    status_of((|| {
+        check_out(budget)?;
+        let p = PrivacyBudget::new(total_epsilon)?;
+        store(budget, &p);
+        Ok(())
+    })())
+}
+
+/// Records a mechanism run with `epsilon` outside dpmo (sequential composition): adds it to `spent`.
+///
+/// Errors (budget unchanged): a null, misaligned or invalid budget; `epsilon` not finite or ≤ 0 →
+/// `DPMO_INVALID_EPSILON`; the exact sum of the charges would exceed `total` → `DPMO_BUDGET_EXHAUSTED`.
+///
+/// # Safety
+/// `budget`: one readable and writable `dpmo_budget`.
+#[no_mangle]
+pub unsafe extern "C" fn dpmo_budget_charge(budget: *mut dpmo_budget, epsilon: f64) -> dpmo_status {
+    status_of((|| {
+        // SAFETY: forwarded caller contract.
+        let mut p = unsafe { load(budget) }?;
+        p.charge(epsilon)?;
+        store(budget, &p);
+        Ok(())
+    })())
+}
+
+/// Writes the ε still available to `*out_remaining`: a lower bound of total − spent, never negative.
+/// Charging exactly this value succeeds when it is > 0.
+///
+/// Errors: a null, misaligned or invalid budget; a null, misaligned or overlapping `out_remaining`.
+///
+/// # Safety
+/// `budget`: one readable `dpmo_budget`; `out_remaining`: one writable double.
+#[no_mangle]
+pub unsafe extern "C" fn dpmo_budget_remaining(budget: *const dpmo_budget, out_remaining: *mut f64) -> dpmo_status {
+    status_of((|| {
+        check_out(out_remaining)?;
+        // SAFETY: forwarded caller contract.
+        let p = unsafe { load(budget) }?;
+        check_disjoint(&[Region::of(out_remaining, 1)], &[Region::of(budget, 1)])?;
+        // SAFETY: checked non-null, aligned and disjoint from the budget.
+        unsafe { out_remaining.write(p.remaining()) };
+        Ok(())
+    })())
+}
+
+/// Advanced composition (Kearns et al., SI Lemma 4, after Dwork–Rothblum–Vadhan): k adaptively composed
+/// ε₀-DP mechanisms are (ε, δ′)-DP with ε = ε₀ √(8 k ln(1/δ′)). Where that simplified form is not implied
+/// by the Dwork–Rothblum–Vadhan bound ε₀ √(2 k ln(1/δ′)) + k ε₀ (e^ε₀ − 1) (Dwork and Roth, Thm. 3.20), the
+/// latter is returned instead, so the value written to `*out_epsilon` is always a valid guarantee. Basic
+/// composition (k ε₀, δ′ = 0) may be smaller: compare if needed.
+///
+/// Errors: ε₀ not finite or ≤ 0 → `DPMO_INVALID_EPSILON`; k = 0 or δ′ ∉ (0, 1) → `DPMO_INVALID_ARGUMENT`;
+/// a non-finite result → `DPMO_OVERFLOW`; a null or misaligned `out_epsilon`.
+///
+/// # Safety
+/// `out_epsilon`: one writable double.
+#[no_mangle]
+pub unsafe extern "C" fn dpmo_advanced_composition(
+    eps0: f64,
+    k: usize,
+    delta_prime: f64,
+    out_epsilon: *mut f64,
+) -> dpmo_status {
+    status_of((|| {
+        check_out(out_epsilon)?;
+        let e = advanced_composition_epsilon(eps0, k, delta_prime)?;
+        // SAFETY: checked non-null and aligned.
+        unsafe { out_epsilon.write(e) };
+        Ok(())
+    })())
+}

@@ -1,0 +1,999 @@
+//! Multi-objective selection (PrivPareto paper): the score stages (Pareto score, δ^PS, weighted sums,
+//! δ_agg), PrivPareto and PrivAgg end to end, and top-k without replacement for single-objective scores.
+//!
+//! Utilities are an n × m row-major array: `utilities[r * m + i]` = u_i(x, r), larger is better, with
+//! 1 ≤ m ≤ `DPMO_MAX_OBJECTIVES` (m = 0 → `DPMO_INVALID_ARGUMENT`, more → `DPMO_CAPACITY_EXCEEDED`).
+//! Local sensitivities are an array of m `dpmo_sensitivity` specs, spec i describing δ_i of objective i for
+//! the n candidates (each with its own Δ_i and T_max).
+//!
+//! The selecting functions take k (top-k without replacement: k rounds at ε/k each, ε-DP in total by
+//! sequential composition; indices written in pick order) and an optional `dpmo_budget *`. With a budget,
+//! ε is charged atomically: when the budget left is smaller than ε the call returns
+//! `DPMO_BUDGET_EXHAUSTED` and nothing else happens; the budget is written only when the selection
+//! succeeded. The budget is checked after the pointer and overlap checks, before the mechanism runs.
+
+use crate::budget::{budget_region, dpmo_budget, PendingCharge};
+use crate::buffers::{check_disjoint, check_out, input, output, Region};
+use crate::local::{callback_of, dampening_of, dpmo_sensitivity, read_spec, sensitivity_of};
+use crate::rng::{dpmo_rng, rng_region, with_generator};
+use crate::select::selector_of;
+use crate::status::{dpmo_status, status_of};
+use core::mem::size_of;
+use dpmo_core::multi::{self, AggSensitivity, ParetoSensitivity};
+use dpmo_core::pareto::{self, Dominance};
+use dpmo_core::select;
+use dpmo_core::sensitivity::weighted_sum;
+use dpmo_core::sensitivity::{DeltaSource, LocalSensitivity};
+use dpmo_core::{local, Error, MAX_OBJECTIVES};
+
+/// The largest number m of objectives; more gives `DPMO_CAPACITY_EXCEEDED`.
+pub const DPMO_MAX_OBJECTIVES: usize = 16;
+
+/// Dominance: r′ dominates r when u_i(r′) ≥ u_i(r) for every objective and > for at least one (the usual
+/// Pareto dominance: exact ties do not penalise each other).
+pub const DPMO_DOMINANCE_TEXTBOOK: u32 = 0;
+/// Dominance: r′ ≠ r dominates r when u_i(r′) ≥ u_i(r) for every objective (the relation ⪰ of the PrivPareto
+/// paper, Def. 4.3: exact ties dominate each other).
+pub const DPMO_DOMINANCE_WEAK: u32 = 1;
+
+const _: () = assert!(DPMO_MAX_OBJECTIVES == MAX_OBJECTIVES);
+
+fn dominance_of(d: u32) -> Result<Dominance, Error> {
+    match d {
+        DPMO_DOMINANCE_TEXTBOOK => Ok(Dominance::Textbook),
+        DPMO_DOMINANCE_WEAK => Ok(Dominance::Weak),
+        _ => Err(Error::InvalidArgument),
+    }
+}
+
+/// Validates m, then returns n · m (the number of utilities).
+fn utilities_len(n: usize, m: usize) -> Result<usize, Error> {
+    if m == 0 {
+        return Err(Error::InvalidArgument);
+    }
+    if m > MAX_OBJECTIVES {
+        return Err(Error::CapacityExceeded);
+    }
+    n.checked_mul(m).ok_or(Error::Overflow)
+}
+
+/// `len` elements of T, as a length whose byte size is representable (else `Error::Overflow`).
+fn representable<T>(len: usize) -> Result<usize, Error> {
+    match len.checked_mul(size_of::<T>()) {
+        Some(b) if b <= isize::MAX as usize => Ok(len),
+        _ => Err(Error::Overflow),
+    }
+}
+
+/// `check_disjoint` with the inputs given in two lists.
+fn disjoint(outputs: &[Region], inputs: &[Region], more: &[Region]) -> Result<(), Error> {
+    let mut all = [Region::EMPTY; 2 * MAX_OBJECTIVES + 4];
+    for (slot, r) in all.iter_mut().zip(inputs.iter().chain(more)) {
+        *slot = *r;
+    }
+    if inputs.len() + more.len() > all.len() {
+        return Err(Error::Overflow);
+    }
+    check_disjoint(outputs, &all[..inputs.len() + more.len()])
+}
+
+const NO_SPEC: dpmo_sensitivity = dpmo_sensitivity {
+    kind: 0,
+    values: core::ptr::null(),
+    values_len: 0,
+    columns: 0,
+    callback: None,
+    context: core::ptr::null_mut(),
+    global: 0.0,
+    t_max: 0,
+};
+
+/// Copies the m specs at `specs`, validates them for n candidates (as `dpmo_sensitivity_value` does for
+/// one) and runs `f` with the m sensitivities and the regions they read (the specs and their values).
+///
+/// # Safety
+/// `specs` must be null or point to m valid specs whose values stay valid and unmodified during the call.
+unsafe fn with_sensitivities<T>(
+    specs: *const dpmo_sensitivity,
+    m: usize,
+    n: usize,
+    f: impl FnOnce(&[LocalSensitivity<'_>], &[Region]) -> Result<T, Error>,
+) -> Result<T, Error> {
+    if m == 0 {
+        return Err(Error::InvalidArgument);
+    }
+    if m > MAX_OBJECTIVES {
+        return Err(Error::CapacityExceeded);
+    }
+    // SAFETY: the caller promises m readable specs; they are copied so later writes cannot race.
+    let given = unsafe { input(specs, m) }?;
+    let mut copies = [NO_SPEC; MAX_OBJECTIVES];
+    copies[..m].copy_from_slice(given);
+    let mut callbacks = [None; MAX_OBJECTIVES];
+    for (cb, s) in callbacks.iter_mut().zip(&copies[..m]) {
+        *cb = callback_of(s);
+    }
+    let mut regions = [Region::EMPTY; MAX_OBJECTIVES + 1];
+    regions[MAX_OBJECTIVES] = Region::of(specs, m);
+    let placeholder = LocalSensitivity::new(DeltaSource::Shared(&[]), 1.0, 1, 1)?;
+    let mut deltas = [placeholder; MAX_OBJECTIVES];
+    for i in 0..m {
+        // SAFETY: forwarded caller contract; the callbacks outlive `deltas`.
+        let (d, r) = unsafe { sensitivity_of(&copies[i], &callbacks[i], n) }?;
+        deltas[i] = d;
+        regions[i] = r;
+    }
+    f(&deltas[..m], &regions)
+}
+
+/// `with_sensitivities`, or `f(None, [])` when `specs` is null (the global mechanisms).
+///
+/// # Safety
+/// As for `with_sensitivities`.
+unsafe fn with_optional_sensitivities<T>(
+    specs: *const dpmo_sensitivity,
+    m: usize,
+    n: usize,
+    f: impl FnOnce(Option<&[LocalSensitivity<'_>]>, &[Region]) -> Result<T, Error>,
+) -> Result<T, Error> {
+    if specs.is_null() {
+        f(None, &[])
+    } else {
+        // SAFETY: forwarded caller contract.
+        unsafe { with_sensitivities(specs, m, n, |d, r| f(Some(d), r)) }
+    }
+}
+
+/// Runs a selection with the generator, charging `epsilon` to the optional budget atomically: refused
+/// before anything runs when the budget is too small, written back only on success.
+///
+/// # Safety
+/// `rng` and `budget` as for `with_generator` and `PendingCharge::prepare`, disjoint from every slice `f`
+/// uses (checked by the callers).
+unsafe fn charged(
+    rng: *mut dpmo_rng,
+    budget: *mut dpmo_budget,
+    epsilon: f64,
+    f: impl FnOnce(&mut dpmo_core::Generator) -> Result<(), Error>,
+) -> Result<(), Error> {
+    // SAFETY: forwarded caller contract.
+    let pending = unsafe { PendingCharge::prepare(budget, epsilon) }?;
+    // SAFETY: forwarded caller contract.
+    unsafe { with_generator(rng, f) }?;
+    pending.commit();
+    Ok(())
+}
+
+/// Checks the pointers every selecting function writes through.
+fn check_selection_outputs(rng: *mut dpmo_rng, budget: *mut dpmo_budget, out_indices: *mut usize) -> Result<(), Error> {
+    check_out(rng)?;
+    check_out(out_indices)?;
+    if !budget.is_null() {
+        check_out(budget)?;
+    }
+    Ok(())
+}
+
+// ------------------------------------------------------------------------------------------ score stages
+
+/// Writes to `*out_len` the number of size_t of scratch `dpmo_pareto_scores` needs for n candidates.
+///
+/// Errors: a null or misaligned `out_len`; the length, or its size in bytes, not representable →
+/// `DPMO_OVERFLOW`.
+///
+/// # Safety
+/// `out_len`: one writable size_t.
+#[no_mangle]
+pub unsafe extern "C" fn dpmo_pareto_scores_scratch_len(n: usize, out_len: *mut usize) -> dpmo_status {
+    status_of((|| {
+        check_out(out_len)?;
+        let len = representable::<usize>(pareto::pareto_scores_scratch_len(n)?)?;
+        // SAFETY: checked non-null and aligned.
+        unsafe { out_len.write(len) };
+        Ok(())
+    })())
+}
+
+/// The Pareto score (PrivPareto paper, Def. 4.3): writes PS(x, r) = −#{r′ ≠ r : r′ dominates r} to
+/// `out_scores[r]` for the n candidates, under `dominance` (`DPMO_DOMINANCE_TEXTBOOK` or
+/// `DPMO_DOMINANCE_WEAK`). Scores are integers in [−(n − 1), 0]; their global sensitivity is n − 1.
+/// `scratch` needs `dpmo_pareto_scores_scratch_len(n)` size_t. O(n log n) for m ≤ 2, O(n log² n) for m = 3,
+/// O(n² m) worst case beyond.
+///
+/// Errors: m = 0, an unknown `dominance` → `DPMO_INVALID_ARGUMENT`; m > `DPMO_MAX_OBJECTIVES` →
+/// `DPMO_CAPACITY_EXCEEDED`; n = 0 → `DPMO_EMPTY_INPUT`; a NaN or infinite utility →
+/// `DPMO_NON_FINITE_INPUT`; a short scratch → `DPMO_SCRATCH_TOO_SMALL`; null, misaligned or overlapping
+/// buffers.
+///
+/// # Safety
+/// `utilities`: n · m readable doubles; `out_scores`: n writable doubles; `scratch`: `scratch_len` writable
+/// size_t.
+#[no_mangle]
+pub unsafe extern "C" fn dpmo_pareto_scores(
+    utilities: *const f64,
+    n: usize,
+    m: usize,
+    dominance: u32,
+    out_scores: *mut f64,
+    scratch: *mut usize,
+    scratch_len: usize,
+) -> dpmo_status {
+    status_of((|| {
+        let dominance = dominance_of(dominance)?;
+        let len = utilities_len(n, m)?;
+        // SAFETY: the caller promises n · m readable doubles.
+        let u = unsafe { input(utilities, len) }?;
+        check_out(out_scores)?;
+        check_out(scratch)?;
+        check_disjoint(
+            &[Region::of(out_scores, n), Region::of(scratch, scratch_len)],
+            &[Region::of(utilities, len)],
+        )?;
+        // SAFETY: checked disjoint from every other buffer of this call.
+        let (out, s) = unsafe { (output(out_scores, n)?, output(scratch, scratch_len)?) };
+        pareto::pareto_scores(u, m, dominance, out, s)
+    })())
+}
+
+/// Writes the scratch lengths `dpmo_pareto_sensitivity_table` needs for n candidates and m objectives:
+/// `*out_index_len` = 8n + 1 size_t and `*out_value_len` = 3 n m doubles.
+///
+/// Errors: null, misaligned or overlapping outputs; a length not representable → `DPMO_OVERFLOW`.
+///
+/// # Safety
+/// `out_index_len`, `out_value_len`: one writable size_t each.
+#[no_mangle]
+pub unsafe extern "C" fn dpmo_pareto_sensitivity_scratch_len(
+    n: usize,
+    m: usize,
+    out_index_len: *mut usize,
+    out_value_len: *mut usize,
+) -> dpmo_status {
+    status_of((|| {
+        check_out(out_index_len)?;
+        check_out(out_value_len)?;
+        check_disjoint(&[Region::of(out_index_len, 1), Region::of(out_value_len, 1)], &[])?;
+        let s = pareto::pareto_sensitivity_scratch_len(n, m)?;
+        let (i, v) = (representable::<usize>(s.indices)?, representable::<f64>(s.values)?);
+        // SAFETY: checked non-null, aligned and disjoint.
+        unsafe {
+            out_index_len.write(i);
+            out_value_len.write(v);
+        }
+        Ok(())
+    })())
+}
+
+/// The admissible sensitivity function δ^PS of the Pareto score (PrivPareto paper, Def. 4.5, Thm. 4.7),
+/// built from the m objectives' admissible δ_i (`deltas`, m specs for n candidates): writes δ^PS(x, t, r)
+/// to `out[r · columns + t]` for t < `columns`. The result is the same for both dominance relations.
+/// With `global` = n − 1 it is ready for a `DPMO_DELTA_TABLE` spec (and `dpmo_dampen`). Scratch: see
+/// `dpmo_pareto_sensitivity_scratch_len`.
+///
+/// Errors: m = 0 or `columns` = 0 → `DPMO_INVALID_ARGUMENT`; m > `DPMO_MAX_OBJECTIVES` →
+/// `DPMO_CAPACITY_EXCEEDED`; n = 0 → `DPMO_EMPTY_INPUT`; a non-finite utility; a spec error (as for
+/// `dpmo_sensitivity_value`); a short scratch; n · columns not representable → `DPMO_OVERFLOW`; null,
+/// misaligned or overlapping buffers.
+///
+/// # Safety
+/// `utilities`: n · m readable doubles; `deltas`: m valid specs for n candidates; `out`: n · columns
+/// writable doubles; the scratches writable for their lengths.
+#[no_mangle]
+pub unsafe extern "C" fn dpmo_pareto_sensitivity_table(
+    utilities: *const f64,
+    n: usize,
+    m: usize,
+    deltas: *const dpmo_sensitivity,
+    columns: usize,
+    out: *mut f64,
+    index_scratch: *mut usize,
+    index_len: usize,
+    value_scratch: *mut f64,
+    value_len: usize,
+) -> dpmo_status {
+    status_of((|| {
+        let len = utilities_len(n, m)?;
+        // SAFETY: the caller promises n · m readable doubles.
+        let u = unsafe { input(utilities, len) }?;
+        let out_len = n.checked_mul(columns).ok_or(Error::Overflow)?;
+        check_out(out)?;
+        check_out(index_scratch)?;
+        check_out(value_scratch)?;
+        // SAFETY: forwarded caller contract; outputs checked disjoint from every input before slicing.
+        unsafe {
+            with_sensitivities(deltas, m, n, |ds, regions| {
+                disjoint(
+                    &[
+                        Region::of(out, out_len),
+                        Region::of(index_scratch, index_len),
+                        Region::of(value_scratch, value_len),
+                    ],
+                    &[Region::of(utilities, len)],
+                    regions,
+                )?;
+                pareto::pareto_sensitivity_table(
+                    u,
+                    m,
+                    ds,
+                    columns,
+                    output(out, out_len)?,
+                    output(index_scratch, index_len)?,
+                    output(value_scratch, value_len)?,
+                )
+            })
+        }
+    })())
+}
+
+/// The aggregated utility of PrivAgg (PrivPareto paper, §5): writes u_agg(x, r) = Σ_i w_i u_i(x, r) to
+/// `out[r]` for the n candidates; weights of any sign (m of them).
+///
+/// Errors: m = 0 → `DPMO_INVALID_ARGUMENT`; m > `DPMO_MAX_OBJECTIVES` → `DPMO_CAPACITY_EXCEEDED`; n = 0 →
+/// `DPMO_EMPTY_INPUT`; a non-finite weight or utility → `DPMO_NON_FINITE_INPUT`; a sum beyond the double
+/// range → `DPMO_OVERFLOW`; null, misaligned or overlapping buffers.
+///
+/// # Safety
+/// `utilities`: n · m readable doubles; `weights`: m readable doubles; `out`: n writable doubles.
+#[no_mangle]
+pub unsafe extern "C" fn dpmo_weighted_sum(
+    utilities: *const f64,
+    n: usize,
+    m: usize,
+    weights: *const f64,
+    out: *mut f64,
+) -> dpmo_status {
+    status_of((|| {
+        let len = utilities_len(n, m)?;
+        // SAFETY: the caller promises n · m and m readable doubles.
+        let (u, w) = unsafe { (input(utilities, len)?, input(weights, m)?) };
+        check_out(out)?;
+        check_disjoint(
+            &[Region::of(out, n)],
+            &[Region::of(utilities, len), Region::of(weights, m)],
+        )?;
+        // SAFETY: checked disjoint from the inputs.
+        let o = unsafe { output(out, n) }?;
+        weighted_sum::weighted_sum(u, w, o)
+    })())
+}
+
+/// The global sensitivity of u_agg (PrivPareto paper, Thm. 5.3): writes Δ_agg = Σ_i |w_i| Δ_i to
+/// `*out_global`, from the objectives' global sensitivities `globals[i]` = Δ_i.
+///
+/// Errors: m = 0, or every weight zero → `DPMO_INVALID_ARGUMENT`; m > `DPMO_MAX_OBJECTIVES` →
+/// `DPMO_CAPACITY_EXCEEDED`; a non-finite weight → `DPMO_NON_FINITE_INPUT`; a Δ_i not finite and > 0 →
+/// `DPMO_INVALID_SENSITIVITY`; a sum beyond the double range → `DPMO_OVERFLOW`; null, misaligned or
+/// overlapping buffers.
+///
+/// # Safety
+/// `weights`, `globals`: m readable doubles each; `out_global`: one writable double.
+#[no_mangle]
+pub unsafe extern "C" fn dpmo_weighted_global_sensitivity(
+    weights: *const f64,
+    m: usize,
+    globals: *const f64,
+    out_global: *mut f64,
+) -> dpmo_status {
+    status_of((|| {
+        utilities_len(1, m)?;
+        // SAFETY: the caller promises m readable doubles at each.
+        let (w, g) = unsafe { (input(weights, m)?, input(globals, m)?) };
+        check_out(out_global)?;
+        check_disjoint(
+            &[Region::of(out_global, 1)],
+            &[Region::of(weights, m), Region::of(globals, m)],
+        )?;
+        let d = weighted_sum::weighted_global_sensitivity(w, g)?;
+        // SAFETY: checked non-null, aligned and disjoint.
+        unsafe { out_global.write(d) };
+        Ok(())
+    })())
+}
+
+/// The admissible sensitivity function of u_agg (PrivPareto paper, Thm. 5.4): writes
+/// δ_agg(x, t, r) = Σ_i |w_i| δ_i(x, t, r) to `out[r · columns + t]` for t < `columns`, each objective with
+/// its own δ_i (`deltas`, m specs for n candidates), and Δ_agg = Σ_i |w_i| Δ_i (Thm. 5.3) to `*out_global`:
+/// ready for a `DPMO_DELTA_TABLE` spec with `global` = Δ_agg. `columns` ≥ the largest T_max loses nothing.
+///
+/// Errors: m = 0, `columns` = 0, or every weight zero → `DPMO_INVALID_ARGUMENT`; m >
+/// `DPMO_MAX_OBJECTIVES` → `DPMO_CAPACITY_EXCEEDED`; n = 0 → `DPMO_EMPTY_INPUT`; a non-finite weight; a
+/// spec error (as for `dpmo_sensitivity_value`); n · columns not representable → `DPMO_OVERFLOW`; null,
+/// misaligned or overlapping buffers.
+///
+/// # Safety
+/// `weights`: m readable doubles; `deltas`: m valid specs for n candidates; `out`: n · columns writable
+/// doubles; `out_global`: one writable double.
+#[no_mangle]
+pub unsafe extern "C" fn dpmo_weighted_sensitivity_table(
+    weights: *const f64,
+    m: usize,
+    deltas: *const dpmo_sensitivity,
+    n: usize,
+    columns: usize,
+    out: *mut f64,
+    out_global: *mut f64,
+) -> dpmo_status {
+    status_of((|| {
+        utilities_len(n, m)?;
+        // SAFETY: the caller promises m readable doubles.
+        let w = unsafe { input(weights, m) }?;
+        let out_len = n.checked_mul(columns).ok_or(Error::Overflow)?;
+        check_out(out)?;
+        check_out(out_global)?;
+        // SAFETY: forwarded caller contract; outputs checked disjoint from every input before slicing.
+        unsafe {
+            with_sensitivities(deltas, m, n, |ds, regions| {
+                disjoint(
+                    &[Region::of(out, out_len), Region::of(out_global, 1)],
+                    &[Region::of(weights, m)],
+                    regions,
+                )?;
+                let g = weighted_sum::weighted_sensitivity_table(w, ds, columns, output(out, out_len)?)?;
+                out_global.write(g);
+                Ok(())
+            })
+        }
+    })())
+}
+
+// ------------------------------------------------------------------------------------------ PrivPareto
+
+/// Writes the scratch lengths `dpmo_select_privpareto` and `dpmo_privpareto_probabilities` need for n
+/// candidates, m objectives and `columns` distances of δ^PS (0 for the global mechanism):
+/// `*out_values_len` doubles = n m + 2n + n · columns + 3 n m, `*out_indices_len` size_t = 10n + 1.
+///
+/// Errors: null, misaligned or overlapping outputs; a length not representable → `DPMO_OVERFLOW`.
+///
+/// # Safety
+/// `out_values_len`, `out_indices_len`: one writable size_t each.
+#[no_mangle]
+pub unsafe extern "C" fn dpmo_privpareto_scratch_len(
+    n: usize,
+    m: usize,
+    columns: usize,
+    out_values_len: *mut usize,
+    out_indices_len: *mut usize,
+) -> dpmo_status {
+    status_of((|| {
+        check_out(out_values_len)?;
+        check_out(out_indices_len)?;
+        check_disjoint(&[Region::of(out_values_len, 1), Region::of(out_indices_len, 1)], &[])?;
+        let s = multi::privpareto_scratch_len(n, m, columns)?;
+        let (v, i) = (representable::<f64>(s.values)?, representable::<usize>(s.indices)?);
+        // SAFETY: checked non-null, aligned and disjoint.
+        unsafe {
+            out_values_len.write(v);
+            out_indices_len.write(i);
+        }
+        Ok(())
+    })())
+}
+
+fn pareto_sensitivity<'a>(
+    deltas: Option<&'a [LocalSensitivity<'a>]>,
+    columns: usize,
+    dampening: dpmo_core::Dampening,
+) -> ParetoSensitivity<'a> {
+    match deltas {
+        None => ParetoSensitivity::Global,
+        Some(deltas) => ParetoSensitivity::Local {
+            deltas,
+            columns,
+            dampening,
+        },
+    }
+}
+
+/// PrivPareto (PrivPareto paper, §4.3): selects k of the n candidates without replacement by their Pareto
+/// score (Def. 4.3, under `dominance`), each round by `selector` (`DPMO_SELECTOR_*`) at ε/k over the
+/// candidates left, re-scored among themselves. ε-DP in total. Writes the k indices in pick order to
+/// `out_indices`.
+/// * `deltas` NULL: global sensitivity Δ = n′ − 1 (n′ candidates left); `columns` and `dampening` are
+///   unused (`dampening` must still be a `DPMO_DAMPENING_*` value).
+/// * `deltas` = m specs, δ_i admissible for objective i: local sensitivity, the Pareto score dampened
+///   (`dampening`: `DPMO_DAMPENING_PLAIN` or `DPMO_DAMPENING_SHIFTED`) with δ^PS (Def. 4.5, Thm. 4.7)
+///   tabulated for t < `columns` (≥ 1; δ^PS = n′ − 1 beyond), then selected with Δ = 1.
+///
+/// Scratch: `values` and `indices` of the lengths `dpmo_privpareto_scratch_len(n, m, columns)` reports
+/// (columns = 0 when global); their contents afterwards are unspecified. `budget` (nullable) is charged ε
+/// on success; `DPMO_BUDGET_EXHAUSTED` when it is insufficient (nothing else happens).
+///
+/// Errors: as for `dpmo_pareto_scores` and `dpmo_pareto_sensitivity_table`; an unknown `selector` or
+/// `dampening`, k = 0 or k > n → `DPMO_INVALID_ARGUMENT`; ε not finite or ≤ 0 → `DPMO_INVALID_EPSILON`;
+/// an invalid generator or budget; null, misaligned or overlapping buffers.
+///
+/// # Safety
+/// `rng`: an initialised generator; `utilities`: n · m readable doubles; `deltas`: NULL or m valid specs;
+/// `out_indices`: k writable size_t; the scratches writable for their lengths; `budget`: NULL or a valid
+/// budget. No output may overlap another buffer.
+#[no_mangle]
+pub unsafe extern "C" fn dpmo_select_privpareto(
+    rng: *mut dpmo_rng,
+    utilities: *const f64,
+    n: usize,
+    m: usize,
+    dominance: u32,
+    deltas: *const dpmo_sensitivity,
+    columns: usize,
+    dampening: u32,
+    selector: u32,
+    epsilon: f64,
+    k: usize,
+    out_indices: *mut usize,
+    values: *mut f64,
+    values_len: usize,
+    indices: *mut usize,
+    indices_len: usize,
+    budget: *mut dpmo_budget,
+) -> dpmo_status {
+    status_of((|| {
+        let dominance = dominance_of(dominance)?;
+        let dampening = dampening_of(dampening)?;
+        let selector = selector_of(selector)?;
+        let len = utilities_len(n, m)?;
+        check_selection_outputs(rng, budget, out_indices)?;
+        check_out(values)?;
+        check_out(indices)?;
+        // SAFETY: the caller promises n · m readable doubles.
+        let u = unsafe { input(utilities, len) }?;
+        // SAFETY: forwarded caller contract; outputs checked disjoint from every buffer before slicing.
+        unsafe {
+            with_optional_sensitivities(deltas, m, n, |ds, regions| {
+                disjoint(
+                    &[
+                        rng_region(rng),
+                        budget_region(budget),
+                        Region::of(out_indices, k),
+                        Region::of(values, values_len),
+                        Region::of(indices, indices_len),
+                    ],
+                    &[Region::of(utilities, len)],
+                    regions,
+                )?;
+                let out = output(out_indices, k)?;
+                let v = output(values, values_len)?;
+                let ix = output(indices, indices_len)?;
+                let sens = pareto_sensitivity(ds, columns, dampening);
+                charged(rng, budget, epsilon, |g| {
+                    multi::select_privpareto(g, u, m, dominance, sens, selector, epsilon, out, v, ix)
+                })
+            })
+        }
+    })())
+}
+
+/// Exact output probabilities of PrivPareto with the exponential mechanism and k = 1: global,
+/// P(r) ∝ exp(ε PS(r) / (2(n − 1))); local, P(r) ∝ exp(ε D(PS, δ^PS)(r) / 2) (Local Dampening paper,
+/// Def. 3.8, with δ^PS). Writes n probabilities to `out_probabilities`. Arguments, scratch and errors as
+/// for `dpmo_select_privpareto`.
+///
+/// # Safety
+/// As for `dpmo_select_privpareto`; `out_probabilities`: n writable doubles.
+#[no_mangle]
+pub unsafe extern "C" fn dpmo_privpareto_probabilities(
+    utilities: *const f64,
+    n: usize,
+    m: usize,
+    dominance: u32,
+    deltas: *const dpmo_sensitivity,
+    columns: usize,
+    dampening: u32,
+    epsilon: f64,
+    out_probabilities: *mut f64,
+    values: *mut f64,
+    values_len: usize,
+    indices: *mut usize,
+    indices_len: usize,
+) -> dpmo_status {
+    status_of((|| {
+        let dominance = dominance_of(dominance)?;
+        let dampening = dampening_of(dampening)?;
+        let len = utilities_len(n, m)?;
+        check_out(out_probabilities)?;
+        check_out(values)?;
+        check_out(indices)?;
+        // SAFETY: the caller promises n · m readable doubles.
+        let u = unsafe { input(utilities, len) }?;
+        // SAFETY: forwarded caller contract; outputs checked disjoint from every buffer before slicing.
+        unsafe {
+            with_optional_sensitivities(deltas, m, n, |ds, regions| {
+                disjoint(
+                    &[
+                        Region::of(out_probabilities, n),
+                        Region::of(values, values_len),
+                        Region::of(indices, indices_len),
+                    ],
+                    &[Region::of(utilities, len)],
+                    regions,
+                )?;
+                let out = output(out_probabilities, n)?;
+                let v = output(values, values_len)?;
+                let ix = output(indices, indices_len)?;
+                let sens = pareto_sensitivity(ds, columns, dampening);
+                multi::privpareto_probabilities(u, m, dominance, sens, epsilon, out, v, ix)
+            })
+        }
+    })())
+}
+
+// ------------------------------------------------------------------------------------------ PrivAgg
+
+/// Writes the scratch lengths `dpmo_select_privagg` needs for n candidates and `columns` distances of
+/// δ_agg (0 for the global mechanism): `*out_values_len` doubles = 3n + n · columns, `*out_indices_len`
+/// size_t = 2n (`dpmo_privagg_probabilities` needs only the values).
+///
+/// Errors: null, misaligned or overlapping outputs; a length not representable → `DPMO_OVERFLOW`.
+///
+/// # Safety
+/// `out_values_len`, `out_indices_len`: one writable size_t each.
+#[no_mangle]
+pub unsafe extern "C" fn dpmo_privagg_scratch_len(
+    n: usize,
+    columns: usize,
+    out_values_len: *mut usize,
+    out_indices_len: *mut usize,
+) -> dpmo_status {
+    status_of((|| {
+        check_out(out_values_len)?;
+        check_out(out_indices_len)?;
+        check_disjoint(&[Region::of(out_values_len, 1), Region::of(out_indices_len, 1)], &[])?;
+        let s = multi::privagg_scratch_len(n, columns)?;
+        let (v, i) = (representable::<f64>(s.values)?, representable::<usize>(s.indices)?);
+        // SAFETY: checked non-null, aligned and disjoint.
+        unsafe {
+            out_values_len.write(v);
+            out_indices_len.write(i);
+        }
+        Ok(())
+    })())
+}
+
+/// The PrivAgg sensitivity: local when `deltas` is given, else global from `globals` (m doubles, read
+/// here, whose region is returned for the overlap checks).
+///
+/// # Safety
+/// `globals`: m readable doubles when `deltas` is None.
+unsafe fn agg_sensitivity<'a>(
+    deltas: Option<&'a [LocalSensitivity<'a>]>,
+    globals: *const f64,
+    m: usize,
+    columns: usize,
+    dampening: dpmo_core::Dampening,
+) -> Result<(AggSensitivity<'a>, Region), Error> {
+    match deltas {
+        None => {
+            // SAFETY: the caller promises m readable doubles.
+            let g = unsafe { input(globals, m) }?;
+            Ok((AggSensitivity::Global(g), Region::of(globals, m)))
+        }
+        Some(deltas) => Ok((
+            AggSensitivity::Local {
+                deltas,
+                columns,
+                dampening,
+            },
+            Region::EMPTY,
+        )),
+    }
+}
+
+/// PrivAgg (PrivPareto paper, §5): selects k of the n candidates without replacement by
+/// u_agg = Σ_i w_i u_i (m weights of any sign), each round by `selector` (`DPMO_SELECTOR_*`) at ε/k.
+/// ε-DP in total. Writes the k indices in pick order to `out_indices`.
+/// * `deltas` NULL: global, Δ_agg = Σ |w_i| Δ_i (Thm. 5.3) from `globals` (m values Δ_i > 0); `columns`
+///   and `dampening` are unused (`dampening` must still be a `DPMO_DAMPENING_*` value).
+/// * `deltas` = m specs (δ_i admissible for objective i, Δ_i = its `global`): local, u_agg dampened
+///   (`dampening`) with δ_agg = Σ |w_i| δ_i (Thm. 5.4) tabulated for t < `columns` (≥ 1; Δ_agg beyond),
+///   then selected with Δ = 1; `globals` is unused and may be NULL.
+///
+/// Scratch: `values` and `indices` of the lengths `dpmo_privagg_scratch_len(n, columns)` reports (columns
+/// = 0 when global). `budget` (nullable) is charged ε on success; `DPMO_BUDGET_EXHAUSTED` when it is
+/// insufficient (nothing else happens).
+///
+/// Errors: as for `dpmo_weighted_sum`, `dpmo_weighted_global_sensitivity` and
+/// `dpmo_weighted_sensitivity_table`; an unknown `selector` or `dampening`, k = 0 or k > n →
+/// `DPMO_INVALID_ARGUMENT`; ε not finite or ≤ 0 → `DPMO_INVALID_EPSILON`; a short scratch; an invalid
+/// generator or budget; null, misaligned or overlapping buffers.
+///
+/// # Safety
+/// `rng`: an initialised generator; `utilities`: n · m readable doubles; `weights`: m readable doubles;
+/// `globals`: m readable doubles when `deltas` is NULL; `deltas`: NULL or m valid specs; `out_indices`: k
+/// writable size_t; the scratches writable for their lengths; `budget`: NULL or a valid budget.
+#[no_mangle]
+pub unsafe extern "C" fn dpmo_select_privagg(
+    rng: *mut dpmo_rng,
+    utilities: *const f64,
+    n: usize,
+    m: usize,
+    weights: *const f64,
+    globals: *const f64,
+    deltas: *const dpmo_sensitivity,
+    columns: usize,
+    dampening: u32,
+    selector: u32,
+    epsilon: f64,
+    k: usize,
+    out_indices: *mut usize,
+    values: *mut f64,
+    values_len: usize,
+    indices: *mut usize,
+    indices_len: usize,
+    budget: *mut dpmo_budget,
+) -> dpmo_status {
+    status_of((|| {
+        let dampening = dampening_of(dampening)?;
+        let selector = selector_of(selector)?;
+        let len = utilities_len(n, m)?;
+        check_selection_outputs(rng, budget, out_indices)?;
+        check_out(values)?;
+        check_out(indices)?;
+        // SAFETY: the caller promises n · m and m readable doubles.
+        let (u, w) = unsafe { (input(utilities, len)?, input(weights, m)?) };
+        // SAFETY: forwarded caller contract; outputs checked disjoint from every buffer before slicing.
+        unsafe {
+            with_optional_sensitivities(deltas, m, n, |ds, regions| {
+                let (sens, globals_region) = agg_sensitivity(ds, globals, m, columns, dampening)?;
+                disjoint(
+                    &[
+                        rng_region(rng),
+                        budget_region(budget),
+                        Region::of(out_indices, k),
+                        Region::of(values, values_len),
+                        Region::of(indices, indices_len),
+                    ],
+                    &[Region::of(utilities, len), Region::of(weights, m), globals_region],
+                    regions,
+                )?;
+                let out = output(out_indices, k)?;
+                let v = output(values, values_len)?;
+                let ix = output(indices, indices_len)?;
+                charged(rng, budget, epsilon, |g| {
+                    multi::select_privagg(g, u, w, sens, selector, epsilon, out, v, ix)
+                })
+            })
+        }
+    })())
+}
+
+/// Exact output probabilities of PrivAgg with the exponential mechanism and k = 1: global,
+/// P(r) ∝ exp(ε u_agg(r) / (2 Δ_agg)); local, P(r) ∝ exp(ε D(u_agg, δ_agg)(r) / 2). Writes n probabilities
+/// to `out_probabilities`. Arguments and errors as for `dpmo_select_privagg`; `values` as reported by
+/// `dpmo_privagg_scratch_len` (no index scratch).
+///
+/// # Safety
+/// As for `dpmo_select_privagg`; `out_probabilities`: n writable doubles.
+#[no_mangle]
+pub unsafe extern "C" fn dpmo_privagg_probabilities(
+    utilities: *const f64,
+    n: usize,
+    m: usize,
+    weights: *const f64,
+    globals: *const f64,
+    deltas: *const dpmo_sensitivity,
+    columns: usize,
+    dampening: u32,
+    epsilon: f64,
+    out_probabilities: *mut f64,
+    values: *mut f64,
+    values_len: usize,
+) -> dpmo_status {
+    status_of((|| {
+        let dampening = dampening_of(dampening)?;
+        let len = utilities_len(n, m)?;
+        check_out(out_probabilities)?;
+        check_out(values)?;
+        // SAFETY: the caller promises n · m and m readable doubles.
+        let (u, w) = unsafe { (input(utilities, len)?, input(weights, m)?) };
+        // SAFETY: forwarded caller contract; outputs checked disjoint from every buffer before slicing.
+        unsafe {
+            with_optional_sensitivities(deltas, m, n, |ds, regions| {
+                let (sens, globals_region) = agg_sensitivity(ds, globals, m, columns, dampening)?;
+                disjoint(
+                    &[Region::of(out_probabilities, n), Region::of(values, values_len)],
+                    &[Region::of(utilities, len), Region::of(weights, m), globals_region],
+                    regions,
+                )?;
+                let out = output(out_probabilities, n)?;
+                let v = output(values, values_len)?;
+                multi::privagg_probabilities(u, w, sens, epsilon, out, v)
+            })
+        }
+    })())
+}
+
+// ------------------------------------------------------------------------------------------ top-k
+
+/// Splits the index scratch into (index map, permutation): the first n entries, then the rest. A scratch
+/// shorter than n is passed whole (the core then reports `DPMO_SCRATCH_TOO_SMALL`).
+fn split_n<T>(s: &mut [T], n: usize) -> (&mut [T], &mut [T]) {
+    if s.len() >= n {
+        s.split_at_mut(n)
+    } else {
+        (s, &mut [])
+    }
+}
+
+/// Top-k without replacement over single-objective scores: k rounds of `selector` (`DPMO_SELECTOR_*`) at
+/// ε/k each with global sensitivity `sensitivity`, over the candidates not yet chosen (sequential
+/// composition: ε-DP in total). Writes the k indices in pick order to `out_indices`; k = n gives a random
+/// permutation.
+///
+/// Scratch: `scratch` n doubles; `index_scratch` n size_t, or 2n for `DPMO_SELECTOR_PERMUTE_AND_FLIP`.
+/// `budget` (nullable) is charged ε on success; `DPMO_BUDGET_EXHAUSTED` when it is insufficient (nothing
+/// else happens).
+///
+/// Errors: n = 0 → `DPMO_EMPTY_INPUT`; k = 0, k > n or an unknown selector → `DPMO_INVALID_ARGUMENT`; ε not
+/// finite or ≤ 0 → `DPMO_INVALID_EPSILON`; a sensitivity not finite or ≤ 0 → `DPMO_INVALID_SENSITIVITY`;
+/// a non-finite score; a short scratch; an invalid generator or budget; null, misaligned or overlapping
+/// buffers.
+///
+/// # Safety
+/// `rng`: an initialised generator; `scores`: n readable doubles; `out_indices`: k writable size_t; the
+/// scratches writable for their lengths; `budget`: NULL or a valid budget.
+#[no_mangle]
+pub unsafe extern "C" fn dpmo_select_top_k(
+    rng: *mut dpmo_rng,
+    selector: u32,
+    scores: *const f64,
+    n: usize,
+    sensitivity: f64,
+    epsilon: f64,
+    k: usize,
+    out_indices: *mut usize,
+    scratch: *mut f64,
+    scratch_len: usize,
+    index_scratch: *mut usize,
+    index_len: usize,
+    budget: *mut dpmo_budget,
+) -> dpmo_status {
+    status_of((|| {
+        let selector = selector_of(selector)?;
+        check_selection_outputs(rng, budget, out_indices)?;
+        check_out(scratch)?;
+        check_out(index_scratch)?;
+        // SAFETY: the caller promises n readable doubles.
+        let s = unsafe { input(scores, n) }?;
+        check_disjoint(
+            &[
+                rng_region(rng),
+                budget_region(budget),
+                Region::of(out_indices, k),
+                Region::of(scratch, scratch_len),
+                Region::of(index_scratch, index_len),
+            ],
+            &[Region::of(scores, n)],
+        )?;
+        // SAFETY: checked disjoint from every other buffer of this call.
+        let (out, work, ix) = unsafe {
+            (
+                output(out_indices, k)?,
+                output(scratch, scratch_len)?,
+                output(index_scratch, index_len)?,
+            )
+        };
+        let (index, perm) = split_n(ix, n);
+        // SAFETY: the generator and the budget are disjoint from the slices.
+        unsafe {
+            charged(rng, budget, epsilon, |g| {
+                select::select_top_k(g, selector, s, sensitivity, epsilon, out, work, index, perm)
+            })
+        }
+    })())
+}
+
+/// One-shot top-k with Gumbel noise (Durfee & Rogers 2019): adds Gumbel noise of scale 2kΔ/ε to every score
+/// once and reports the k largest, in decreasing order. Equal in distribution to `dpmo_select_top_k` with
+/// the exponential selector (ε-DP in total), in O(n + k log k).
+///
+/// Scratch: `scratch` n doubles, `index_scratch` n size_t. Budget and errors as for `dpmo_select_top_k`.
+///
+/// # Safety
+/// As for `dpmo_select_top_k`.
+#[no_mangle]
+pub unsafe extern "C" fn dpmo_select_top_k_gumbel(
+    rng: *mut dpmo_rng,
+    scores: *const f64,
+    n: usize,
+    sensitivity: f64,
+    epsilon: f64,
+    k: usize,
+    out_indices: *mut usize,
+    scratch: *mut f64,
+    scratch_len: usize,
+    index_scratch: *mut usize,
+    index_len: usize,
+    budget: *mut dpmo_budget,
+) -> dpmo_status {
+    status_of((|| {
+        check_selection_outputs(rng, budget, out_indices)?;
+        check_out(scratch)?;
+        check_out(index_scratch)?;
+        // SAFETY: the caller promises n readable doubles.
+        let s = unsafe { input(scores, n) }?;
+        check_disjoint(
+            &[
+                rng_region(rng),
+                budget_region(budget),
+                Region::of(out_indices, k),
+                Region::of(scratch, scratch_len),
+                Region::of(index_scratch, index_len),
+            ],
+            &[Region::of(scores, n)],
+        )?;
+        // SAFETY: checked disjoint from every other buffer of this call.
+        let (out, work, ix) = unsafe {
+            (
+                output(out_indices, k)?,
+                output(scratch, scratch_len)?,
+                output(index_scratch, index_len)?,
+            )
+        };
+        // SAFETY: the generator and the budget are disjoint from the slices.
+        unsafe {
+            charged(rng, budget, epsilon, |g| {
+                select::select_top_k_gumbel(g, s, sensitivity, epsilon, out, work, ix)
+            })
+        }
+    })())
+}
+
+/// Top-k without replacement with local dampening (Local Dampening paper, Defs. 3.6/4.3): the n utilities
+/// are dampened once with δ (`sensitivity`, plain or shifted `dampening`), then k rounds of `selector` at
+/// ε/k each run on the dampened scores with Δ = 1. ε-DP in total when δ is admissible.
+///
+/// Scratch: `scratch` 2n doubles; `index_scratch` n size_t, or 2n for `DPMO_SELECTOR_PERMUTE_AND_FLIP`.
+/// Budget and errors as for `dpmo_select_top_k` and `dpmo_dampen`.
+///
+/// # Safety
+/// As for `dpmo_select_top_k`; `sensitivity`: a valid spec for n candidates.
+#[no_mangle]
+pub unsafe extern "C" fn dpmo_select_local_dampening_top_k(
+    rng: *mut dpmo_rng,
+    utilities: *const f64,
+    n: usize,
+    sensitivity: *const dpmo_sensitivity,
+    dampening: u32,
+    selector: u32,
+    epsilon: f64,
+    k: usize,
+    out_indices: *mut usize,
+    scratch: *mut f64,
+    scratch_len: usize,
+    index_scratch: *mut usize,
+    index_len: usize,
+    budget: *mut dpmo_budget,
+) -> dpmo_status {
+    status_of((|| {
+        let kind = dampening_of(dampening)?;
+        let selector = selector_of(selector)?;
+        check_selection_outputs(rng, budget, out_indices)?;
+        check_out(scratch)?;
+        check_out(index_scratch)?;
+        // SAFETY: the caller promises n readable doubles.
+        let u = unsafe { input(utilities, n) }?;
+        // SAFETY: forwarded caller contract; outputs checked disjoint from every buffer before slicing.
+        unsafe {
+            let (spec, spec_region) = read_spec(sensitivity)?;
+            let callback = callback_of(&spec);
+            let (delta, values_region) = sensitivity_of(&spec, &callback, n)?;
+            check_disjoint(
+                &[
+                    rng_region(rng),
+                    budget_region(budget),
+                    Region::of(out_indices, k),
+                    Region::of(scratch, scratch_len),
+                    Region::of(index_scratch, index_len),
+                ],
+                &[Region::of(utilities, n), spec_region, values_region],
+            )?;
+            let out = output(out_indices, k)?;
+            let (dampened, work) = split_n(output(scratch, scratch_len)?, n);
+            let (index, perm) = split_n(output(index_scratch, index_len)?, n);
+            charged(rng, budget, epsilon, |g| {
+                local::select_local_dampening_top_k(
+                    g, u, &delta, kind, selector, epsilon, out, dampened, work, index, perm,
+                )
+            })
+        }
+    })())
+}
