@@ -105,6 +105,10 @@ unsafe fn with_sensitivities<T>(
     if m > MAX_OBJECTIVES {
         return Err(Error::CapacityExceeded);
     }
+    // No candidates is reported as such, not as specs of the wrong length.
+    if n == 0 {
+        return Err(Error::EmptyInput);
+    }
     // SAFETY: the caller promises m readable specs; they are copied so later writes cannot race.
     let given = unsafe { input(specs, m) }?;
     let mut copies = [NO_SPEC; MAX_OBJECTIVES];
@@ -971,6 +975,9 @@ pub unsafe extern "C" fn dpmo_select_local_dampening_top_k(
         check_out(index_scratch)?;
         // SAFETY: the caller promises n readable doubles.
         let u = unsafe { input(utilities, n) }?;
+        if n == 0 {
+            return Err(Error::EmptyInput);
+        }
         // SAFETY: forwarded caller contract; outputs checked disjoint from every buffer before slicing.
         unsafe {
             let (spec, spec_region) = read_spec(sensitivity)?;
