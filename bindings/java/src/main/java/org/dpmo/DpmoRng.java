@@ -1,0 +1,118 @@
+package org.dpmo;
+
+import java.security.SecureRandom;
+
+/**
+ * A dpmo random generator: the 64-byte {@code dpmo_rng} state, held in this object and advanced by every
+ * selection that draws from it.
+ *
+ * <p>{@link #DpmoRng()} seeds ChaCha20 (cryptographically secure) from {@link SecureRandom}: use it for
+ * real releases. The explicit-seed constructors exist for reproducible tests and simulations; a known seed
+ * makes the output predictable, which voids the privacy guarantee. {@link #XOSHIRO256PP} is fast but
+ * <b>not cryptographically secure</b> (its state can be recovered from its outputs): simulations and tests
+ * only.
+ *
+ * <p>Thread safety: every call that uses a generator holds its monitor, so one generator may be shared by
+ * threads (calls are then serialised). This class is deliberately neither {@code Cloneable} nor
+ * {@code Serializable}: two copies of a state would repeat randomness.
+ */
+public final class DpmoRng {
+    /** ChaCha20, cryptographically secure (the default). */
+    public static final int CHACHA20 = 0;
+    /** Xoshiro256++: fast and reproducible, NOT cryptographically secure. Tests and simulations only. */
+    public static final int XOSHIRO256PP = 1;
+
+    /** Uniform on (0, 1). */
+    public static final int DIST_UNIFORM = 0;
+    /** Standard exponential (rate 1). */
+    public static final int DIST_EXPONENTIAL = 1;
+    /** Standard Gumbel. */
+    public static final int DIST_GUMBEL = 2;
+    /** Standard Laplace. */
+    public static final int DIST_LAPLACE = 3;
+
+    static {
+        Dpmo.load();
+    }
+
+    /** The opaque {@code dpmo_rng} state (8 x uint64), read and written only by the JNI shim. */
+    private final long[] state = new long[8];
+    private final int kind;
+
+    /** ChaCha20 seeded with 32 bytes from {@link SecureRandom}. */
+    public DpmoRng() {
+        this(CHACHA20, secureSeed());
+    }
+
+    /** ChaCha20 from an explicit 32-byte seed (reproducible: for tests only). */
+    public DpmoRng(byte[] seed) {
+        this(CHACHA20, seed);
+    }
+
+    /**
+     * Generator {@code kind} ({@link #CHACHA20} or {@link #XOSHIRO256PP}) from an explicit 32-byte seed.
+     *
+     * @throws DpmoException NULL_POINTER for a null seed, LENGTH_MISMATCH unless it has 32 bytes,
+     *     INVALID_ARGUMENT for an unknown kind
+     */
+    public DpmoRng(int kind, byte[] seed) {
+        init(state, kind, seed);
+        this.kind = kind;
+    }
+
+    /** Generator {@code kind} seeded with 32 bytes from {@link SecureRandom}. */
+    public static DpmoRng secure(int kind) {
+        return new DpmoRng(kind, secureSeed());
+    }
+
+    /**
+     * A reproducible generator from a {@code long} (expanded to 32 bytes): convenient in tests. Not for
+     * releases.
+     */
+    public static DpmoRng seeded(int kind, long seed) {
+        byte[] s = new byte[32];
+        long x = seed;
+        for (int i = 0; i < 32; i++) {
+            // splitmix64 expansion, so that nearby seeds give unrelated states
+            if (i % 8 == 0) {
+                x += 0x9E3779B97F4A7C15L;
+                long z = x;
+                z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+                z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+                z = z ^ (z >>> 31);
+                for (int j = 0; j < 8; j++) {
+                    s[i + j] = (byte) (z >>> (8 * j));
+                }
+            }
+        }
+        return new DpmoRng(kind, s);
+    }
+
+    /** {@link #CHACHA20} or {@link #XOSHIRO256PP}. */
+    public int kind() {
+        return kind;
+    }
+
+    /**
+     * {@code count} independent draws from a standard distribution ({@link #DIST_UNIFORM},
+     * {@link #DIST_EXPONENTIAL}, {@link #DIST_GUMBEL}, {@link #DIST_LAPLACE}). For tests and audits.
+     */
+    public double[] sample(int distribution, int count) {
+        return sample(this, distribution, count);
+    }
+
+    @Override
+    public String toString() {
+        return "DpmoRng[" + (kind == CHACHA20 ? "ChaCha20" : "Xoshiro256++") + "]";
+    }
+
+    private static byte[] secureSeed() {
+        byte[] seed = new byte[32];
+        new SecureRandom().nextBytes(seed);
+        return seed;
+    }
+
+    private static native void init(long[] state, int kind, byte[] seed);
+
+    private static native double[] sample(DpmoRng rng, int distribution, int count);
+}
