@@ -412,10 +412,14 @@ static int store_delta(sqlite3_context *ctx, const fn_spec *s, agg_state *p, siz
         p->T[i] = len;
         if (!grow(ctx, (void **)&p->d[i], sizeof(double) * len, p->cap)) goto fail;
     } else if (p->delta_mode[i] != mode || p->T[i] != len) {
-        error_fmt(ctx, "%s: every row's %s must have the same shape (a number on every row, or tables of the "
-                       "same length %llu); got %s of length %llu",
-                  s->name, delta_label(s, i, label, sizeof label), (unsigned long long)p->T[i],
-                  mode == DELTA_NUMERIC ? "a number" : "a table", (unsigned long long)len);
+        char first[48], now[48];
+        if (p->delta_mode[i] == DELTA_NUMERIC) sqlite3_snprintf(sizeof first, first, "a number");
+        else sqlite3_snprintf(sizeof first, first, "a table of %llu values", (unsigned long long)p->T[i]);
+        if (mode == DELTA_NUMERIC) sqlite3_snprintf(sizeof now, now, "a number");
+        else sqlite3_snprintf(sizeof now, now, "a table of %llu values", (unsigned long long)len);
+        error_fmt(ctx, "%s: %s must have the same shape on every row of a group (a number on every row, or "
+                       "tables of one length): %s on an earlier row, %s on this one",
+                  s->name, delta_label(s, i, label, sizeof label), first, now);
         goto fail;
     }
     memcpy(p->d[i] + p->n * len, vals, len * sizeof(double));
@@ -717,6 +721,15 @@ static void agg_final(sqlite3_context *ctx) {
         goto cleanup;
     }
     size_t k = (size_t)p->k;
+    if (s->kind == K_AGG) {
+        int nonzero = 0;
+        for (size_t i = 0; i < p->m; i++) nonzero |= p->w[i] != 0.0;
+        if (!nonzero) {
+            error_fmt(ctx, "%s: at least one weight must be non-zero: %s", s->name,
+                      dpmo_status_message(DPMO_INVALID_ARGUMENT));
+            goto cleanup;
+        }
+    }
 
     /* Budget: charge a copy first; commit it only if the mechanism succeeds. */
     dpmo_budget charged;
