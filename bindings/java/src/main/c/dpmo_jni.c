@@ -309,7 +309,9 @@ static int read_spec(call_t *c, jobject s, dpmo_sensitivity *spec, jdoubleArray 
     jlong tmax = (*env)->GetLongField(env, s, f_sens_tmax);
     *values = (jdoubleArray)(*env)->GetObjectField(env, s, f_sens_values);
     if (!jni_ok(c)) return 0;
-    if (kind < 0 || columns < 0 || tmax < 0) return fail(c, DPMO_INVALID_ARGUMENT);
+    /* DPMO_DELTA_CALLBACK is not offered: a Java callback would be a JNI upcall made while the arrays are
+     * pinned. Negative sizes have no C meaning. */
+    if (kind < 0 || kind == DPMO_DELTA_CALLBACK || columns < 0 || tmax < 0) return fail(c, DPMO_INVALID_ARGUMENT);
     *values_len = length_of(env, *values);
     spec->kind = (uint32_t)kind;
     spec->values = NULL;

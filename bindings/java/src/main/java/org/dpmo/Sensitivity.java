@@ -46,7 +46,11 @@ public final class Sensitivity {
         return new Sensitivity(SHARED, values, 0, global, tMax);
     }
 
-    /** Any kind, as in the C struct (an unknown kind is refused with INVALID_ARGUMENT at use). */
+    /**
+     * Any kind, as in the C struct. An unknown kind, a negative size, and the C ABI's callback kind (3, not
+     * offered in Java: it would call back into the JVM while arrays are pinned) are refused with
+     * INVALID_ARGUMENT at use.
+     */
     public static Sensitivity of(int kind, double[] values, int columns, double global, long tMax) {
         return new Sensitivity(kind, values, columns, global, tMax);
     }
