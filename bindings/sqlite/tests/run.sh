@@ -46,6 +46,22 @@ for sql in tests/sql/*.sql; do
   echo "$( [ $file_fail -eq 0 ] && echo 'ok  ' || echo 'FAIL') $name: ${#want[@]} checks, $file_fail failed"
 done
 
+# Memory safety of the success and error paths (every aggregate state freed, no invalid access), when
+# valgrind is installed (the top-level `make tools` installs it).
+if command -v valgrind >/dev/null; then
+  for name in 01_select 03_errors; do
+    valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=99 \
+      sqlite3 :memory: < tests/sql/$name.sql > /dev/null 2> build/$name.valgrind
+    if [ $? -eq 99 ] || grep -q '^==' build/$name.valgrind; then
+      failed=$((failed + 1)); echo "FAIL valgrind $name: see build/$name.valgrind"
+    else
+      passed=$((passed + 1)); echo "ok   valgrind $name: no errors, no leaks"
+    fi
+  done
+else
+  echo "skip valgrind (not installed)"
+fi
+
 # The client-library test (Python's sqlite3 module loading the extension).
 if out=$(ENRON_DB="$ENRON_DB" EXT="$EXT" "$PYTHON" tests/test_sqlite.py 2>&1); then :; fi
 echo "$out" | grep -v '^RESULT '
