@@ -421,6 +421,17 @@ check_same_length(int m, int other, const char *what)
 }
 
 static void
+check_weights(const double *w, int m)
+{
+	int			i;
+
+	for (i = 0; i < m; i++)
+		if (w[i] != 0.0)
+			return;
+	dp_fail(DPMO_INVALID_ARGUMENT, "every weight is zero: at least one weight must be non-zero");
+}
+
+static void
 mismatch(const char *what)
 {
 	ereport(ERROR,
@@ -710,6 +721,7 @@ agg_trans(FunctionCallInfo fcinfo, bool topk)
 	check_objectives(m, "the utilities array");
 	check_same_length(m, mw, "the weights array");
 	check_same_length(m, mg, "the sensitivities array");
+	check_weights(w, m);
 	h.m = m;
 	memcpy(h.weights, w, (size_t) m * sizeof(double));
 	memcpy(h.globals, g, (size_t) m * sizeof(double));
@@ -747,6 +759,7 @@ dpmo_pg_agg_local_trans(PG_FUNCTION_ARGS)
 	check_same_length(m, mw, "the weights array");
 	check_same_length(m, md, "the deltas array");
 	check_same_length(m, mg, "the sensitivities array");
+	check_weights(w, m);
 	h.m = m;
 	h.dm = m;
 	memcpy(h.weights, w, (size_t) m * sizeof(double));
