@@ -2,7 +2,9 @@
 
 use super::{round_epsilon, shape, size, take, MultiScratchLen};
 use crate::dampen::{dampen_with, Dampening};
-use crate::pareto::{pareto_scores, pareto_sensitivity_table, Dominance};
+use crate::pareto::{
+    pareto_scores, pareto_scores_scratch_len, pareto_sensitivity_scratch_len, pareto_sensitivity_table, Dominance,
+};
 use crate::select::{exponential_probabilities, select, Selector};
 use crate::sensitivity::{DeltaSource, LocalSensitivity, Subset};
 use crate::{Error, MAX_OBJECTIVES};
@@ -29,11 +31,18 @@ pub enum ParetoSensitivity<'a> {
 /// Scratch lengths for [`select_privpareto`] and [`privpareto_probabilities`] with n candidates, m objectives
 /// and `columns` distances of δ^PS (use 0 for the global mechanism).
 pub fn privpareto_scratch_len(n: usize, m: usize, columns: usize) -> Result<MultiScratchLen, Error> {
-    // compact utilities n·m, scores n, dampened n, δ^PS table n·columns, δ^PS sums 3·n·m
-    let values = size(&[(n, m), (n, 2), (n, columns), (3 * n, m)])?;
-    // Pareto/δ^PS sort orders and Fenwick tree 8n + 1, candidate map n, permutation n
-    let indices = size(&[(n, 10), (1, 1)])?;
+    let (order, sums) = stage_scratch(n, m)?;
+    // compact utilities n·m, scores n, dampened n, δ^PS table n·columns, δ^PS sums
+    let values = size(&[(n, m), (n, 2), (n, columns), (sums, 1)])?;
+    // the stages' sort orders and Fenwick tree, candidate map n, permutation n
+    let indices = size(&[(order, 1), (n, 2)])?;
     Ok(MultiScratchLen { values, indices })
+}
+
+/// The index and value scratch the score stage needs (shared by the Pareto score and δ^PS).
+fn stage_scratch(n: usize, m: usize) -> Result<(usize, usize), Error> {
+    let s = pareto_sensitivity_scratch_len(n, m)?;
+    Ok((s.indices.max(pareto_scores_scratch_len(n)?), s.values))
 }
 
 struct Parts<'a> {
@@ -58,13 +67,14 @@ fn split<'a>(
     if values.len() < need.values || indices.len() < need.indices {
         return Err(Error::ScratchTooSmall);
     }
+    let (order, sums) = stage_scratch(n, m)?;
     Ok(Parts {
         compact: take(&mut values, n * m)?,
         scores: take(&mut values, n)?,
         dampened: take(&mut values, n)?,
         table: take(&mut values, n * columns)?,
-        sums: take(&mut values, 3 * n * m)?,
-        order: take(&mut indices, 8 * n + 1)?,
+        sums: take(&mut values, sums)?,
+        order: take(&mut indices, order)?,
         map: take(&mut indices, n)?,
         perm: take(&mut indices, n)?,
     })

@@ -2,26 +2,33 @@
 //! coordinate. Both the Pareto score and the identity form of δ^PS reduce to this.
 
 use crate::fenwick::Fenwick;
+use super::radix::{self, fill_identity, key_of};
 use crate::float::cmp;
 
-/// Scratch (in `usize`) that [`dominance_counts`] needs for n points: 6n + 1.
+/// Scratch (in `usize`) that [`dominance_counts`] needs for n points. The sweep of m ≤ 2 keeps four
+/// n-arrays and two key arrays (W words per key: 1 on 64-bit, 2 on 32-bit targets) and, beside them, either
+/// the two coordinate-1 orders with their keys and one sort buffer, or the Fenwick tree; that is
+/// (7 + 5W) n + 1 words, more than the 6n + 1 of m = 3 and the n of m ≥ 4.
 pub(crate) fn scratch_len(n: usize) -> Option<usize> {
-    n.checked_mul(6)?.checked_add(1)
+    let per = 4 + 2 * radix::WORDS + 2 + 2 * radix::WORDS + radix::scratch_per_item() - radix::WORDS;
+    n.checked_mul(per)?.checked_add(1)
 }
 
 /// `counts[q]` = #{k < n : x(k, i) ≥ y(q, i) for every i < m} (with `>` instead of `≥` when `strict`).
 ///
-/// - m ≤ 2: a sweep over the first coordinate (both sets sorted descending) with a Fenwick tree over the
-///   rank of the second coordinate: O(n log n).
+/// - m ≤ 2: a sweep over the first coordinate (points and queries sorted descending) with a Fenwick tree
+///   over the rank of the second coordinate: O(n log n), with the sorts done by radix over contiguous keys
+///   ([`radix`]) and every rank and threshold computed once by a merge, so no step reads the utilities at
+///   random positions more than once per item.
 /// - m = 3: the same sweep inside a divide and conquer over the order of the first coordinate (CDQ):
 ///   O(n log² n).
 /// - m ≥ 4: the points sorted descending by the first coordinate, a binary search for the prefix that
 ///   can cover the query there, and a scan of that prefix with early exit over the other coordinates:
 ///   O(n log n + Σ_q |prefix(q)| · m), worst case O(n² m), typically a fraction of it.
 ///
-/// Ties need no special casing: with `≥` a point whose coordinate equals the query's is ordered (or
-/// inserted) before the query, with `>` after it, and rank thresholds are lower or upper bounds in sorted
-/// coordinates, so tied values fall on the correct side as a block.
+/// Ties need no special casing: with `≥` a point whose coordinate equals the query's is inserted before
+/// the query, with `>` after it, and thresholds are lower or upper bounds in sorted coordinates, so tied
+/// values fall on the correct side as a block.
 ///
 /// Requires `counts.len() ≥ n`, `scratch.len() ≥ scratch_len(n)`, m ≥ 1 and no NaN from x, y (callers
 /// validate); then it cannot panic.
@@ -41,57 +48,94 @@ pub(crate) fn dominance_counts<X, Y>(
     if m == 3 {
         return counts_3d(n, &x, &y, strict, counts, scratch);
     }
-    let (by_x0, rest) = scratch.split_at_mut(n);
-    fill_identity(by_x0);
-    // Descending, so the points that can cover a query in coordinate 0 form a prefix.
-    by_x0.sort_unstable_by(|&a, &b| cmp(x(b, 0), x(a, 0)));
-
     if m >= 4 {
+        let (by_x0, _) = scratch.split_at_mut(n);
+        fill_identity(by_x0);
+        // Descending, so the points that can cover a query in coordinate 0 form a prefix.
+        by_x0.sort_unstable_by(|&a, &b| cmp(x(b, 0), x(a, 0)));
         for (q, c) in counts[..n].iter_mut().enumerate() {
             let y0 = y(q, 0);
             let end = by_x0.partition_point(|&k| covers(x(k, 0), y0));
-            *c = by_x0[..end]
-                .iter()
-                .filter(|&&k| (1..m).all(|i| covers(x(k, i), y(q, i))))
-                .count();
+            *c = by_x0[..end].iter().filter(|&&k| (1..m).all(|i| covers(x(k, i), y(q, i)))).count();
         }
         return;
     }
-
-    let (by_y0, rest) = rest.split_at_mut(n);
-    fill_identity(by_y0);
-    by_y0.sort_unstable_by(|&a, &b| cmp(y(b, 0), y(a, 0)));
-    let (by_x1, rest) = rest.split_at_mut(n);
-    if m == 2 {
-        fill_identity(by_x1);
-        by_x1.sort_unstable_by(|&a, &b| cmp(x(a, 1), x(b, 1)));
-    }
-    let mut fen = Fenwick::new(&mut rest[..n + 1]);
-    let mut next = 0;
-    let mut inserted = 0;
-    for &q in by_y0.iter() {
-        let y0 = y(q, 0);
-        while next < n && covers(x(by_x0[next], 0), y0) {
-            if m == 2 {
-                fen.add(rank_of(by_x1, |k| x(k, 1), by_x0[next]));
-            }
-            inserted += 1;
-            next += 1;
-        }
-        counts[q] = if m == 2 {
-            let y1 = y(q, 1);
-            // `by_x1` is ascending, so the points that do not cover y1 form a prefix.
-            let first = by_x1.partition_point(|&k| !covers(x(k, 1), y1));
-            inserted - fen.prefix(first)
-        } else {
-            inserted
-        };
-    }
+    sweep_2d(n, m, &x, &y, strict, counts, scratch);
 }
 
-fn fill_identity(s: &mut [usize]) {
-    for (k, slot) in s.iter_mut().enumerate() {
-        *slot = k;
+/// The m ≤ 2 case of [`dominance_counts`].
+fn sweep_2d<X, Y>(n: usize, m: usize, x: &X, y: &Y, strict: bool, counts: &mut [usize], scratch: &mut [usize])
+where
+    X: Fn(usize, usize) -> f64,
+    Y: Fn(usize, usize) -> f64,
+{
+    let w = radix::WORDS;
+    let (points, rest) = scratch.split_at_mut(n);
+    let (queries, rest) = rest.split_at_mut(n);
+    let (point_keys, rest) = rest.split_at_mut(w * n);
+    let (query_keys, rest) = rest.split_at_mut(w * n);
+    let (rank, rest) = rest.split_at_mut(n);
+    let (threshold, work) = rest.split_at_mut(n);
+    // Descending order in coordinate 0 = ascending order of the complemented keys.
+    fill_identity(points);
+    radix::sort_by_key(points, |k| !key_of(x(k, 0)), point_keys, work);
+    fill_identity(queries);
+    radix::sort_by_key(queries, |q| !key_of(y(q, 0)), query_keys, work);
+    if m == 2 {
+        // rank[k]: how many points have a smaller coordinate 1 than point k (ties share it).
+        // threshold[q]: how many points do NOT cover query q in coordinate 1 — those with x₁ < y₁ for ≥,
+        // x₁ ≤ y₁ for >. Both come from one merge of the two ascending orders.
+        let (by_x1, rest) = work.split_at_mut(n);
+        let (x1_keys, rest) = rest.split_at_mut(w * n);
+        let (by_y1, rest) = rest.split_at_mut(n);
+        let (y1_keys, tmp) = rest.split_at_mut(w * n);
+        fill_identity(by_x1);
+        radix::sort_by_key(by_x1, |k| key_of(x(k, 1)), x1_keys, tmp);
+        fill_identity(by_y1);
+        radix::sort_by_key(by_y1, |q| key_of(y(q, 1)), y1_keys, tmp);
+        let mut lower = 0;
+        for j in 0..n {
+            if j == 0 || radix::load(x1_keys, j) != radix::load(x1_keys, j - 1) {
+                lower = j;
+            }
+            rank[by_x1[j]] = lower;
+        }
+        let mut below = 0;
+        for j in 0..n {
+            let yk = radix::load(y1_keys, j);
+            while below < n && {
+                let xk = radix::load(x1_keys, below);
+                if strict {
+                    xk <= yk
+                } else {
+                    xk < yk
+                }
+            } {
+                below += 1;
+            }
+            threshold[by_y1[j]] = below;
+        }
+    }
+    let mut fen = Fenwick::new(&mut work[..n + 1]);
+    let mut next = 0;
+    for (j, &q) in queries.iter().enumerate() {
+        // Keys are complemented (descending order): x covers y in coordinate 0 ⇔ !key(x) ≤ !key(y)
+        // (< for strict covering).
+        let yk = radix::load(query_keys, j);
+        while next < n && {
+            let xk = radix::load(point_keys, next);
+            if strict {
+                xk < yk
+            } else {
+                xk <= yk
+            }
+        } {
+            if m == 2 {
+                fen.add(rank[points[next]]);
+            }
+            next += 1;
+        }
+        counts[q] = if m == 2 { next - fen.prefix(threshold[q]) } else { next };
     }
 }
 

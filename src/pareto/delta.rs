@@ -297,7 +297,7 @@ mod tests {
         let s = LocalSensitivity::new(DeltaSource::PerCandidate(&d), 2.0, 8, 3).unwrap();
         let deltas = [s, s];
         let mut out = [0.0; 3];
-        let mut idx = [0usize; 25];
+        let mut idx = [0usize; 64];
         let mut val = [0.0; 18];
         pareto_sensitivity(&u, 2, &deltas, 0, &mut out, &mut idx, &mut val).unwrap();
         assert_eq!(out[1], 1.0);

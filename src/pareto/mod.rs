@@ -11,6 +11,7 @@
 mod count;
 mod delta;
 mod dominance;
+mod radix;
 mod score;
 
 pub use delta::{
