@@ -38,14 +38,14 @@ static void bounded(const char *name, void (*body)(void)) {
 
 static double u2[2] = {1.0, 5.0}, zero2[2] = {0.0, 0.0}, tiny2[2] = {1e-300, 1e-300};
 
-/* A per-candidate δ = 0 (a candidate whose utility cannot change) is valid, and t_max has no documented upper
- * bound. The dampened score then has a closed form (T + u/Δ), but the breakpoints are walked one by one:
- * 2^64 iterations. */
+/* A per-candidate δ = 0 (a candidate whose utility cannot change) is valid, and t_max = SIZE_MAX is treated as
+ * the documented maximum saturation distance 2^32 - 1. The dampened score has a closed form (T + u/Δ); a walk
+ * over the breakpoints one by one would take 2^32 iterations. */
 static void plain_delta_zero(void) {
     double out[2];
     dpmo_sensitivity s = make_spec(DPMO_DELTA_PER_CANDIDATE, zero2, 2, 0, 1.0, SIZE_MAX);
     CHECK_STATUS(dpmo_dampen(u2, 2, &s, DPMO_DAMPENING_PLAIN, out), DPMO_OK);
-    CHECK_DEQ(out[0], (double)SIZE_MAX + 1.0);
+    CHECK_DEQ(out[0], (double)UINT32_MAX + 1.0);
 }
 
 static void plain_delta_tiny(void) {
@@ -68,7 +68,7 @@ static void shifted_per_candidate(void) {
     double out[2];
     dpmo_sensitivity s = make_spec(DPMO_DELTA_PER_CANDIDATE, zero2, 2, 0, 1.0, SIZE_MAX);
     CHECK_STATUS(dpmo_dampen(u2, 2, &s, DPMO_DAMPENING_SHIFTED, out), DPMO_OK);
-    CHECK_DEQ(out[0], 1.0 - (double)SIZE_MAX);
+    CHECK_DEQ(out[0], 1.0 - (double)UINT32_MAX);
 }
 
 int main(void) {

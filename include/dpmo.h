@@ -309,7 +309,8 @@ typedef struct dpmo_sensitivity {
    */
   double global;
   /**
-   * Saturation distance T_max ≥ 1: δ(x, t, r) = Δ for t ≥ t_max.
+   * Saturation distance T_max ≥ 1: δ(x, t, r) = Δ for t ≥ t_max. Values above 2³² − 1 are treated as
+   * 2³² − 1 (which keeps dampened scores precise; saturating earlier keeps δ admissible).
    */
   size_t t_max;
 } dpmo_sensitivity;

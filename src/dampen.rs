@@ -207,6 +207,12 @@ mod tests {
         let per = [1e-300, 0.0];
         let d = LocalSensitivity::new(DeltaSource::PerCandidate(&per), 1.0, usize::MAX, 2).unwrap();
         assert!(dampen_value(5.0, 0, &d).unwrap().is_finite());
-        assert_eq!(dampen_value(5.0, 1, &d).unwrap(), usize::MAX as f64 + 5.0);
+        assert_eq!(
+            dampen_value(5.0, 1, &d).unwrap(),
+            crate::sensitivity::MAX_SATURATION as f64 + 5.0
+        );
+        // Shifted scores keep u/Δ visible at the largest saturation distance.
+        let a = shifted_value(5.0, 1, &d).unwrap() - shifted_value(4.0, 1, &d).unwrap();
+        assert!((a - 1.0).abs() < 1e-5);
     }
 }

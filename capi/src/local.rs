@@ -46,7 +46,8 @@ pub struct dpmo_sensitivity {
     pub context: *mut c_void,
     /// The global sensitivity Δ (> 0, finite).
     pub global: f64,
-    /// Saturation distance T_max ≥ 1: δ(x, t, r) = Δ for t ≥ t_max.
+    /// Saturation distance T_max ≥ 1: δ(x, t, r) = Δ for t ≥ t_max. Values above 2³² − 1 are treated as
+    /// 2³² − 1 (which keeps dampened scores precise; saturating earlier keeps δ admissible).
     pub t_max: usize,
 }
 

@@ -1,8 +1,8 @@
 //! Dominance counting between two point sets: for every query point, how many points cover it in every
 //! coordinate. Both the Pareto score and the identity form of δ^PS reduce to this.
 
-use crate::fenwick::Fenwick;
 use super::radix::{self, fill_identity, key_of};
+use crate::fenwick::Fenwick;
 use crate::float::cmp;
 
 /// Scratch (in `usize`) that [`dominance_counts`] needs for n points. The sweep of m ≤ 2 keeps four
@@ -56,7 +56,10 @@ pub(crate) fn dominance_counts<X, Y>(
         for (q, c) in counts[..n].iter_mut().enumerate() {
             let y0 = y(q, 0);
             let end = by_x0.partition_point(|&k| covers(x(k, 0), y0));
-            *c = by_x0[..end].iter().filter(|&&k| (1..m).all(|i| covers(x(k, i), y(q, i)))).count();
+            *c = by_x0[..end]
+                .iter()
+                .filter(|&&k| (1..m).all(|i| covers(x(k, i), y(q, i))))
+                .count();
         }
         return;
     }

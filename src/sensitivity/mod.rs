@@ -24,6 +24,11 @@ use crate::Error;
 
 pub mod weighted_sum;
 
+/// The largest saturation distance used: a larger T_max is treated as this one (2³² − 1 on 64-bit
+/// targets). Saturating earlier keeps an admissible δ admissible, and it keeps dampened and shifted scores,
+/// which grow like T, precise to about 1e-6 in u/Δ (a T near 2⁶⁴ would round every u/Δ away).
+pub const MAX_SATURATION: usize = u32::MAX as usize;
+
 /// How the raw values δ(x, t, r) are supplied, before clamping and saturation.
 #[derive(Clone, Copy)]
 pub enum DeltaSource<'a> {
@@ -75,6 +80,8 @@ fn valid_value(d: f64) -> bool {
 impl<'a> LocalSensitivity<'a> {
     /// Validates a sensitivity input for `n` candidates.
     ///
+    /// `t_max` above [`MAX_SATURATION`] is treated as [`MAX_SATURATION`].
+    ///
     /// Errors: n = 0 → [`Error::EmptyInput`]; Δ not finite or ≤ 0 → [`Error::InvalidSensitivity`]; `t_max` = 0 → [`Error::InvalidArgument`];
     /// a slice of the wrong length → [`Error::LengthMismatch`]; a NaN, negative or infinite value in a slice →
     /// [`Error::InvalidSensitivityValue`]. Function values are checked when they are used.
@@ -88,6 +95,7 @@ impl<'a> LocalSensitivity<'a> {
         if n == 0 {
             return Err(Error::EmptyInput);
         }
+        let t_max = t_max.min(MAX_SATURATION);
         match source {
             DeltaSource::PerCandidate(v) => {
                 if v.len() != n {
