@@ -16,7 +16,7 @@ CFLAGS_CXX  := -std=c++17 -O2 -Wall -Wextra -Werror -Iinclude
 # The static library needs nothing else: panic=abort and LTO remove every unwinding symbol.
 LDLIBS_C    :=
 
-.PHONY: demo test lib header header-check bare-metal tools rust-tests ffi-tests examples bench clean
+.PHONY: demo test lib header header-check bare-metal tools rust-tests ffi-tests examples bindings java sqlite postgres eval-smoke reproduce bench clean
 
 ## Build the C artifacts target/release/libdpmo.a and libdpmo.so.
 lib:
@@ -34,6 +34,7 @@ demo: lib
 tools: $(CBINDGEN)
 	@rustup target list --installed | grep -qx $(BARE_TARGET) || rustup target add $(BARE_TARGET)
 	@command -v valgrind >/dev/null || { apt-get update -qq && apt-get install -y -qq valgrind; }
+	@test -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf || { apt-get update -qq && apt-get install -y -qq fonts-dejavu-core; }
 
 $(CBINDGEN):
 	$(CARGO) install --locked --root $(TOOLS) cbindgen --version $(CBINDGEN_VERSION)
@@ -54,7 +55,10 @@ bare-metal: tools
 	$(CARGO) build --release -p dpmo --target $(BARE_TARGET)
 	@echo "bare-metal: dpmo builds for $(BARE_TARGET)"
 
+## Rust tests of the core, formatting, and clippy with warnings as errors (core and C ABI).
 rust-tests:
+	$(CARGO) fmt --all -- --check
+	$(CARGO) clippy -p dpmo -p dpmo-capi --all-targets -- -D warnings
 	$(CARGO) test -p dpmo --release
 
 ## C tests (and one compiled as C++) against libdpmo.a, run under valgrind.
@@ -69,8 +73,26 @@ examples: lib
 	  $(CC) $(CFLAGS_C) $$f $(LIB_A) $(LDLIBS_C) -o $$b && ./$$b > $$b.out && echo "example $$f: ok" || exit 1; \
 	done
 
+## Bindings, each tested against its real runtime (each installs its runtime with apt-get when missing).
+java: lib
+	$(MAKE) -C bindings/java test
+sqlite: lib
+	$(MAKE) -C bindings/sqlite test
+postgres: lib
+	$(MAKE) -C bindings/postgres test
+bindings: java sqlite postgres
+
+## A small, fast version of every experiment of the evaluation harness (the full one is `make reproduce`).
+eval-smoke: tools
+	$(CARGO) test --release -p dpmo-eval
+	$(CARGO) run --release -p dpmo-eval -- --smoke --out $(BUILD)/eval-smoke reproduce
+
+## Regenerates eval/REPRODUCTION.md and eval/results/ with the documented repetition counts.
+reproduce: tools
+	$(CARGO) run --release -p dpmo-eval -- reproduce
+
 ## The second command: everything.
-test: tools header-check bare-metal rust-tests lib ffi-tests examples
+test: tools header-check bare-metal rust-tests lib ffi-tests examples bindings eval-smoke
 	@echo "make test: all checks passed"
 
 ## Benchmarks (not tests): selections per second per selector, printed with ratios.

@@ -48,6 +48,7 @@ pub(crate) fn selector_of(selector: u32) -> Result<Selector, Error> {
 ///
 /// # Safety
 /// As for the public functions: valid pointers for the lengths given.
+#[allow(clippy::too_many_arguments)]
 unsafe fn run_selector(
     rng: *mut dpmo_rng,
     scores: *const f64,

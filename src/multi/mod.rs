@@ -47,39 +47,12 @@ fn take<'a, T>(slice: &mut &'a mut [T], len: usize) -> Result<&'a mut [T], Error
     Ok(head)
 }
 
-/// Validates the shape n × m of `utilities` and returns n.
+/// Validates the shape n × m of `utilities` (finite values, 1 ≤ m ≤ 16) and returns n.
 fn shape(utilities: &[f64], m: usize) -> Result<usize, Error> {
-    if m == 0 {
-        return Err(Error::InvalidArgument);
-    }
-    if m > crate::MAX_OBJECTIVES {
-        return Err(Error::CapacityExceeded);
-    }
-    if utilities.len() % m != 0 {
-        return Err(Error::LengthMismatch);
-    }
-    let n = utilities.len() / m;
-    if n == 0 {
-        return Err(Error::EmptyInput);
-    }
-    if utilities.iter().any(|u| !u.is_finite()) {
-        return Err(Error::NonFiniteInput);
-    }
-    Ok(n)
+    crate::pareto::check_utilities(utilities, m)
 }
 
 /// Validates ε and k against n and returns the per-round budget ε/k.
 fn round_epsilon(epsilon: f64, k: usize, n: usize) -> Result<f64, Error> {
-    if !(epsilon.is_finite() && epsilon > 0.0) {
-        return Err(Error::InvalidEpsilon);
-    }
-    if k == 0 || k > n {
-        return Err(Error::InvalidArgument);
-    }
-    let e = epsilon / k as f64;
-    if e > 0.0 {
-        Ok(e)
-    } else {
-        Err(Error::InvalidEpsilon)
-    }
+    crate::select::per_round_epsilon(epsilon, k, n)
 }

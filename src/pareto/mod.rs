@@ -46,14 +46,14 @@ pub fn pareto_global_sensitivity(n: usize) -> Result<f64, Error> {
 }
 
 /// Validates an n × m utility array and returns n.
-fn check_utilities(utilities: &[f64], m: usize) -> Result<usize, Error> {
+pub(crate) fn check_utilities(utilities: &[f64], m: usize) -> Result<usize, Error> {
     if m == 0 {
         return Err(Error::InvalidArgument);
     }
     if m > MAX_OBJECTIVES {
         return Err(Error::CapacityExceeded);
     }
-    if utilities.len() % m != 0 {
+    if !utilities.len().is_multiple_of(m) {
         return Err(Error::LengthMismatch);
     }
     let n = utilities.len() / m;

@@ -71,7 +71,7 @@ pub(crate) fn sort_by_key(idx: &mut [usize], key: impl Fn(usize) -> u64, keys: &
                 counts[((load(src, j) >> shift) & 0xff) as usize] += 1;
             }
         }
-        if counts.iter().any(|&c| c == n) {
+        if counts.contains(&n) {
             continue; // every key has the same byte here: the pass would not move anything
         }
         let mut start = 0;
@@ -85,11 +85,11 @@ pub(crate) fn sort_by_key(idx: &mut [usize], key: impl Fn(usize) -> u64, keys: &
         } else {
             (&*keys, &*idx, &mut *tmp_keys, &mut *tmp_idx)
         };
-        for j in 0..n {
+        for (j, &i) in src_i[..n].iter().enumerate() {
             let v = load(src_k, j);
             let slot = &mut counts[((v >> shift) & 0xff) as usize];
             store(dst_k, *slot, v);
-            dst_i[*slot] = src_i[j];
+            dst_i[*slot] = i;
             *slot += 1;
         }
         in_tmp = !in_tmp;

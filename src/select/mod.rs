@@ -14,6 +14,7 @@ pub(crate) use exponential::probabilities_in_place;
 pub use exponential::{exponential_probabilities, select_exponential};
 pub use noisy_max::{select_noisy_max, Noise};
 pub use permute_flip::select_permute_and_flip;
+pub(crate) use topk::per_round_epsilon;
 pub use topk::{select_top_k, select_top_k_gumbel};
 
 use crate::Error;

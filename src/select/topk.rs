@@ -10,7 +10,7 @@ use crate::{sample, Error};
 use rand_core::Rng;
 
 /// The ε each of the k rounds receives, or an error when k is 0, above n, or ε/k is not a usable budget.
-fn per_round_epsilon(epsilon: f64, k: usize, n: usize) -> Result<f64, Error> {
+pub(crate) fn per_round_epsilon(epsilon: f64, k: usize, n: usize) -> Result<f64, Error> {
     if !(epsilon.is_finite() && epsilon > 0.0) {
         return Err(Error::InvalidEpsilon);
     }

@@ -87,7 +87,7 @@ pub fn saturate_in_place(values: &mut [f64], columns: usize, t_max: usize, globa
             Err(Error::LengthMismatch)
         };
     }
-    if values.len() % columns != 0 {
+    if !values.len().is_multiple_of(columns) {
         return Err(Error::LengthMismatch);
     }
     clamp_in_place(values, global)?;
