@@ -10,6 +10,7 @@
 
 mod data;
 mod experiments;
+mod graph;
 mod output;
 
 use anyhow::{bail, Result};
