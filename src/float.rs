@@ -39,7 +39,7 @@ pub(crate) fn next_down(x: f64) -> f64 {
 
 /// An upper bound on the exact a + b: fl(a + b), moved up one ulp when the rounding went down.
 #[inline]
-pub(crate) fn add_up(a: f64, b: f64) -> f64 {
+pub fn add_up(a: f64, b: f64) -> f64 {
     let (s, err) = two_sum(a, b);
     if !s.is_finite() {
         return s;
@@ -53,7 +53,7 @@ pub(crate) fn add_up(a: f64, b: f64) -> f64 {
 
 /// A lower bound on the exact a − b.
 #[inline]
-pub(crate) fn sub_down(a: f64, b: f64) -> f64 {
+pub fn sub_down(a: f64, b: f64) -> f64 {
     let (s, err) = two_sum(a, -b);
     if !s.is_finite() {
         return s;
@@ -67,7 +67,7 @@ pub(crate) fn sub_down(a: f64, b: f64) -> f64 {
 
 /// An upper bound on the exact a · b.
 #[inline]
-pub(crate) fn mul_up(a: f64, b: f64) -> f64 {
+pub fn mul_up(a: f64, b: f64) -> f64 {
     let p = a * b;
     if !p.is_finite() {
         return p;

@@ -10,7 +10,7 @@
 pub mod dampen;
 mod error;
 mod fenwick;
-mod float;
+pub mod float;
 pub mod graph;
 pub mod local;
 pub mod multi;

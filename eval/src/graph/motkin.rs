@@ -19,6 +19,7 @@ use super::{f, load_enron, mean_se, progress, run_rng};
 use crate::experiments::Context;
 use crate::output::{self, LinePlot, Section, Series};
 use anyhow::{ensure, Result};
+use dpmo::float::{add_up, sub_down};
 use dpmo::dampen::{dampen_value, dampen_with, Dampening};
 use dpmo::graph::Csr;
 use dpmo::multi::{privagg_scratch_len, privpareto_scratch_len};
@@ -124,48 +125,6 @@ impl Objectives {
     }
 }
 
-// ---------------------------------------------------------------------------------------------------------
-// The core's directed rounding (dpmo src/float.rs), repeated here so that the corners hi/lo of δ^PS are
-// bit-identical to the core's.
-
-fn two_sum(a: f64, b: f64) -> (f64, f64) {
-    let s = a + b;
-    let bb = s - a;
-    (s, (a - (s - bb)) + (b - bb))
-}
-
-fn next_up(x: f64) -> f64 {
-    if x.is_nan() || x == f64::INFINITY {
-        return x;
-    }
-    if x == 0.0 {
-        return f64::from_bits(1);
-    }
-    let bits = x.to_bits();
-    if x > 0.0 {
-        f64::from_bits(bits + 1)
-    } else {
-        f64::from_bits(bits - 1)
-    }
-}
-
-fn add_up(a: f64, b: f64) -> f64 {
-    let (s, err) = two_sum(a, b);
-    if s.is_finite() && err > 0.0 {
-        next_up(s)
-    } else {
-        s
-    }
-}
-
-fn sub_down(a: f64, b: f64) -> f64 {
-    let (s, err) = two_sum(a, -b);
-    if s.is_finite() && err < 0.0 {
-        -next_up(-s)
-    } else {
-        s
-    }
-}
 
 // ---------------------------------------------------------------------------------------------------------
 
