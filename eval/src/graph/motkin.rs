@@ -19,11 +19,13 @@ use super::{f, load_enron, mean_se, progress, run_rng};
 use crate::experiments::Context;
 use crate::output::{self, LinePlot, Section, Series};
 use anyhow::{ensure, Result};
-use dpmo::float::{add_up, sub_down};
 use dpmo::dampen::{dampen_value, dampen_with, Dampening};
+use dpmo::float::{add_up, sub_down};
 use dpmo::graph::Csr;
 use dpmo::multi::{privagg_scratch_len, privpareto_scratch_len};
-use dpmo::pareto::{pareto_scores, pareto_scores_scratch_len, pareto_sensitivity_scratch_len, pareto_sensitivity_table};
+use dpmo::pareto::{
+    pareto_scores, pareto_scores_scratch_len, pareto_sensitivity_scratch_len, pareto_sensitivity_table,
+};
 use dpmo::select::{select, select_top_k, Selector};
 use dpmo::sensitivity::degree::{degree_all, DEGREE_GLOBAL_SENSITIVITY};
 use dpmo::sensitivity::egodensity::{egodensity_all, egodensity_delta, EGODENSITY_GLOBAL_SENSITIVITY};
@@ -119,12 +121,16 @@ impl Objectives {
                 self.t_max,
                 n,
             )?,
-            LocalSensitivity::new(DeltaSource::Function(&ego), EGODENSITY_GLOBAL_SENSITIVITY, self.t_max, n)?,
+            LocalSensitivity::new(
+                DeltaSource::Function(&ego),
+                EGODENSITY_GLOBAL_SENSITIVITY,
+                self.t_max,
+                n,
+            )?,
         ];
         body(&deltas)
     }
 }
-
 
 // ---------------------------------------------------------------------------------------------------------
 
@@ -193,7 +199,10 @@ impl<'o> ParetoPrecomputed<'o> {
         for r in 0..n {
             let mut s = [0.0f64; M];
             for t in 0..columns {
-                let d = [1.0f64.min(DEGREE_GLOBAL_SENSITIVITY), egodensity_delta(obj.degree[r], t).min(1.0)];
+                let d = [
+                    1.0f64.min(DEGREE_GLOBAL_SENSITIVITY),
+                    egodensity_delta(obj.degree[r], t).min(1.0),
+                ];
                 for i in 0..M {
                     s[i] = add_up(s[i], d[i] + 0.0);
                     let u = obj.util[r * M + i];
@@ -268,7 +277,14 @@ impl<'o> ParetoPrecomputed<'o> {
                         scores[j] = self.ps(map[j], &removed);
                     }
                 }
-                select(rng, Selector::Exponential, &scores[..live], (live - 1) as f64, eps, perm)?
+                select(
+                    rng,
+                    Selector::Exponential,
+                    &scores[..live],
+                    (live - 1) as f64,
+                    eps,
+                    perm,
+                )?
             } else if round == 0 {
                 select(rng, Selector::Exponential, &self.damp0, 1.0, eps, perm)?
             } else {
@@ -568,7 +584,14 @@ pub fn run_pareto(ctx: &Context) -> Result<Section> {
     let sat_text = sat
         .iter()
         .enumerate()
-        .map(|(i, (z, s))| format!("round {}: {} leading zero columns at most, {} candidates squeezed", i + 1, z, s))
+        .map(|(i, (z, s))| {
+            format!(
+                "round {}: {} leading zero columns at most, {} candidates squeezed",
+                i + 1,
+                z,
+                s
+            )
+        })
         .collect::<Vec<_>>()
         .join("; ");
     let mut body = String::new();
@@ -612,13 +635,14 @@ pub fn run_pareto(ctx: &Context) -> Result<Section> {
          ({}), which is checked every time this experiment runs. Precomputation (Pareto scores, δ^PS table, corners): \
          {precompute_s:.2} s.\n\n",
         fast_seconds,
-        fast_pick.iter().map(|&v| label(v).to_string()).collect::<Vec<_>>().join(", ")
+        fast_pick
+            .iter()
+            .map(|&v| label(v).to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
     ));
     body.push_str(&pareto_discussion(uniform_c, front));
-    body.push_str(&format!(
-        "\nExperiment time {:.1} s.\n",
-        start.elapsed().as_secs_f64()
-    ));
+    body.push_str(&format!("\nExperiment time {:.1} s.\n", start.elapsed().as_secs_f64()));
     Ok(Section {
         title: "DP-MoTkIN-Pareto on Enron (PrivPareto paper, Table 2)".into(),
         body,
@@ -716,7 +740,10 @@ pub fn run_agg(ctx: &Context) -> Result<Section> {
             &mut s2,
             &mut s3,
         )?;
-        ensure!(a == b, "select_privagg and the precomputed path disagree: {a:?} vs {b:?}");
+        ensure!(
+            a == b,
+            "select_privagg and the precomputed path disagree: {a:?} vs {b:?}"
+        );
         Ok((d, delta_agg, columns))
     })?;
     let precompute_s = t.elapsed().as_secs_f64();
@@ -729,12 +756,30 @@ pub fn run_agg(ctx: &Context) -> Result<Section> {
         let rec: Vec<f64> = (0..runs)
             .into_par_iter()
             .map_init(
-                || (vec![0.0; n], vec![0usize; n], vec![0usize; n], vec![0.0; privagg_scratch_len(n, 0).map(|s| s.values).unwrap_or(3 * n)], vec![0usize; 2 * n]),
+                || {
+                    (
+                        vec![0.0; n],
+                        vec![0usize; n],
+                        vec![0usize; n],
+                        vec![0.0; privagg_scratch_len(n, 0).map(|s| s.values).unwrap_or(3 * n)],
+                        vec![0usize; 2 * n],
+                    )
+                },
                 |(s1, s2, s3, values, indices), run| -> Result<f64> {
                     let mut rng = run_rng(ctx.seed, "motkin-agg", (ei * 2 + local as usize) as u64, run as u64);
                     let mut picks = vec![0usize; k];
                     if local {
-                        select_top_k(&mut rng, Selector::Exponential, &dampened, 1.0, eps, &mut picks, s1, s2, s3)?;
+                        select_top_k(
+                            &mut rng,
+                            Selector::Exponential,
+                            &dampened,
+                            1.0,
+                            eps,
+                            &mut picks,
+                            s1,
+                            s2,
+                            s3,
+                        )?;
                     } else {
                         select_privagg(
                             &mut rng,
@@ -829,7 +874,10 @@ pub fn run_agg(ctx: &Context) -> Result<Section> {
          dampening. Mean recall of the true top-5 over **{runs} runs** per point (± one standard error).\n\n",
         WEIGHTS[0] * globals[0] + WEIGHTS[1] * globals[1]
     ));
-    body.push_str(&output::markdown_table(&["ε", "Agg_global (ours)", "Agg_local (ours)"], &md_rows));
+    body.push_str(&output::markdown_table(
+        &["ε", "Agg_global (ours)", "Agg_local (ours)"],
+        &md_rows,
+    ));
     body.push_str(&format!(
         "\n![Figure 3, Enron](results/motkin-agg/figure3.png)\n\n\
          **Published.** Figure 3 is a plot only; its text says Agg_local \"obtains perfect recall with low privacy \
@@ -944,8 +992,14 @@ mod tests {
                         })
                         .unwrap();
                         let mut fast = [0usize; 4];
-                        pre.run(&mut run_rng(seed, "t", 0, run), local, eps, &mut fast, &mut Work::new(n))
-                            .unwrap();
+                        pre.run(
+                            &mut run_rng(seed, "t", 0, run),
+                            local,
+                            eps,
+                            &mut fast,
+                            &mut Work::new(n),
+                        )
+                        .unwrap();
                         assert_eq!(core, fast, "seed {seed} columns {columns} local {local} eps {eps}");
                     }
                 }
@@ -983,8 +1037,14 @@ mod tests {
         )
         .unwrap();
         let mut ps = vec![0.0; keep.len()];
-        pareto_scores(&util, M, DOMINANCE, &mut ps, &mut vec![0; pareto_scores_scratch_len(keep.len()).unwrap()])
-            .unwrap();
+        pareto_scores(
+            &util,
+            M,
+            DOMINANCE,
+            &mut ps,
+            &mut vec![0; pareto_scores_scratch_len(keep.len()).unwrap()],
+        )
+        .unwrap();
         for (j, &r) in keep.iter().enumerate() {
             assert_eq!(ps[j], pre.ps(r, &removed));
             for t in 0..columns {

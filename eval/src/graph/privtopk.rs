@@ -310,10 +310,22 @@ pub fn run(ctx: &Context) -> Result<Section> {
          k exponential-mechanism rounds. Timing: EBC of all nodes {ebc_s:.2} s; plain and shifted dampening of all \
          nodes (δ^EBC up to distance {d_max}) {dampen_s:.2} s.\n",
         ratio_lines.join("; "),
-        top.iter().map(|&v| format!("{:.0}", ebc[v])).collect::<Vec<_>>().join(", "),
-        top.iter().map(|&v| graph.labels[v].to_string()).collect::<Vec<_>>().join(", "),
-        top.iter().map(|&v| format!("{:.2}", plain[v])).collect::<Vec<_>>().join(", "),
-        top.iter().map(|&v| format!("{:.1}", shifted[v])).collect::<Vec<_>>().join(", "),
+        top.iter()
+            .map(|&v| format!("{:.0}", ebc[v]))
+            .collect::<Vec<_>>()
+            .join(", "),
+        top.iter()
+            .map(|&v| graph.labels[v].to_string())
+            .collect::<Vec<_>>()
+            .join(", "),
+        top.iter()
+            .map(|&v| format!("{:.2}", plain[v]))
+            .collect::<Vec<_>>()
+            .join(", "),
+        top.iter()
+            .map(|&v| format!("{:.1}", shifted[v]))
+            .collect::<Vec<_>>()
+            .join(", "),
     ));
     body.push_str(&format!("\nExperiment time {:.1} s.\n", start.elapsed().as_secs_f64()));
     Ok(Section {

@@ -530,7 +530,14 @@ pub fn run(ctx: &Context) -> Result<Section> {
         anyhow::ensure!(!members.is_empty(), "regime {} produced no targets", regime.name);
         let comps = component_sizes(&g, &targeted);
         let seed = members[dpmo::sample::uniform_index(&mut rng, members.len())];
-        let target = search(&g, &targeted, seed, budget, Mode::NonPrivate { threshold: THRESHOLD }, &mut rng);
+        let target = search(
+            &g,
+            &targeted,
+            seed,
+            budget,
+            Mode::NonPrivate { threshold: THRESHOLD },
+            &mut rng,
+        );
         let pb = progress(2 * runs, &format!("PTarget runs ({})", regime.name));
         let traces: Vec<(Trace, Trace)> = (0..runs)
             .into_par_iter()
@@ -547,7 +554,10 @@ pub fn run(ctx: &Context) -> Result<Section> {
         let stats = |stop: bool, b: usize, eps: f64| {
             let pick = |t: &(Trace, Trace)| if stop { t.1.clone() } else { t.0.clone() };
             let found: Vec<f64> = traces.iter().map(|t| pick(t).found_at(b) as f64).collect();
-            let risk: Vec<f64> = traces.iter().map(|t| (eps * pick(t).searches_at(b) as f64).exp()).collect();
+            let risk: Vec<f64> = traces
+                .iter()
+                .map(|t| (eps * pick(t).searches_at(b) as f64).exp())
+                .collect();
             (mean_sd(&found), mean_sd(&risk))
         };
         let (p_a, p_b) = (false, true);
@@ -686,7 +696,10 @@ pub fn run(ctx: &Context) -> Result<Section> {
         let ((_, _), (rm, rsd)) = stats(p_a, budget, EPS_SEARCH / 2.0);
         let ((_, _), (qm, _)) = stats(p_b, budget, EPS_SEARCH);
         summary.push(vec![
-            format!("{} (p = {}, q = {}, {} rounds)", regime.name, regime.p, regime.q, regime.rounds),
+            format!(
+                "{} (p = {}, q = {}, {} rounds)",
+                regime.name, regime.p, regime.q, regime.rounds
+            ),
             format!(
                 "{} targets, {} components, largest {:?}",
                 members.len(),
