@@ -37,5 +37,6 @@ wall time and an explanation of every difference larger than the run-to-run spre
 pub fn all() -> Vec<Experiment> {
     let mut list = vec![];
     list.extend(crate::graph::experiments());
+    list.extend(crate::tabular::experiments());
     list
 }

@@ -12,6 +12,7 @@ mod data;
 mod experiments;
 mod graph;
 mod output;
+mod tabular;
 
 use anyhow::{bail, Result};
 use clap::{Parser, Subcommand};
@@ -41,7 +42,7 @@ struct Cli {
 enum Command {
     /// Print the shape of a dataset as the loader reads it.
     Dataset {
-        /// enron
+        /// enron, nltcs or adult
         name: String,
     },
     /// Run one experiment.
@@ -78,6 +79,15 @@ fn main() -> Result<()> {
                     g.edge_count(),
                     g.max_degree()
                 );
+            }
+            "nltcs" => println!("{}", data::nltcs::load(&ctx.data)?.describe()),
+            "adult" => {
+                let t = data::adult::load(&ctx.data)?;
+                println!("{}", t.describe());
+                for a in &t.attributes {
+                    let kind = if a.numeric.is_some() { "continuous" } else { "discrete" };
+                    println!("  {:<15} {:<10} {} codes", a.name, kind, a.cardinality());
+                }
             }
             other => bail!("unknown dataset {other}"),
         },

@@ -47,24 +47,6 @@ impl Table {
         self.class.iter().filter(|&&c| c == 1).count()
     }
 
-    /// The records at `rows` (in that order).
-    pub fn subset(&self, rows: &[usize]) -> Table {
-        Table {
-            name: self.name.clone(),
-            attributes: self
-                .attributes
-                .iter()
-                .map(|a| Attribute {
-                    name: a.name.clone(),
-                    values: a.values.clone(),
-                    codes: rows.iter().map(|&r| a.codes[r]).collect(),
-                    numeric: a.numeric.as_ref().map(|v| rows.iter().map(|&r| v[r]).collect()),
-                })
-                .collect(),
-            class: rows.iter().map(|&r| self.class[r]).collect(),
-        }
-    }
-
     /// One line describing the shape.
     pub fn describe(&self) -> String {
         let cont = self.attributes.iter().filter(|a| a.numeric.is_some()).count();

@@ -26,8 +26,6 @@ pub enum AttrBits {
 
 /// Every test bitset of a table, the class bitset and the all-records bitset.
 pub struct Columnar {
-    /// Number of records.
-    pub records: usize,
     /// Words per bitset.
     pub words: usize,
     /// Positive records.
@@ -36,10 +34,6 @@ pub struct Columnar {
     pub all: Bits,
     /// Per attribute.
     pub attrs: Vec<AttrBits>,
-    /// Number of positives.
-    pub p: u64,
-    /// Number of negatives.
-    pub n: u64,
 }
 
 fn from_pred(records: usize, words: usize, pred: impl Fn(usize) -> bool) -> Bits {
@@ -116,15 +110,11 @@ impl Columnar {
                 }
             })
             .collect();
-        let p = count(&positive);
         Columnar {
-            records,
             words,
             positive,
             all,
             attrs,
-            p,
-            n: records as u64 - p,
         }
     }
 

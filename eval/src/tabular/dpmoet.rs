@@ -17,7 +17,9 @@ use super::rng::{below, shuffle};
 use super::tree::{crossover, evaluate, mutate, random_tree, Confusion, EvalScratch, Node};
 use anyhow::{anyhow, Result};
 use dpmo::multi::privagg_scratch_len;
-use dpmo::pareto::{pareto_scores, pareto_scores_scratch_len, pareto_sensitivity_scratch_len, pareto_sensitivity_table};
+use dpmo::pareto::{
+    pareto_scores, pareto_scores_scratch_len, pareto_sensitivity_scratch_len, pareto_sensitivity_table,
+};
 use dpmo::sensitivity::rates::{rate_delta_table, RateNeighbours, RATE_GLOBAL_SENSITIVITY};
 use dpmo::{dampen, select_privagg, AggSensitivity, Dampening, DeltaSource, Dominance, LocalSensitivity, Selector};
 use rand_core::Rng;
@@ -150,9 +152,16 @@ fn privpareto_top_k<R: Rng + ?Sized>(
                 let mut table = vec![0.0; n * columns];
                 pareto_sensitivity_table(&util, 2, &deltas, columns, &mut table, &mut indices, &mut values)
                     .map_err(err)?;
-                let delta_ps =
-                    LocalSensitivity::new(DeltaSource::Table { values: &table, columns }, global, columns, n)
-                        .map_err(err)?;
+                let delta_ps = LocalSensitivity::new(
+                    DeltaSource::Table {
+                        values: &table,
+                        columns,
+                    },
+                    global,
+                    columns,
+                    n,
+                )
+                .map_err(err)?;
                 let mut damp = vec![0.0; n];
                 dampen(&scores, &delta_ps, &mut damp).map_err(err)?;
                 dpmo::select(rng, Selector::Exponential, &damp, 1.0, eps_round, &mut []).map_err(err)?
@@ -365,7 +374,95 @@ mod tests {
             assert_eq!(out.len(), 2, "{}", m.name());
             for i in &out {
                 assert!(i.tree.depth() <= 5);
-                assert_eq!(i.conf.tp + i.conf.fn_, cols.p);
+                assert_eq!(i.conf.tp + i.conf.fn_, super::super::bitset::count(&cols.positive));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod probe {
+    use super::*;
+    use rand_core::SeedableRng;
+
+    #[test]
+    #[ignore]
+    fn columns_needed() {
+        let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data");
+        for tab in [
+            crate::data::nltcs::load(&data).unwrap(),
+            crate::data::adult::load(&data).unwrap(),
+        ] {
+            let cols = Columnar::new(&tab);
+            let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(5);
+            for p in [30usize, 120] {
+                let mut scratch = EvalScratch::default();
+                let pop: Vec<Individual> = (0..p)
+                    .map(|_| {
+                        let mut t = random_tree(&mut rng, &cols, 4);
+                        mutate(&mut rng, &cols, &mut t, 10);
+                        let conf = evaluate(&t, &cols, &mut scratch);
+                        Individual { tree: t, conf }
+                    })
+                    .collect();
+                let n = pop.len();
+                let columns = 16384;
+                let (tpr, tnr) = rate_tables(&pop, columns).unwrap();
+                let g = 1.0;
+                let deltas = [
+                    LocalSensitivity::new(DeltaSource::Table { values: &tpr, columns }, g, columns, n).unwrap(),
+                    LocalSensitivity::new(DeltaSource::Table { values: &tnr, columns }, g, columns, n).unwrap(),
+                ];
+                let mut util = Vec::new();
+                for i in &pop {
+                    util.push(i.conf.tpr());
+                    util.push(i.conf.tnr());
+                }
+                let len = pareto_sensitivity_scratch_len(n, 2).unwrap();
+                let mut indices = vec![0usize; len.indices];
+                let mut values = vec![0.0; len.values];
+                let mut table = vec![0.0; n * columns];
+                pareto_sensitivity_table(&util, 2, &deltas, columns, &mut table, &mut indices, &mut values).unwrap();
+                // first k with b(k) >= n - 1, per candidate
+                let mut need = Vec::new();
+                for r in 0..n {
+                    let mut b = 0.0;
+                    let mut k = columns;
+                    for t in 0..columns {
+                        b += table[r * columns + t];
+                        if b >= (n - 1) as f64 {
+                            k = t + 1;
+                            break;
+                        }
+                    }
+                    need.push(k);
+                }
+                need.sort();
+                // agg: first k with b_agg(k) >= 5
+                let mut need_agg = Vec::new();
+                for r in 0..n {
+                    let mut b = 0.0;
+                    let mut k = columns;
+                    for t in 0..columns {
+                        b += 3.0 * tpr[r * columns + t] + 2.0 * tnr[r * columns + t];
+                        if b >= 5.0 {
+                            k = t + 1;
+                            break;
+                        }
+                    }
+                    need_agg.push(k);
+                }
+                need_agg.sort();
+                println!(
+                    "{} n={n}: PS columns needed min {} median {} max {}; agg min {} median {} max {}",
+                    tab.name,
+                    need[0],
+                    need[n / 2],
+                    need[n - 1],
+                    need_agg[0],
+                    need_agg[n / 2],
+                    need_agg[n - 1]
+                );
             }
         }
     }

@@ -107,6 +107,7 @@ impl Id3Node {
     }
 
     /// Depth (a leaf has depth 0, as in Algorithm 2's d).
+    #[cfg(test)]
     pub fn depth(&self) -> usize {
         match self {
             Id3Node::Leaf(_) => 0,

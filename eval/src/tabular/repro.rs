@@ -12,10 +12,15 @@ use anyhow::Result;
 use rayon::prelude::*;
 use std::time::Instant;
 
-/// Distances of the TPR/TNR δ tables before saturation (a fixed, public T_max; δ = Δ = 1 beyond).
-pub const RATE_COLUMNS: usize = 4096;
+/// Distances of the δ^TPR/δ^TNR and δ^PS tables of DP-MOET-Pareto_local before saturation (a fixed, public
+/// T_max; δ = Δ beyond). A probe on random populations (`dpmoet::probe`) found the dampening breakpoints of
+/// every candidate reaching n − 1 by t ≈ 900 (NLTCS) and 1,200 (Adult), median ≈ 100.
+pub const PARETO_COLUMNS: usize = 1024;
+/// The same for DP-MOET-Agg_local: δ_agg is ~5·10⁻⁴ per step and u_agg ∈ [0, 5], so the breakpoints need
+/// ~6,000–9,000 steps to cover the whole range (probe); 8,192 covers the u_agg values that occur.
+pub const AGG_COLUMNS: usize = 8192;
 /// Distances of the LS^IG tables before saturation (a fixed, public T_max; δ = ΔIG beyond).
-pub const IG_COLUMNS: usize = 256;
+pub const IG_COLUMNS: usize = 64;
 
 /// The tabular experiments, in report order.
 pub fn experiments() -> Vec<Experiment> {
@@ -45,7 +50,10 @@ struct Data {
 }
 
 fn datasets(ctx: &Context) -> Result<Vec<Data>> {
-    let tables = [crate::data::nltcs::load(&ctx.data)?, crate::data::adult::load(&ctx.data)?];
+    let tables = [
+        crate::data::nltcs::load(&ctx.data)?,
+        crate::data::adult::load(&ctx.data)?,
+    ];
     Ok(tables
         .into_iter()
         .enumerate()
@@ -60,7 +68,11 @@ fn datasets(ctx: &Context) -> Result<Vec<Data>> {
 fn mean_sd(xs: &[f64]) -> (f64, f64) {
     let n = xs.len() as f64;
     let m = xs.iter().sum::<f64>() / n;
-    let v = if xs.len() > 1 { xs.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (n - 1.0) } else { 0.0 };
+    let v = if xs.len() > 1 {
+        xs.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (n - 1.0)
+    } else {
+        0.0
+    };
     (m, v.sqrt())
 }
 
@@ -85,9 +97,13 @@ const T1_EXTRA_EPS: [f64; 1] = [1e5];
 /// Published Table 1: (dataset, MO_g, MO_l) per ε of `T1_EPS`.
 const T1_PUBLISHED: [(&str, [f64; 7], [f64; 7]); 2] = [
     ("NLTCS", [0.48; 7], [0.45, 0.35, 0.25, 0.13, 0.12, 0.11, 0.10]),
-    ("Adult", [0.21, 0.20, 0.22, 0.19, 0.19, 0.21, 0.20], [0.18, 0.14, 0.10, 0.07, 0.08, 0.07, 0.08]),
+    (
+        "Adult",
+        [0.21, 0.20, 0.22, 0.19, 0.19, 0.21, 0.20],
+        [0.18, 0.14, 0.10, 0.07, 0.08, 0.07, 0.08],
+    ),
 ];
-const T1_RUNS: usize = 200;
+const T1_RUNS: usize = 80;
 
 fn table1_params(epsilon: f64) -> Params {
     Params {
@@ -99,7 +115,7 @@ fn table1_params(epsilon: f64) -> Params {
         o: 3,
         epsilon,
         weights: [3.0, 2.0],
-        columns: RATE_COLUMNS,
+        columns: PARETO_COLUMNS,
     }
 }
 
@@ -178,7 +194,12 @@ fn table1(ctx: &Context) -> Result<Section> {
         for m in [Method::NoDpPareto, Method::ParetoGlobal, Method::ParetoLocal] {
             let s: Vec<f64> = rows.iter().filter(|r| r.method == m).map(|r| r.seconds * 1e3).collect();
             let (mean, sd) = mean_sd(&s);
-            timing.push(vec![data.table.name.clone(), m.name().into(), format!("{mean:.1}"), format!("{sd:.1}")]);
+            timing.push(vec![
+                data.table.name.clone(),
+                m.name().into(),
+                format!("{mean:.1}"),
+                format!("{sd:.1}"),
+            ]);
         }
         let published = T1_PUBLISHED.iter().find(|p| p.0 == data.table.name);
         let mut table = Vec::new();
@@ -194,8 +215,12 @@ fn table1(ctx: &Context) -> Result<Section> {
                 let (mw, sw) = mean_sd(&weak);
                 let (ms, ss) = mean_sd(&strict);
                 let n = weak.len() as f64;
-                let pubv = published
-                    .and_then(|p| T1_EPS.iter().position(|&e| e == eps).map(|i| if mi == 0 { p.1[i] } else { p.2[i] }));
+                let pubv = published.and_then(|p| {
+                    T1_EPS
+                        .iter()
+                        .position(|&e| e == eps)
+                        .map(|i| if mi == 0 { p.1[i] } else { p.2[i] })
+                });
                 weak_pts.push((eps, mw));
                 strict_pts.push((eps, ms));
                 if let Some(v) = pubv {
@@ -232,7 +257,10 @@ fn table1(ctx: &Context) -> Result<Section> {
         line_plot(
             &dir.join(&png),
             &LinePlot {
-                title: &format!("DP-MOET-Pareto vs NODP-MOET-Pareto, {} (mean C over {runs} runs)", data.table.name),
+                title: &format!(
+                    "DP-MOET-Pareto vs NODP-MOET-Pareto, {} (mean C over {runs} runs)",
+                    data.table.name
+                ),
                 x_label: "epsilon",
                 y_label: "metric C (lower is better)",
                 series: &series,
@@ -247,7 +275,13 @@ fn table1(ctx: &Context) -> Result<Section> {
             wall,
             rayon::current_num_threads(),
             markdown_table(
-                &["ε", "method", "published C", "ours: C of Def. 6.3 (≥) ± s.e.", "ours: C strict (>) ± s.e."],
+                &[
+                    "ε",
+                    "method",
+                    "published C",
+                    "ours: C of Def. 6.3 (≥) ± s.e.",
+                    "ours: C strict (>) ± s.e."
+                ],
                 &table
             ),
             png,
@@ -266,7 +300,7 @@ compared with an independent run of NODP-MOET-Pareto (run i of every ε and meth
 C(X′ = NODP output, X″ = private output). Runs: {runs} per cell (the paper: 500; reduced to fit the time budget — \
 the ± column is the standard error of the mean, so the 95% interval is about ±2 s.e.). Utilities TPR and TNR on \
 the whole dataset; δ^TPR, δ^TNR are the admissible rate sensitivities of `dpmo::sensitivity::rates` under \
-add/remove-one-record neighbours (not the printed Lemma 6.1), tabulated for t < {RATE_COLUMNS} (δ = Δ = 1 beyond); \
+add/remove-one-record neighbours (not the printed Lemma 6.1), tabulated (with δ^PS) for t < {PARETO_COLUMNS} (δ = Δ beyond); \
 global: Δ^PS = |candidates| − 1; Pareto score with textbook dominance; exponential mechanism; ε split evenly over \
 the k + 1 = 4 DP-MOSelection calls and over the picks within each call (the whole run is ε-DP). ε = 10⁵ is beyond \
 the paper's grid (the authors report the global method reaching its plateau only for ε > 10⁵).\n\n"
@@ -288,7 +322,9 @@ const T1_NOTES: &str = include_str!("notes_table1.md");
 // Figure 2
 
 const F2_EPS: [f64; 6] = [0.01, 0.05, 0.1, 0.5, 1.0, 2.0];
-const F2_RUNS: usize = 40;
+const F2_RUNS: usize = 20;
+/// LocalDiffPID3 runs per point in Figure 2 (its Adult trees take ~2 s each).
+const F2_ID3_RUNS: usize = 10;
 const F2_ID3_DEPTH: usize = 5;
 
 fn fig2_params(epsilon: f64) -> Params {
@@ -301,9 +337,12 @@ fn fig2_params(epsilon: f64) -> Params {
         o: 1,
         epsilon,
         weights: [3.0, 2.0],
-        columns: RATE_COLUMNS,
+        columns: AGG_COLUMNS,
     }
 }
+
+/// (method, ε, run, u_agg, TPR, TNR, seconds) of one Figure 2 run.
+type F2Row = (String, f64, usize, f64, f64, f64, f64);
 
 fn figure2(ctx: &Context) -> Result<Section> {
     let dir = results_dir(&ctx.out, "dpmoet-agg")?;
@@ -315,8 +354,7 @@ fn figure2(ctx: &Context) -> Result<Section> {
     for data in datasets(ctx)? {
         let start = Instant::now();
         let all_rows: Vec<u32> = (0..data.table.len() as u32).collect();
-        // (method, eps, run, u_agg, tpr, tnr, seconds)
-        let rows: Vec<Vec<(String, f64, usize, f64, f64, f64, f64)>> = (0..runs)
+        let rows: Vec<Vec<F2Row>> = (0..runs)
             .into_par_iter()
             .map(|run| -> Result<Vec<_>> {
                 let mut out = Vec::new();
@@ -325,16 +363,35 @@ fn figure2(ctx: &Context) -> Result<Section> {
                 let t = Instant::now();
                 let nodp = dpmoet::run(&mut rng, &data.cols, &fig2_params(1.0), Method::NoDpAgg)?;
                 let c = nodp[0].conf;
-                out.push((Method::NoDpAgg.name().to_string(), f64::NAN, run, u_agg(&c), c.tpr(), c.tnr(), t.elapsed().as_secs_f64()));
+                out.push((
+                    Method::NoDpAgg.name().to_string(),
+                    f64::NAN,
+                    run,
+                    u_agg(&c),
+                    c.tpr(),
+                    c.tnr(),
+                    t.elapsed().as_secs_f64(),
+                ));
                 for (ei, &eps) in eps_all.iter().enumerate() {
                     for (mi, m) in [Method::AggGlobal, Method::AggLocal].into_iter().enumerate() {
                         let mut rng = run_rng(ctx.seed, &[2, data.id, 1 + ei as u64, mi as u64, run as u64]);
                         let t = Instant::now();
                         let got = dpmoet::run(&mut rng, &data.cols, &fig2_params(eps), m)?;
                         let c = got[0].conf;
-                        out.push((m.name().to_string(), eps, run, u_agg(&c), c.tpr(), c.tnr(), t.elapsed().as_secs_f64()));
+                        out.push((
+                            m.name().to_string(),
+                            eps,
+                            run,
+                            u_agg(&c),
+                            c.tpr(),
+                            c.tnr(),
+                            t.elapsed().as_secs_f64(),
+                        ));
                     }
                     // LocalDiffPID3 (IG) trained and evaluated on the whole dataset, like DP-MOET.
+                    if run >= F2_ID3_RUNS && !ctx.smoke {
+                        continue;
+                    }
                     let mut rng = run_rng(ctx.seed, &[2, data.id, 1 + ei as u64, 9, run as u64]);
                     let t = Instant::now();
                     let p = Id3Params {
@@ -356,7 +413,15 @@ fn figure2(ctx: &Context) -> Result<Section> {
                         }
                     }
                     let _ = &mut scratch;
-                    out.push(("LocalDiffPID3 (IG, depth 5)".to_string(), eps, run, u_agg(&c), c.tpr(), c.tnr(), t.elapsed().as_secs_f64()));
+                    out.push((
+                        "LocalDiffPID3 (IG, depth 5)".to_string(),
+                        eps,
+                        run,
+                        u_agg(&c),
+                        c.tpr(),
+                        c.tnr(),
+                        t.elapsed().as_secs_f64(),
+                    ));
                 }
                 Ok(out)
             })
@@ -376,7 +441,11 @@ fn figure2(ctx: &Context) -> Result<Section> {
             ]);
         }
         let names = ["DP-MOET-Agg_local", "DP-MOET-Agg_global", "LocalDiffPID3 (IG, depth 5)"];
-        let nodp: Vec<f64> = rows.iter().filter(|r| r.0 == Method::NoDpAgg.name()).map(|r| r.3).collect();
+        let nodp: Vec<f64> = rows
+            .iter()
+            .filter(|r| r.0 == Method::NoDpAgg.name())
+            .map(|r| r.3)
+            .collect();
         let (nodp_m, nodp_sd) = mean_sd(&nodp);
         let mut table = Vec::new();
         let mut series = Vec::new();
@@ -430,7 +499,13 @@ DP-MOET-Agg_global {:.0} ms, NODP {:.0} ms, LocalDiffPID3 {:.0} ms):\n\n{}\n![{}
             ms(Method::NoDpAgg.name()),
             ms("LocalDiffPID3 (IG, depth 5)"),
             markdown_table(
-                &["ε", "DP-MOET-Agg_local", "DP-MOET-Agg_global", "LocalDiffPID3 (IG, d = 5)", "NODP-MOET-Agg"],
+                &[
+                    "ε",
+                    "DP-MOET-Agg_local",
+                    "DP-MOET-Agg_global",
+                    "LocalDiffPID3 (IG, d = 5)",
+                    "NODP-MOET-Agg"
+                ],
                 &table
             ),
             png,
@@ -444,9 +519,9 @@ DP-MOET-Agg_global {:.0} ms, NODP {:.0} ms, LocalDiffPID3 {:.0} ms):\n\n{}\n![{}
     )?;
     let head = format!(
         "Setup as in §6.4: p = 100, s = 20, k = 2, d = 3, d_max = 5, o = 1, u_agg = 3·TPR + 2·TNR of the output tree \
-on the whole dataset (mean ± standard error over {runs} runs; the paper does not state its number of runs). \
+on the whole dataset (mean ± standard error over {runs} runs, {F2_ID3_RUNS} for LocalDiffPID3; the paper does not state its number of runs). \
 Global: Δ = 3·ΔTPR + 2·ΔTNR = 5 (Thm. 5.3); local: δ_agg = 3·δ^TPR + 2·δ^TNR (Thm. 5.4) with the admissible \
-add/remove rate sensitivities, t < {RATE_COLUMNS}, plain local dampening; exponential mechanism; ε split over \
+add/remove rate sensitivities, t < {AGG_COLUMNS}, plain local dampening; exponential mechanism; ε split over \
 the k + 1 = 3 selections and their picks as in Table 1. NODP-MOET-Agg does not depend on ε (one value). \
 LocalDiffPID3: Algorithm 2 with IG and local dampening, depth {F2_ID3_DEPTH} (the paper does not say which \
 depth), trained and scored on the whole dataset.\n\n"
@@ -489,8 +564,18 @@ fn figure6(ctx: &Context) -> Result<Section> {
         let fold_of = |i: usize| i % FOLDS;
         let folds: Vec<(Vec<u32>, Vec<u32>)> = (0..folds_run)
             .map(|f| {
-                let test: Vec<u32> = order.iter().enumerate().filter(|(i, _)| fold_of(*i) == f).map(|(_, &r)| r).collect();
-                let train: Vec<u32> = order.iter().enumerate().filter(|(i, _)| fold_of(*i) != f).map(|(_, &r)| r).collect();
+                let test: Vec<u32> = order
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| fold_of(*i) == f)
+                    .map(|(_, &r)| r)
+                    .collect();
+                let train: Vec<u32> = order
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| fold_of(*i) != f)
+                    .map(|(_, &r)| r)
+                    .collect();
                 (train, test)
             })
             .collect();
@@ -557,8 +642,11 @@ fn figure6(ctx: &Context) -> Result<Section> {
             ]);
         }
         for &depth in &F6_DEPTHS {
-            let reference: Vec<f64> =
-                results.iter().filter(|r| r.0 == depth && r.1.is_infinite()).map(|r| r.4).collect();
+            let reference: Vec<f64> = results
+                .iter()
+                .filter(|r| r.0 == depth && r.1.is_infinite())
+                .map(|r| r.4)
+                .collect();
             let (ref_m, _) = mean_sd(&reference);
             let mut table = Vec::new();
             let mut series = Vec::new();
@@ -571,8 +659,11 @@ fn figure6(ctx: &Context) -> Result<Section> {
             for &eps in &eps_all {
                 let mut line = vec![eps_label(eps)];
                 for (mi, s) in series.iter_mut().enumerate() {
-                    let v: Vec<f64> =
-                        results.iter().filter(|r| r.0 == depth && r.1 == eps && r.2 == mi).map(|r| r.4).collect();
+                    let v: Vec<f64> = results
+                        .iter()
+                        .filter(|r| r.0 == depth && r.1 == eps && r.2 == mi)
+                        .map(|r| r.4)
+                        .collect();
                     let (m, sd) = mean_sd(&v);
                     s.points.push((eps, m));
                     line.push(format!("{m:.3} ± {:.3}", sd / (v.len() as f64).sqrt()));
@@ -587,7 +678,10 @@ fn figure6(ctx: &Context) -> Result<Section> {
             line_plot(
                 &dir.join(&png),
                 &LinePlot {
-                    title: &format!("DiffPID3, {}, depth {depth} ({folds_run}-fold CV accuracy)", data.table.name),
+                    title: &format!(
+                        "DiffPID3, {}, depth {depth} ({folds_run}-fold CV accuracy)",
+                        data.table.name
+                    ),
                     x_label: "epsilon",
                     y_label: "accuracy",
                     series: &series,

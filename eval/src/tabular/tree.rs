@@ -7,6 +7,7 @@
 
 use super::bitset::{and_into, and_not_into, count, count_and, AttrBits, Columnar};
 use super::rng::{below, unit};
+#[cfg(test)]
 use crate::data::dat::Table;
 use rand_core::Rng;
 
@@ -58,10 +59,6 @@ impl Confusion {
     /// TNR (0 without negatives).
     pub fn tnr(&self) -> f64 {
         dpmo::sensitivity::rates::tnr(self.tn, self.fp)
-    }
-    /// Accuracy.
-    pub fn accuracy(&self) -> f64 {
-        (self.tp + self.tn) as f64 / (self.tp + self.tn + self.fp + self.fn_).max(1) as f64
     }
 }
 
@@ -156,6 +153,7 @@ impl Node {
 
     /// Prediction for record `r` of `table`, read literally from the attribute values (the reference for
     /// [`evaluate`]).
+    #[cfg(test)]
     pub fn predict(&self, table: &Table, r: usize) -> u8 {
         let mut node = self;
         loop {
@@ -199,7 +197,7 @@ pub struct EvalScratch {
 
 /// Confusion counts of `tree` on the records of `cols` by bitset ANDs and popcounts.
 pub fn evaluate(tree: &Node, cols: &Columnar, scratch: &mut EvalScratch) -> Confusion {
-    fn go(node: &Node, set: &[u64], level: usize, cols: &Columnar, levels: &mut [Vec<u64>], c: &mut Confusion) {
+    fn go(node: &Node, set: &[u64], cols: &Columnar, levels: &mut [Vec<u64>], c: &mut Confusion) {
         match node {
             Node::Leaf(label) => {
                 let pos = count_and(set, &cols.positive);
@@ -217,10 +215,10 @@ pub fn evaluate(tree: &Node, cols: &Columnar, scratch: &mut EvalScratch) -> Conf
                 let (here, deeper) = levels.split_at_mut(1);
                 let buf = &mut here[0];
                 if and_into(set, bits, buf) {
-                    go(left, buf, level + 1, cols, deeper, c);
+                    go(left, buf, cols, deeper, c);
                 }
                 if and_not_into(set, bits, buf) {
-                    go(right, buf, level + 1, cols, deeper, c);
+                    go(right, buf, cols, deeper, c);
                 }
             }
         }
@@ -233,11 +231,12 @@ pub fn evaluate(tree: &Node, cols: &Columnar, scratch: &mut EvalScratch) -> Conf
         l.resize(cols.words, 0);
     }
     let mut c = Confusion::default();
-    go(tree, &cols.all, 0, cols, &mut scratch.levels, &mut c);
+    go(tree, &cols.all, cols, &mut scratch.levels, &mut c);
     c
 }
 
 /// The reference evaluation: predicts every record one by one.
+#[cfg(test)]
 pub fn evaluate_naive(tree: &Node, table: &Table) -> Confusion {
     let mut c = Confusion::default();
     for r in 0..table.len() {
