@@ -55,10 +55,12 @@ bare-metal: tools
 	$(CARGO) build --release -p dpmo --target $(BARE_TARGET)
 	@echo "bare-metal: dpmo builds for $(BARE_TARGET)"
 
-## Rust tests of the core, formatting, and clippy with warnings as errors (core and C ABI).
+## Rust tests of the core, formatting, and clippy with warnings as errors. The C ABI crate is checked apart
+## from the std crates: built in one cargo call with them, its no_std panic handler would meet std's.
 rust-tests:
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy -p dpmo -p dpmo-capi --all-targets -- -D warnings
+	$(CARGO) clippy -p dpmo-eval --all-targets -- -D warnings
 	$(CARGO) test -p dpmo --release
 
 ## C tests (and one compiled as C++) against libdpmo.a, run under valgrind.

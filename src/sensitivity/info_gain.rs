@@ -107,9 +107,11 @@ impl Contingency {
     }
 }
 
-/// IG(T, A) = −Σ_j Σ_c τ_{j,c} log₂(τ_{j,c} / τ_j) (Local Dampening paper, eq. (2); the class entropy
-/// term, equal for all attributes, is dropped). Neighbour relation: one record added or removed;
-/// Δ = [`info_gain_global_sensitivity`].
+/// IG(T, A) = −τ · H_{C|A}(T) = Σ_j Σ_c τ_{j,c} log₂(τ_{j,c} / τ_j) ≤ 0 (Local Dampening paper, eq. (1); the
+/// class entropy term, equal for all attributes, is dropped). Larger is better: 0 for a split that
+/// separates the classes perfectly. Eq. (2) of the paper prints a leading minus sign that contradicts eq. (1)
+/// (it would make the *worst* split the most useful); the sensitivities (Lemmas 5.5–5.6) bound |ΔIG| and are
+/// the same either way. Neighbour relation: one record added or removed; Δ = [`info_gain_global_sensitivity`].
 pub fn information_gain(table: &Contingency) -> f64 {
     let mut ig = 0.0;
     for j in 0..table.values {
@@ -117,7 +119,7 @@ pub fn information_gain(table: &Contingency) -> f64 {
         for c in 0..table.classes {
             let x = table.counts[j][c] as f64;
             if x > 0.0 {
-                ig -= x * libm::log2(x / tj);
+                ig += x * libm::log2(x / tj);
             }
         }
     }

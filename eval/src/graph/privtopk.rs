@@ -20,6 +20,9 @@ use dpmo::sensitivity::{DeltaFunction, DeltaSource, LocalSensitivity};
 use rayon::prelude::*;
 use std::time::Instant;
 
+/// One result cell: (k, budget index, method, budget, (mean accuracy, standard error)).
+type Cell = (usize, usize, Method, f64, (f64, f64));
+
 /// Figure 5a's range for Enron.
 const SMALL_B: [f64; 9] = [0.01, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.75];
 /// Figure 5b's range.
@@ -131,7 +134,7 @@ pub fn run(ctx: &Context) -> Result<Section> {
         }
     }
     let pb = progress(configs.len() * runs, "PrivTopk runs");
-    let results: Vec<(usize, usize, Method, f64, (f64, f64))> = configs
+    let results: Vec<Cell> = configs
         .par_iter()
         .enumerate()
         .map_init(

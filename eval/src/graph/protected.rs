@@ -200,15 +200,19 @@ impl<'a> Search<'a> {
                 order[start..].select_nth_unstable_by(end - start - 1, larger_first);
             }
             order[start..end].sort_unstable_by(larger_first);
-            for i in start..end {
-                if !(count as f64 <= threshold) {
+            for entry in &order[start..end] {
+                // Written as a negation so that a NaN threshold also stops the search.
+                if !matches!(
+                    (count as f64).partial_cmp(&threshold),
+                    Some(core::cmp::Ordering::Less | core::cmp::Ordering::Equal)
+                ) {
                     break 'outer;
                 }
                 if self.trace.investigations >= self.budget {
                     outcome = Outcome::Budget;
                     break 'outer;
                 }
-                let v = order[i].1 as usize;
+                let v = entry.1 as usize;
                 count += 1;
                 if self.investigate(v) {
                     outcome = Outcome::Found;
@@ -261,151 +265,6 @@ pub fn search<R: Rng + ?Sized>(
         }
     }
     s.trace
-}
-
-/// CN(v, S) for every v, computed directly (for tests).
-#[cfg(test)]
-pub fn common_neighbours(g: &Csr<'_>, set: &[usize]) -> Vec<u32> {
-    let n = g.node_count();
-    let mut near = vec![false; n];
-    for &s in set {
-        for &w in g.neighbors(s) {
-            near[w as usize] = true;
-        }
-    }
-    (0..n)
-        .map(|v| g.neighbors(v).iter().filter(|&&u| near[u as usize]).count() as u32)
-        .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::data::snap::Graph;
-    use crate::graph::mean_sd;
-    use rand_core::SeedableRng;
-    use rand_xoshiro::Xoshiro256PlusPlus;
-
-    /// Two targeted triangles {0,1,2} and {6,7,8}, joined through protected 3 – 4 – 5, plus protected 9, 10
-    /// hanging off 2.
-    fn two_cells() -> (Graph, Vec<bool>) {
-        let edges = [
-            (0, 1),
-            (1, 2),
-            (0, 2),
-            (2, 3),
-            (3, 4),
-            (4, 5),
-            (5, 6),
-            (6, 7),
-            (7, 8),
-            (6, 8),
-            (2, 9),
-            (2, 10),
-            (4, 6),
-        ];
-        let g = Graph::from_edges(11, &edges);
-        let mut t = vec![false; 11];
-        for v in [0, 1, 2, 6, 7, 8] {
-            t[v] = true;
-        }
-        (g, t)
-    }
-
-    #[test]
-    fn incremental_cn_matches_the_definition() {
-        let (graph, t) = two_cells();
-        let g = graph.csr().unwrap();
-        let mut s = Search::new(&g, &t, 100);
-        s.add_target(0);
-        s.add_target(2);
-        assert_eq!(s.cn, common_neighbours(&g, &[0, 2]));
-        s.add_target(6);
-        assert_eq!(s.cn, common_neighbours(&g, &[0, 2, 6]));
-    }
-
-    #[test]
-    fn target_finds_both_cells_deterministically() {
-        let (graph, t) = two_cells();
-        let g = graph.csr().unwrap();
-        let mut rng = Xoshiro256PlusPlus::seed_from_u64(0);
-        let tr = search(&g, &t, 0, 100, Mode::NonPrivate { threshold: 100 }, &mut rng);
-        assert_eq!(tr.hits.len(), 6);
-        assert_eq!(tr.components, 2);
-        // SFS: 1 and 2 (targets) then 3, 9, 10 (protected neighbours of 2): 5 investigations; then the
-        // search: CN ranks 4 (adjacent to 3, which touches 2) first, then the CN = 0 ties by index: 5, then
-        // 6, a target (investigation 8); SFS adds 7 and 8; a second search finds nothing left and halts.
-        assert_eq!(tr.hits, vec![0, 1, 2, 8, 9, 10]);
-        assert_eq!(tr.searches, vec![5, 10]);
-        assert!(tr.halted);
-        // SFS alone is deterministic and never leaves the component.
-        let tr = search(&g, &t, 7, 3, Mode::NonPrivate { threshold: 0 }, &mut rng);
-        assert_eq!(tr.hits, vec![0, 1, 2]);
-    }
-
-    #[test]
-    fn zero_threshold_halts_after_one_examination() {
-        let (graph, t) = two_cells();
-        let g = graph.csr().unwrap();
-        let mut rng = Xoshiro256PlusPlus::seed_from_u64(0);
-        // K = 0: SearchCom examines while count ≤ 0, i.e. once, then returns ∅ unless that one was a target.
-        let tr = search(&g, &t, 0, 100, Mode::NonPrivate { threshold: 0 }, &mut rng);
-        assert_eq!(tr.investigations, 6);
-        assert!(tr.halted);
-    }
-
-    #[test]
-    fn searchcom_noise_scales() {
-        let p = Private {
-            epsilon: 0.2,
-            sensitivity: 1.0,
-            impact: 10.0,
-            threshold: Some(50.0),
-        };
-        assert_eq!(p.statistic_scale(), 20.0);
-        assert_eq!(p.threshold_scale(), 100.0);
-        // The threshold noise is Laplace with that scale: a huge threshold is never reached on this graph,
-        // a threshold of −1000 (with scale 100) practically always stops SearchCom before any examination.
-        let (graph, t) = two_cells();
-        let g = graph.csr().unwrap();
-        let mut halted = 0;
-        for seed in 0..200 {
-            let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-            let neg = Private {
-                threshold: Some(-1000.0),
-                ..p
-            };
-            let tr = search(&g, &t, 0, 100, Mode::Private(neg), &mut rng);
-            halted += usize::from(tr.halted && tr.investigations == 5);
-        }
-        assert_eq!(halted, 200);
-        // The statistic's noise: a single unexamined node's noisy value spread has sd = √2 · scale.
-        let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
-        let xs: Vec<f64> = (0..200_000).map(|_| p.statistic_scale() * laplace(&mut rng)).collect();
-        let (m, sd) = mean_sd(&xs);
-        assert!(m.abs() < 0.2, "{m}");
-        assert!((sd - 20.0 * 2f64.sqrt()).abs() < 0.3, "{sd}");
-    }
-
-    #[test]
-    fn private_search_finds_everything_with_a_large_budget() {
-        let (graph, t) = two_cells();
-        let g = graph.csr().unwrap();
-        let p = Private {
-            epsilon: 0.2,
-            sensitivity: 1.0,
-            impact: 1.0,
-            threshold: None,
-        };
-        for seed in 0..20 {
-            let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-            let tr = search(&g, &t, 0, 100, Mode::Private(p), &mut rng);
-            assert_eq!(tr.hits.len(), 6);
-            assert_eq!(tr.components, 2);
-            assert!(tr.hits.windows(2).all(|w| w[0] < w[1]));
-            assert_eq!(tr.found_at(tr.investigations), 6);
-        }
-    }
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -750,4 +609,148 @@ pub fn run(ctx: &Context) -> Result<Section> {
         title: "Privacy for the protected: targeted search on Enron (Kearns et al., Figures 2–4)".into(),
         body,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::snap::Graph;
+    use crate::graph::mean_sd;
+    use rand_core::SeedableRng;
+    use rand_xoshiro::Xoshiro256PlusPlus;
+
+    /// CN(v, S) for every v, computed directly (for tests).
+    fn common_neighbours(g: &Csr<'_>, set: &[usize]) -> Vec<u32> {
+        let n = g.node_count();
+        let mut near = vec![false; n];
+        for &s in set {
+            for &w in g.neighbors(s) {
+                near[w as usize] = true;
+            }
+        }
+        (0..n)
+            .map(|v| g.neighbors(v).iter().filter(|&&u| near[u as usize]).count() as u32)
+            .collect()
+    }
+
+    /// Two targeted triangles {0,1,2} and {6,7,8}, joined through protected 3 – 4 – 5, plus protected 9, 10
+    /// hanging off 2.
+    fn two_cells() -> (Graph, Vec<bool>) {
+        let edges = [
+            (0, 1),
+            (1, 2),
+            (0, 2),
+            (2, 3),
+            (3, 4),
+            (4, 5),
+            (5, 6),
+            (6, 7),
+            (7, 8),
+            (6, 8),
+            (2, 9),
+            (2, 10),
+            (4, 6),
+        ];
+        let g = Graph::from_edges(11, &edges);
+        let mut t = vec![false; 11];
+        for v in [0, 1, 2, 6, 7, 8] {
+            t[v] = true;
+        }
+        (g, t)
+    }
+
+    #[test]
+    fn incremental_cn_matches_the_definition() {
+        let (graph, t) = two_cells();
+        let g = graph.csr().unwrap();
+        let mut s = Search::new(&g, &t, 100);
+        s.add_target(0);
+        s.add_target(2);
+        assert_eq!(s.cn, common_neighbours(&g, &[0, 2]));
+        s.add_target(6);
+        assert_eq!(s.cn, common_neighbours(&g, &[0, 2, 6]));
+    }
+
+    #[test]
+    fn target_finds_both_cells_deterministically() {
+        let (graph, t) = two_cells();
+        let g = graph.csr().unwrap();
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(0);
+        let tr = search(&g, &t, 0, 100, Mode::NonPrivate { threshold: 100 }, &mut rng);
+        assert_eq!(tr.hits.len(), 6);
+        assert_eq!(tr.components, 2);
+        // SFS: 1 and 2 (targets) then 3, 9, 10 (protected neighbours of 2): 5 investigations; then the
+        // search: CN ranks 4 (adjacent to 3, which touches 2) first, then the CN = 0 ties by index: 5, then
+        // 6, a target (investigation 8); SFS adds 7 and 8; a second search finds nothing left and halts.
+        assert_eq!(tr.hits, vec![0, 1, 2, 8, 9, 10]);
+        assert_eq!(tr.searches, vec![5, 10]);
+        assert!(tr.halted);
+        // SFS alone is deterministic and never leaves the component.
+        let tr = search(&g, &t, 7, 3, Mode::NonPrivate { threshold: 0 }, &mut rng);
+        assert_eq!(tr.hits, vec![0, 1, 2]);
+    }
+
+    #[test]
+    fn zero_threshold_halts_after_one_examination() {
+        let (graph, t) = two_cells();
+        let g = graph.csr().unwrap();
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(0);
+        // K = 0: SearchCom examines while count ≤ 0, i.e. once, then returns ∅ unless that one was a target.
+        let tr = search(&g, &t, 0, 100, Mode::NonPrivate { threshold: 0 }, &mut rng);
+        assert_eq!(tr.investigations, 6);
+        assert!(tr.halted);
+    }
+
+    #[test]
+    fn searchcom_noise_scales() {
+        let p = Private {
+            epsilon: 0.2,
+            sensitivity: 1.0,
+            impact: 10.0,
+            threshold: Some(50.0),
+        };
+        assert_eq!(p.statistic_scale(), 20.0);
+        assert_eq!(p.threshold_scale(), 100.0);
+        // The threshold noise is Laplace with that scale: a huge threshold is never reached on this graph,
+        // a threshold of −1000 (with scale 100) practically always stops SearchCom before any examination.
+        let (graph, t) = two_cells();
+        let g = graph.csr().unwrap();
+        let mut halted = 0;
+        for seed in 0..200 {
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+            let neg = Private {
+                threshold: Some(-1000.0),
+                ..p
+            };
+            let tr = search(&g, &t, 0, 100, Mode::Private(neg), &mut rng);
+            halted += usize::from(tr.halted && tr.investigations == 5);
+        }
+        assert_eq!(halted, 200);
+        // The statistic's noise: a single unexamined node's noisy value spread has sd = √2 · scale.
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
+        let xs: Vec<f64> = (0..200_000).map(|_| p.statistic_scale() * laplace(&mut rng)).collect();
+        let (m, sd) = mean_sd(&xs);
+        assert!(m.abs() < 0.2, "{m}");
+        assert!((sd - 20.0 * 2f64.sqrt()).abs() < 0.3, "{sd}");
+    }
+
+    #[test]
+    fn private_search_finds_everything_with_a_large_budget() {
+        let (graph, t) = two_cells();
+        let g = graph.csr().unwrap();
+        let p = Private {
+            epsilon: 0.2,
+            sensitivity: 1.0,
+            impact: 1.0,
+            threshold: None,
+        };
+        for seed in 0..20 {
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+            let tr = search(&g, &t, 0, 100, Mode::Private(p), &mut rng);
+            assert_eq!(tr.hits.len(), 6);
+            assert_eq!(tr.components, 2);
+            assert!(tr.hits.windows(2).all(|w| w[0] < w[1]));
+            assert_eq!(tr.found_at(tr.investigations), 6);
+        }
+    }
 }

@@ -13,9 +13,8 @@
 //! capacity; IG and Gini are sums over attribute values and LS^IG a maximum over them, so we split such a
 //! table into chunks of at most 16 values, add the chunks' utilities and take the maximum of their δ rows.
 //!
-//! Sign of IG: `dpmo::sensitivity::info_gain::information_gain` implements eq. (2) as printed, which is
-//! +τ·H_{C|A} (largest for the least informative split); we use its negation −τ·H_{C|A}, the utility
-//! eq. (1) defines.
+//! IG is the utility of eq. (1), −τ·H_{C|A} (the core's `information_gain`; eq. (2) as printed has the
+//! opposite sign, which would make the least informative split the most useful).
 
 use super::rng::laplace;
 use crate::data::dat::Table;
@@ -140,10 +139,7 @@ pub fn utility(chunks: &[Contingency], criterion: Criterion) -> f64 {
     chunks
         .iter()
         .map(|c| match criterion {
-            // The core returns eq. (2) as printed, −Σ τ_{j,c} log₂(τ_{j,c}/τ_j) = +τ·H_{C|A} ≥ 0, which is
-            // largest for the *worst* split (the printed sign is wrong: −τ·H_{C|A} = +Σ τ_{j,c} log₂(τ_{j,c}/τ_j)).
-            // We negate it; the sensitivity is unchanged (|−u(x) + u(y)| = |u(x) − u(y)|).
-            Criterion::InfoGain => -information_gain(c),
+            Criterion::InfoGain => information_gain(c),
             Criterion::Gini => gini_utility(c),
         })
         .sum()

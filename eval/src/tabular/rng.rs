@@ -3,22 +3,21 @@
 use rand_core::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-/// Uniform integer in 0..n (n ≥ 1), by Lemire's multiply-shift (bias below 2⁻⁶⁴·n, negligible here).
+/// Uniform integer in 0..n (n ≥ 1), from the core's unbiased sampler.
 #[inline]
 pub fn below<R: Rng + ?Sized>(rng: &mut R, n: usize) -> usize {
-    ((rng.next_u64() as u128 * n as u128) >> 64) as usize
+    dpmo::sample::uniform_index(rng, n)
 }
 
-/// Uniform in [0, 1).
+/// Uniform in (0, 1), from the core's 53-bit sampler.
 #[inline]
 pub fn unit<R: Rng + ?Sized>(rng: &mut R) -> f64 {
-    (rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+    dpmo::sample::uniform_open01(rng)
 }
 
-/// A Laplace(0, b) draw.
+/// A Laplace(0, b) draw, from the core's sampler.
 pub fn laplace<R: Rng + ?Sized>(rng: &mut R, b: f64) -> f64 {
-    let u = unit(rng) - 0.5;
-    -b * u.signum() * (1.0 - 2.0 * u.abs()).max(f64::MIN_POSITIVE).ln()
+    b * dpmo::sample::laplace(rng)
 }
 
 /// A generator for one run, derived from the base seed and the run's coordinates (SplitMix-style mixing),
