@@ -97,9 +97,11 @@ reproduce: tools
 test: tools header-check bare-metal rust-tests lib ffi-tests examples bindings eval-smoke
 	@echo "make test: all checks passed"
 
-## Benchmarks (not tests): selections per second per selector, printed with ratios.
+## Benchmarks (not tests): selections per second per selector, and the Pareto score stage, each printed
+## beside a simple reference implementation timed in the same run.
 bench:
 	$(CARGO) bench -p dpmo --bench select
+	$(CARGO) bench -p dpmo --bench pareto
 
 clean:
 	$(CARGO) clean
