@@ -103,7 +103,7 @@ const T1_PUBLISHED: [(&str, [f64; 7], [f64; 7]); 2] = [
         [0.18, 0.14, 0.10, 0.07, 0.08, 0.07, 0.08],
     ),
 ];
-const T1_RUNS: usize = 80;
+const T1_RUNS: usize = 500;
 
 fn table1_params(epsilon: f64) -> Params {
     Params {
@@ -297,7 +297,7 @@ fn table1(ctx: &Context) -> Result<Section> {
     let head = format!(
         "Setup as in §6.3: p = 30, s = 3, k = 3, d = 4, d_max = 10, o = 3; each run of a private method is \
 compared with an independent run of NODP-MOET-Pareto (run i of every ε and method uses the same NODP run i), \
-C(X′ = NODP output, X″ = private output). Runs: {runs} per cell (the paper: 500; reduced to fit the time budget — \
+C(X′ = NODP output, X″ = private output). Runs: {runs} per cell (the paper: 500 — \
 the ± column is the standard error of the mean, so the 95% interval is about ±2 s.e.). Utilities TPR and TNR on \
 the whole dataset; δ^TPR, δ^TNR are the admissible rate sensitivities of `dpmo::sensitivity::rates` under \
 add/remove-one-record neighbours (not the printed Lemma 6.1), tabulated (with δ^PS) for t < {PARETO_COLUMNS} (δ = Δ beyond); \
