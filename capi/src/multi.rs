@@ -148,34 +148,68 @@ unsafe fn with_optional_sensitivities<T>(
     }
 }
 
-/// Runs a selection with the generator, charging `epsilon` to the optional budget atomically: refused
-/// before anything runs when the budget is too small, written back only on success.
-///
-/// # Safety
-/// `rng` and `budget` as for `with_generator` and `PendingCharge::prepare`, disjoint from every slice `f`
-/// uses (checked by the callers).
-unsafe fn charged(
+/// The buffers every selecting function writes through: the generator, the optional budget, the k chosen
+/// indices and the two scratch slices. One place checks them and charges the budget.
+struct Selection {
     rng: *mut dpmo_rng,
     budget: *mut dpmo_budget,
-    epsilon: f64,
-    f: impl FnOnce(&mut dpmo_core::Generator) -> Result<(), Error>,
-) -> Result<(), Error> {
-    // SAFETY: forwarded caller contract.
-    let pending = unsafe { PendingCharge::prepare(budget, epsilon) }?;
-    // SAFETY: forwarded caller contract.
-    unsafe { with_generator(rng, f) }?;
-    pending.commit();
-    Ok(())
+    out: (*mut usize, usize),
+    values: (*mut f64, usize),
+    indices: (*mut usize, usize),
 }
 
-/// Checks the pointers every selecting function writes through.
-fn check_selection_outputs(rng: *mut dpmo_rng, budget: *mut dpmo_budget, out_indices: *mut usize) -> Result<(), Error> {
-    check_out(rng)?;
-    check_out(out_indices)?;
-    if !budget.is_null() {
-        check_out(budget)?;
+impl Selection {
+    /// Null and alignment checks of the pointers, before any input is read.
+    fn check(&self) -> Result<(), Error> {
+        check_out(self.rng)?;
+        check_out(self.out.0)?;
+        if !self.budget.is_null() {
+            check_out(self.budget)?;
+        }
+        check_out(self.values.0)?;
+        check_out(self.indices.0)
     }
-    Ok(())
+
+    /// Checks every buffer disjoint from the inputs (`inputs` and `more`) and from each other, then runs `f`
+    /// with the live generator and the output slices (chosen indices, values scratch, index scratch),
+    /// charging `epsilon` to the optional budget atomically: refused before anything runs when the budget
+    /// is too small, written back only when `f` succeeds.
+    ///
+    /// # Safety
+    /// Every pointer valid for its length (the contract of the public functions).
+    unsafe fn run(
+        self,
+        epsilon: f64,
+        inputs: &[Region],
+        more: &[Region],
+        f: impl FnOnce(&mut dpmo_core::Generator, &mut [usize], &mut [f64], &mut [usize]) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        disjoint(
+            &[
+                rng_region(self.rng),
+                budget_region(self.budget),
+                Region::of(self.out.0, self.out.1),
+                Region::of(self.values.0, self.values.1),
+                Region::of(self.indices.0, self.indices.1),
+            ],
+            inputs,
+            more,
+        )?;
+        // SAFETY: non-null and aligned (`check`), disjoint from every other buffer of the call.
+        let (out, values, indices) = unsafe {
+            (
+                output(self.out.0, self.out.1)?,
+                output(self.values.0, self.values.1)?,
+                output(self.indices.0, self.indices.1)?,
+            )
+        };
+        // SAFETY: the budget and the generator are disjoint from the slices `f` uses.
+        let pending = unsafe { PendingCharge::prepare(self.budget, epsilon) }?;
+        // SAFETY: as above.
+        unsafe { with_generator(self.rng, |g| f(g, out, values, indices)) }?;
+        pending.commit();
+        Ok(())
+    }
 }
 
 // ------------------------------------------------------------------------------------------ score stages
@@ -535,30 +569,21 @@ pub unsafe extern "C" fn dpmo_select_privpareto(
         let dampening = dampening_of(dampening)?;
         let selector = selector_of(selector)?;
         let len = utilities_len(n, m)?;
-        check_selection_outputs(rng, budget, out_indices)?;
-        check_out(values)?;
-        check_out(indices)?;
+        let selection = Selection {
+            rng,
+            budget,
+            out: (out_indices, k),
+            values: (values, values_len),
+            indices: (indices, indices_len),
+        };
+        selection.check()?;
         // SAFETY: the caller promises n · m readable doubles.
         let u = unsafe { input(utilities, len) }?;
-        // SAFETY: forwarded caller contract; outputs checked disjoint from every buffer before slicing.
+        // SAFETY: forwarded caller contract; `run` checks the outputs disjoint from every buffer.
         unsafe {
             with_optional_sensitivities(deltas, m, n, |ds, regions| {
-                disjoint(
-                    &[
-                        rng_region(rng),
-                        budget_region(budget),
-                        Region::of(out_indices, k),
-                        Region::of(values, values_len),
-                        Region::of(indices, indices_len),
-                    ],
-                    &[Region::of(utilities, len)],
-                    regions,
-                )?;
-                let out = output(out_indices, k)?;
-                let v = output(values, values_len)?;
-                let ix = output(indices, indices_len)?;
                 let sens = pareto_sensitivity(ds, columns, dampening);
-                charged(rng, budget, epsilon, |g| {
+                selection.run(epsilon, &[Region::of(utilities, len)], regions, |g, out, v, ix| {
                     multi::select_privpareto(g, u, m, dominance, sens, selector, epsilon, out, v, ix)
                 })
             })
@@ -728,30 +753,22 @@ pub unsafe extern "C" fn dpmo_select_privagg(
         let dampening = dampening_of(dampening)?;
         let selector = selector_of(selector)?;
         let len = utilities_len(n, m)?;
-        check_selection_outputs(rng, budget, out_indices)?;
-        check_out(values)?;
-        check_out(indices)?;
+        let selection = Selection {
+            rng,
+            budget,
+            out: (out_indices, k),
+            values: (values, values_len),
+            indices: (indices, indices_len),
+        };
+        selection.check()?;
         // SAFETY: the caller promises n · m and m readable doubles.
         let (u, w) = unsafe { (input(utilities, len)?, input(weights, m)?) };
-        // SAFETY: forwarded caller contract; outputs checked disjoint from every buffer before slicing.
+        // SAFETY: forwarded caller contract; `run` checks the outputs disjoint from every buffer.
         unsafe {
             with_optional_sensitivities(deltas, m, n, |ds, regions| {
                 let (sens, globals_region) = agg_sensitivity(ds, globals, m, columns, dampening)?;
-                disjoint(
-                    &[
-                        rng_region(rng),
-                        budget_region(budget),
-                        Region::of(out_indices, k),
-                        Region::of(values, values_len),
-                        Region::of(indices, indices_len),
-                    ],
-                    &[Region::of(utilities, len), Region::of(weights, m), globals_region],
-                    regions,
-                )?;
-                let out = output(out_indices, k)?;
-                let v = output(values, values_len)?;
-                let ix = output(indices, indices_len)?;
-                charged(rng, budget, epsilon, |g| {
+                let inputs = [Region::of(utilities, len), Region::of(weights, m), globals_region];
+                selection.run(epsilon, &inputs, regions, |g, out, v, ix| {
                     multi::select_privagg(g, u, w, sens, selector, epsilon, out, v, ix)
                 })
             })
@@ -852,33 +869,20 @@ pub unsafe extern "C" fn dpmo_select_top_k(
 ) -> dpmo_status {
     status_of((|| {
         let selector = selector_of(selector)?;
-        check_selection_outputs(rng, budget, out_indices)?;
-        check_out(scratch)?;
-        check_out(index_scratch)?;
+        let selection = Selection {
+            rng,
+            budget,
+            out: (out_indices, k),
+            values: (scratch, scratch_len),
+            indices: (index_scratch, index_len),
+        };
+        selection.check()?;
         // SAFETY: the caller promises n readable doubles.
         let s = unsafe { input(scores, n) }?;
-        check_disjoint(
-            &[
-                rng_region(rng),
-                budget_region(budget),
-                Region::of(out_indices, k),
-                Region::of(scratch, scratch_len),
-                Region::of(index_scratch, index_len),
-            ],
-            &[Region::of(scores, n)],
-        )?;
-        // SAFETY: checked disjoint from every other buffer of this call.
-        let (out, work, ix) = unsafe {
-            (
-                output(out_indices, k)?,
-                output(scratch, scratch_len)?,
-                output(index_scratch, index_len)?,
-            )
-        };
-        let (index, perm) = split_n(ix, n);
-        // SAFETY: the generator and the budget are disjoint from the slices.
+        // SAFETY: forwarded caller contract; `run` checks the outputs disjoint from every buffer.
         unsafe {
-            charged(rng, budget, epsilon, |g| {
+            selection.run(epsilon, &[Region::of(scores, n)], &[], |g, out, work, ix| {
+                let (index, perm) = split_n(ix, n);
                 select::select_top_k(g, selector, s, sensitivity, epsilon, out, work, index, perm)
             })
         }
@@ -909,32 +913,19 @@ pub unsafe extern "C" fn dpmo_select_top_k_gumbel(
     budget: *mut dpmo_budget,
 ) -> dpmo_status {
     status_of((|| {
-        check_selection_outputs(rng, budget, out_indices)?;
-        check_out(scratch)?;
-        check_out(index_scratch)?;
+        let selection = Selection {
+            rng,
+            budget,
+            out: (out_indices, k),
+            values: (scratch, scratch_len),
+            indices: (index_scratch, index_len),
+        };
+        selection.check()?;
         // SAFETY: the caller promises n readable doubles.
         let s = unsafe { input(scores, n) }?;
-        check_disjoint(
-            &[
-                rng_region(rng),
-                budget_region(budget),
-                Region::of(out_indices, k),
-                Region::of(scratch, scratch_len),
-                Region::of(index_scratch, index_len),
-            ],
-            &[Region::of(scores, n)],
-        )?;
-        // SAFETY: checked disjoint from every other buffer of this call.
-        let (out, work, ix) = unsafe {
-            (
-                output(out_indices, k)?,
-                output(scratch, scratch_len)?,
-                output(index_scratch, index_len)?,
-            )
-        };
-        // SAFETY: the generator and the budget are disjoint from the slices.
+        // SAFETY: forwarded caller contract; `run` checks the outputs disjoint from every buffer.
         unsafe {
-            charged(rng, budget, epsilon, |g| {
+            selection.run(epsilon, &[Region::of(scores, n)], &[], |g, out, work, ix| {
                 select::select_top_k_gumbel(g, s, sensitivity, epsilon, out, work, ix)
             })
         }
@@ -970,33 +961,28 @@ pub unsafe extern "C" fn dpmo_select_local_dampening_top_k(
     status_of((|| {
         let kind = dampening_of(dampening)?;
         let selector = selector_of(selector)?;
-        check_selection_outputs(rng, budget, out_indices)?;
-        check_out(scratch)?;
-        check_out(index_scratch)?;
+        let selection = Selection {
+            rng,
+            budget,
+            out: (out_indices, k),
+            values: (scratch, scratch_len),
+            indices: (index_scratch, index_len),
+        };
+        selection.check()?;
         // SAFETY: the caller promises n readable doubles.
         let u = unsafe { input(utilities, n) }?;
         if n == 0 {
             return Err(Error::EmptyInput);
         }
-        // SAFETY: forwarded caller contract; outputs checked disjoint from every buffer before slicing.
+        // SAFETY: forwarded caller contract; `run` checks the outputs disjoint from every buffer.
         unsafe {
             let (spec, spec_region) = read_spec(sensitivity)?;
             let callback = callback_of(&spec);
             let (delta, values_region) = sensitivity_of(&spec, &callback, n)?;
-            check_disjoint(
-                &[
-                    rng_region(rng),
-                    budget_region(budget),
-                    Region::of(out_indices, k),
-                    Region::of(scratch, scratch_len),
-                    Region::of(index_scratch, index_len),
-                ],
-                &[Region::of(utilities, n), spec_region, values_region],
-            )?;
-            let out = output(out_indices, k)?;
-            let (dampened, work) = split_n(output(scratch, scratch_len)?, n);
-            let (index, perm) = split_n(output(index_scratch, index_len)?, n);
-            charged(rng, budget, epsilon, |g| {
+            let inputs = [Region::of(utilities, n), spec_region, values_region];
+            selection.run(epsilon, &inputs, &[], |g, out, scratch, ix| {
+                let (dampened, work) = split_n(scratch, n);
+                let (index, perm) = split_n(ix, n);
                 local::select_local_dampening_top_k(
                     g, u, &delta, kind, selector, epsilon, out, dampened, work, index, perm,
                 )
