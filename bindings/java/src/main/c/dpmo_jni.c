@@ -152,21 +152,37 @@ static void *scratch(call_t *c, size_t count, size_t size) {
     return p;
 }
 
+/* Locks `obj` (recorded in *held / *locked for release()) and returns its `state` field, an array of exactly
+ * `len` elements with JNI signature `sig`; on any problem fails the call with `bad` (or the pending Java
+ * exception) and returns NULL. Shared by the generator and the budget, whose states live in such arrays. */
+static jarray lock_state(call_t *c, jobject obj, jfieldID *cache, const char *sig, jsize len, jobject *held,
+                         int *locked, dpmo_status bad) {
+    JNIEnv *env = c->env;
+    jfieldID f = field_of(env, obj, cache, "state", sig);
+    if (!jni_ok(c)) return NULL;
+    if ((*env)->MonitorEnter(env, obj) != JNI_OK) {
+        jni_ok(c);
+        fail(c, bad);
+        return NULL;
+    }
+    *held = obj;
+    *locked = 1;
+    jarray arr = (jarray)(*env)->GetObjectField(env, obj, f);
+    if (!jni_ok(c)) return NULL;
+    if (arr == NULL || (*env)->GetArrayLength(env, arr) != len) {
+        fail(c, bad);
+        return NULL;
+    }
+    return arr;
+}
+
 /* Locks the generator and loads its state; a null generator is passed to the C ABI as NULL. */
 static int take_rng(call_t *c, jobject rng) {
     JNIEnv *env = c->env;
     if (rng == NULL) return 1;
-    jfieldID f = field_of(env, rng, &f_rng_state, "state", "[J");
-    if (!jni_ok(c)) return 0;
-    if ((*env)->MonitorEnter(env, rng) != JNI_OK) {
-        jni_ok(c);
-        return fail(c, DPMO_INVALID_GENERATOR);
-    }
-    c->rng_obj = rng;
-    c->rng_locked = 1;
-    c->rng_arr = (jlongArray)(*env)->GetObjectField(env, rng, f);
-    if (!jni_ok(c)) return 0;
-    if (c->rng_arr == NULL || (*env)->GetArrayLength(env, c->rng_arr) != 8) return fail(c, DPMO_INVALID_GENERATOR);
+    c->rng_arr = (jlongArray)lock_state(c, rng, &f_rng_state, "[J", 8, &c->rng_obj, &c->rng_locked,
+                                        DPMO_INVALID_GENERATOR);
+    if (c->rng_arr == NULL) return 0;
     (*env)->GetLongArrayRegion(env, c->rng_arr, 0, 8, (jlong *)c->rng.opaque);
     if (!jni_ok(c)) return 0;
     c->rng_p = &c->rng;
@@ -178,17 +194,9 @@ static int take_rng(call_t *c, jobject rng) {
 static int take_budget(call_t *c, jobject budget, int precharge, double epsilon) {
     JNIEnv *env = c->env;
     if (budget == NULL) return 1;
-    jfieldID f = field_of(env, budget, &f_budget_state, "state", "[D");
-    if (!jni_ok(c)) return 0;
-    if ((*env)->MonitorEnter(env, budget) != JNI_OK) {
-        jni_ok(c);
-        return fail(c, DPMO_INVALID_ARGUMENT);
-    }
-    c->budget_obj = budget;
-    c->budget_locked = 1;
-    c->budget_arr = (jdoubleArray)(*env)->GetObjectField(env, budget, f);
-    if (!jni_ok(c)) return 0;
-    if (c->budget_arr == NULL || (*env)->GetArrayLength(env, c->budget_arr) != 2) return fail(c, DPMO_INVALID_ARGUMENT);
+    c->budget_arr = (jdoubleArray)lock_state(c, budget, &f_budget_state, "[D", 2, &c->budget_obj,
+                                             &c->budget_locked, DPMO_INVALID_ARGUMENT);
+    if (c->budget_arr == NULL) return 0;
     jdouble v[2];
     (*env)->GetDoubleArrayRegion(env, c->budget_arr, 0, 2, v);
     if (!jni_ok(c)) return 0;
