@@ -6,7 +6,9 @@ CARGO       ?= cargo
 CC          ?= cc
 CXX         ?= c++
 CBINDGEN_VERSION := 0.29.4
-TOOLS       := $(CURDIR)/tools
+# cbindgen is pinned and cached under Cargo's home, versioned, so every clone on the machine shares one build.
+CARGO_HOME  ?= $(HOME)/.cargo
+TOOLS       := $(CARGO_HOME)/dpmo-tools/cbindgen-$(CBINDGEN_VERSION)
 CBINDGEN    := $(TOOLS)/bin/cbindgen
 BARE_TARGET := thumbv7em-none-eabihf
 LIB_A       := target/release/libdpmo.a
@@ -30,7 +32,7 @@ demo: lib
 	$(CC) $(CFLAGS_C) examples-c/quickstart.c $(LIB_A) $(LDLIBS_C) -o $(BUILD)/quickstart
 	./$(BUILD)/quickstart
 
-## Tools the tests need: cbindgen (pinned, cached in ./tools), the bare-metal target, valgrind.
+## Tools the tests need: cbindgen (pinned, cached under Cargo's home), the bare-metal target, valgrind.
 tools: $(CBINDGEN)
 	@rustup target list --installed | grep -qx $(BARE_TARGET) || rustup target add $(BARE_TARGET)
 	@command -v valgrind >/dev/null || { apt-get update -qq && apt-get install -y -qq valgrind; }
