@@ -241,11 +241,11 @@ fn probabilities(world: &World, db: &Db, mech: Mechanism, eps: f64) -> Vec<f64> 
                 None => ParetoSensitivity::Global,
                 Some(dampening) => ParetoSensitivity::Local {
                     deltas: &deltas,
-                    columns: COLS,
+                    max_distance: COLS,
                     dampening,
                 },
             };
-            let need = privpareto_scratch_len(n, M, COLS).unwrap();
+            let need = privpareto_scratch_len(n, M).unwrap();
             let (mut v, mut ix) = (vec![0.0; need.values], vec![0usize; need.indices]);
             privpareto_probabilities(&db.u, M, dom, sens, eps, &mut p, &mut v, &mut ix).unwrap();
         }
@@ -255,11 +255,11 @@ fn probabilities(world: &World, db: &Db, mech: Mechanism, eps: f64) -> Vec<f64> 
                 None => AggSensitivity::Global(&GLOBALS),
                 Some(dampening) => AggSensitivity::Local {
                     deltas: &deltas,
-                    columns: C_IN,
+                    max_distance: C_IN,
                     dampening,
                 },
             };
-            let mut v = vec![0.0; privagg_scratch_len(n, C_IN).unwrap().values];
+            let mut v = vec![0.0; privagg_scratch_len(n, M).unwrap().values];
             privagg_probabilities(&db.u, &w, sens, eps, &mut p, &mut v).unwrap();
         }
         Mechanism::Pareto(.., Selector::PermuteAndFlip) | Mechanism::Agg(.., Selector::PermuteAndFlip) => {

@@ -8,8 +8,12 @@
 //! D(u) = −T + (u + b(T))/Δ for u < −b(T). |D(x, r) − D(y, r)| ≤ 1 for neighbours (Lemma 3.7), so the
 //! dampened scores feed any selector with Δ = 1.
 
+pub(crate) mod exact;
+
+use crate::select::exact::store_int;
 use crate::sensitivity::LocalSensitivity;
 use crate::Error;
+use exact::IntDelta;
 
 /// D_{u,δ}(x, r) for one candidate r with utility `u` (Local Dampening paper, Def. 3.6).
 ///
@@ -169,6 +173,57 @@ pub fn dampen_with(
     out: &mut [f64],
 ) -> Result<(), Error> {
     dampen_all(utilities, delta, kind, out)
+}
+
+/// Exact dampening ([`exact`]) of n integer utilities into integer scores (two `u64` words each in
+/// `out[..2n]`); returns the sensitivity of those scores in grid units (2⁶⁰ for plain, N for shifted).
+pub(crate) fn dampen_int(
+    n: usize,
+    utility: impl Fn(usize) -> i128,
+    delta: &impl IntDelta,
+    kind: Dampening,
+    out: &mut [u64],
+) -> Result<u64, Error> {
+    if n == 0 {
+        return Err(Error::EmptyInput);
+    }
+    if out.len() < 2 * n {
+        return Err(Error::ScratchTooSmall);
+    }
+    for r in 0..n {
+        let s = match kind {
+            Dampening::Plain => exact::plain(utility(r), r, delta)?,
+            Dampening::Shifted => exact::shifted(utility(r), r, delta)?,
+        };
+        store_int(out, r, s);
+    }
+    Ok(match kind {
+        Dampening::Plain => exact::PLAIN_UNITS,
+        Dampening::Shifted => delta.units(),
+    })
+}
+
+/// Exact dampening of double utilities with a [`LocalSensitivity`] (on the grid of its Δ): the integer
+/// scores go to `out[..2n]`, and their sensitivity in grid units is returned. Errors as [`dampen`], and
+/// [`Error::ScratchTooSmall`] when `out` is shorter than 2n.
+pub(crate) fn dampen_exact(
+    utilities: &[f64],
+    delta: &LocalSensitivity<'_>,
+    kind: Dampening,
+    out: &mut [u64],
+) -> Result<u64, Error> {
+    let n = utilities.len();
+    if n == 0 {
+        return Err(Error::EmptyInput);
+    }
+    if delta.len() != n {
+        return Err(Error::LengthMismatch);
+    }
+    if utilities.iter().any(|u| !u.is_finite()) {
+        return Err(Error::NonFiniteInput);
+    }
+    let g = exact::GridDelta::new(delta)?;
+    dampen_int(n, |r| g.utility(utilities[r]), &g, kind, out)
 }
 
 #[cfg(test)]
