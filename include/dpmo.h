@@ -1306,6 +1306,27 @@ enum dpmo_status dpmo_sample(struct dpmo_rng *rng,
                              size_t count);
 
 /**
+ * Fills `out[0..count]` with independent exact draws of the discrete Laplace distribution
+ * P(Z = z) ∝ exp(−|z| · granularity / scale) on the integers (Canonne, Kamath & Steinke 2020,
+ * Algorithm 2): the noise for releasing a value. To release f(x) with sensitivity Δ under ε-DP, round f(x)
+ * to a multiple of `granularity` (or use an integer count and granularity 1), take scale = Δ / ε, and
+ * release f(x) + granularity · Z. Every coin is exact (no floating point), so the released values are
+ * immune to the floating-point attack on the Laplace mechanism (Mironov 2012). A draw whose magnitude
+ * exceeds 2^63 − 1 is redrawn, an event of probability below 2 exp(−2^30).
+ *
+ * Errors: `scale` or `granularity` not finite and > 0, or scale / granularity outside [2^-64, 2^32] →
+ * `DPMO_INVALID_ARGUMENT`; an invalid generator; a null, misaligned or overlapping `out`.
+ *
+ * # Safety
+ * `rng` must point to an initialised `dpmo_rng`; `out` to `count` writable int64_t.
+ */
+enum dpmo_status dpmo_sample_discrete_laplace(struct dpmo_rng *rng,
+                                              double scale,
+                                              double granularity,
+                                              int64_t *out,
+                                              size_t count);
+
+/**
  * The exponential mechanism, exactly: writes to `*out_index` an index r in [0, n) drawn with probability
  * exactly ∝ exp(epsilon · scores[r] / (2 · sensitivity)) (scores floored onto a grid of about
  * 2^-62 · sensitivity; integers and most real scores are on it). epsilon-DP in the arithmetic that runs,
