@@ -9,7 +9,7 @@
 
 use super::{round_epsilon, shape, size, take, MultiScratchLen};
 use crate::dampen::exact::IntDelta;
-use crate::dampen::{dampen_int, dampen_with, Dampening};
+use crate::dampen::{dampen_int_each, dampen_with, Dampening};
 use crate::select::exact::{as_words, store_int};
 use crate::select::{exponential_probabilities, select_top_k, top_k_int, Arithmetic, Noise, Selector};
 use crate::sensitivity::weighted_sum::{
@@ -108,12 +108,12 @@ impl IntDelta for ExactAggDelta<'_> {
     }
 }
 
-/// Exact scores into `words[..2n]`; returns their sensitivity in grid units.
+/// Exact scores, each passed to `write(r, S_r)`; returns their sensitivity in grid units.
 fn exact_scores(
     utilities: &[f64],
     weights: &[f64],
     sensitivity: &AggSensitivity<'_>,
-    words: &mut [u64],
+    mut write: impl FnMut(usize, i128),
 ) -> Result<u64, Error> {
     let m = weights.len();
     let n = utilities.len() / m;
@@ -123,7 +123,7 @@ fn exact_scores(
     match *sensitivity {
         AggSensitivity::Global(_) => {
             for r in 0..n {
-                store_int(words, r, u(r));
+                write(r, u(r));
             }
             Ok(grid.units())
         }
@@ -138,9 +138,33 @@ fn exact_scores(
                 deltas,
                 saturation: saturation_of(deltas, max_distance),
             };
-            dampen_int(n, u, &d, dampening, words)
+            dampen_int_each(n, u, &d, dampening, write)
         }
     }
+}
+
+/// The integer scores exact PrivAgg selects from (one round): the exact weighted sum on its grid, dampened
+/// exactly when local (see the module documentation), written to `out[..n]`; returns their sensitivity in
+/// the same units. The exact mechanism picks r with probability ∝ exp(−ε (max S − S_r) / (2 · units)). For
+/// audits and tests. Errors as [`select_privagg`]; nothing is written to `out` on error.
+pub fn privagg_exact_scores(
+    utilities: &[f64],
+    weights: &[f64],
+    sensitivity: AggSensitivity<'_>,
+    out: &mut [i128],
+) -> Result<u64, Error> {
+    let n = shape(utilities, weights.len())?;
+    check_local(&sensitivity, n)?;
+    if out.len() < n {
+        return Err(Error::LengthMismatch);
+    }
+    if let AggSensitivity::Local { deltas, .. } = sensitivity {
+        if deltas.iter().any(|d| d.is_fallible()) {
+            // A caller function may fail part-way: evaluate everything once first.
+            exact_scores(utilities, weights, &sensitivity, |_, _| {})?;
+        }
+    }
+    exact_scores(utilities, weights, &sensitivity, |r, s| out[r] = s)
 }
 
 /// Floating-point scores into `scores[..n]` (u_agg, dampened when local, using `agg` for u_agg); returns
@@ -220,7 +244,7 @@ pub fn select_privagg<R: Rng + ?Sized>(
     match arithmetic {
         Arithmetic::Exact => {
             let words = as_words(scores);
-            let units = exact_scores(utilities, weights, &sensitivity, words)?;
+            let units = exact_scores(utilities, weights, &sensitivity, |r, s| store_int(words, r, s))?;
             top_k_int(rng, selector, words, units, epsilon, out, as_words(work), map, perm)
         }
         Arithmetic::Float => {
