@@ -406,6 +406,23 @@ static void test_scratch_lens(void) {
         CHECK_STATUS(dpmo_local_dampening_scratch_len(9, 9, sel, &v, &ix), DPMO_OK);
         CHECK_EQ(v, 36);
     }
+    /* LIBRARY BUG (reported): the helper documents k = 1 as the single selection (2n, 0 or n), but
+     * dpmo_select_local_dampening_top_k with k = 1 needs the top-k lengths (4n, n or 2n) and refuses the
+     * helper's with SCRATCH_TOO_SMALL; for n = 1 no call of the helper gives lengths it accepts. */
+    TEST("local_dampening_scratch_len(n, 1) suffices for select_local_dampening_top_k with k = 1 (LIBRARY BUG)");
+    for (k10 = 0; k10 < N_RUNNABLE; k10++) {
+        const uint32_t sel = RUNNABLE[k10];
+        const double u[3] = {1.0, 2.0, 0.5}, one[1] = {1.0};
+        dpmo_sensitivity spec = make_spec(DPMO_DELTA_SHARED, one, 1, 0, 1.0, 2);
+        dpmo_rng rng = make_rng(DPMO_RNG_CHACHA20, 9);
+        double sd[64];
+        size_t si[64], out[1] = {SENTINEL_Z};
+        CHECK_STATUS(dpmo_local_dampening_scratch_len(3, 1, sel, &v, &ix), DPMO_OK);
+        CHECK_STATUS(dpmo_select_local_dampening_top_k(&rng, u, 3, &spec, DPMO_DAMPENING_PLAIN, sel, 1.0, 1, out, sd, v,
+                                                       si, ix, NULL),
+                     DPMO_OK);
+        CHECK(out[0] < 3);
+    }
     v = ix = SENTINEL_Z;
     CHECK_STATUS(dpmo_local_dampening_scratch_len(9, 0, 0, &v, &ix), DPMO_INVALID_ARGUMENT);
     CHECK_STATUS(dpmo_local_dampening_scratch_len(9, 10, 0, &v, &ix), DPMO_INVALID_ARGUMENT);

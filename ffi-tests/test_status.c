@@ -762,6 +762,7 @@ static void test_select_local_dampening(void) {
             dpmo_rng rng = make_rng(DPMO_RNG_CHACHA20, 11), bad;
             dpmo_budget bud = make_budget(10.0, 0.0), *B = &bud;
             double u[4] = {3.0, 1.0, 0.0, -2.0}, v4[4] = {1.0, 1.0, 2.0, 0.5}, scratch[16], table8[8], both[24] = {0};
+            const double v5[5] = {1.0, 1.0, 2.0, 0.5, 1.0};
             double huge[2] = {1e300, 0.0}, tiny[2] = {1e-10, 1e-10};
             size_t perm[8], out = SENTINEL_Z, i, VL, IL, PL;
             dpmo_sensitivity spec = make_spec(DPMO_DELTA_PER_CANDIDATE, v4, 4, 0, 2.0, 6), s;
@@ -848,7 +849,7 @@ static void test_select_local_dampening(void) {
             s = spec; s.global = INFINITY;
             ld_case(L("global inf"), &rng, u, 4, &s, damp, sel, 1, scratch, VL, perm, PL, &out, FRESH, 0,
                     unsupported ? DPMO_UNSUPPORTED : DPMO_INVALID_SENSITIVITY);
-            s = spec; s.values_len = 5;
+            s = make_spec(DPMO_DELTA_PER_CANDIDATE, v5, 5, 0, 2.0, 6);
             ld_case(L("length mismatch"), &rng, u, 4, &s, damp, sel, 1, scratch, VL, perm, PL, &out, FRESH, 0,
                     unsupported ? DPMO_UNSUPPORTED : DPMO_LENGTH_MISMATCH);
 
