@@ -57,11 +57,11 @@ static void test_version_and_messages(void) {
 }
 
 /* ------------------------------------------------------------------ header constants */
-/* LIBRARY BUG (reported to the lead): include/dpmo.h defines DPMO_MAX_UNBUFFERED_CANDIDATES as (1 << 32), an
- * int shift by the width of int: undefined behaviour in C and C++, rejected by -Werror
- * (-Wshift-count-overflow), and 0 with gcc when the warning is silenced. Only the preprocessor, which computes
- * in intmax_t, sees 2^32. Fix in capi/src/local.rs: write the constant so that cbindgen emits a 64-bit
- * literal (e.g. 4294967296ULL). This check fails until then. */
+/* The header's constants are usable in C expressions. Regression: at 21c59e7 include/dpmo.h defined
+ * DPMO_MAX_UNBUFFERED_CANDIDATES as (1 << 32), an int shift by the width of int: undefined behaviour in C and
+ * C++, rejected by -Werror (-Wshift-count-overflow), and 0 with gcc when the warning is silenced; only the
+ * preprocessor, which computes in intmax_t, saw 2^32. (The warning stays silenced here so that this file
+ * compiles against such a header and the check below reports it.) */
 #if defined(__GNUC__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wshift-count-overflow"
@@ -78,7 +78,7 @@ static void test_header_constants(void) {
 #else
     CHECK(!"DPMO_MAX_UNBUFFERED_CANDIDATES is not 2^32 in #if");
 #endif
-    TEST("DPMO_MAX_UNBUFFERED_CANDIDATES in a C expression (LIBRARY BUG: (1 << 32) in the header)");
+    TEST("DPMO_MAX_UNBUFFERED_CANDIDATES in a C expression");
     CHECK(max_unbuffered_as_compiled() == ((uint64_t)1 << 32));
 }
 
@@ -334,13 +334,12 @@ static void test_selectors(void) {
                      DPMO_SCRATCH_TOO_SMALL);
             sel_case(L("perm_scratch empty"), k, &rng, s, 5, 1, 1, perm, 0, noise, &out, FRESH, 0,
                      DPMO_SCRATCH_TOO_SMALL);
-            /* LIBRARY BUG (reported): the scratch length is checked after the scores are, so a NaN score turns
-             * SCRATCH_TOO_SMALL (free) into NON_FINITE_INPUT (charged). The status of a call with a short
-             * scratch then depends on the data, and the uncharged outcome is impossible on the NaN neighbour:
-             * an attacker learns "no NaN" for free. An argument error must win over the data. */
+            /* An argument error must win over the data: otherwise the status of a call with a deliberately short
+             * scratch depends on the data, and its uncharged outcome (SCRATCH_TOO_SMALL) is impossible on the
+             * NaN neighbour — "no NaN" learnt for free. Regression: at 21c59e7 the scores were checked first. */
             s[3] = nan_();
-            sel_case(L("perm_scratch too small and a NaN score: SCRATCH_TOO_SMALL, free (LIBRARY BUG)"), k, &rng, s, 5,
-                     1, 1, perm, 4, noise, &out, FRESH, 0, DPMO_SCRATCH_TOO_SMALL);
+            sel_case(L("perm_scratch too small and a NaN score: SCRATCH_TOO_SMALL, free"), k, &rng, s, 5, 1, 1, perm, 4,
+                     noise, &out, FRESH, 0, DPMO_SCRATCH_TOO_SMALL);
             s[3] = 4.0;
             memcpy(shared.d, SCORES5, sizeof SCORES5);
             sel_case(L("perm_scratch aliases scores"), k, &rng, shared.d, 5, 1, 1, shared.z, 5, noise, &out, FRESH, 0,
@@ -875,12 +874,11 @@ static void test_select_local_dampening(void) {
                 CHECK_EQ(out, 0);
                 out = SENTINEL_Z;
             }
-            /* LIBRARY BUG (reported): a δ value read from a table (here per-candidate) that is negative or NaN
-             * returns DPMO_INVALID_SENSITIVITY_VALUE without charging the budget, whereas the same value from a
-             * callback is charged; the header lists this status among the data failures that keep the charge,
-             * and a δ table is computed from the private data (e.g. dpmo_egodensity_delta_table). */
+            /* A bad δ value read from a table is data like the same value from a callback (a δ table is computed
+             * from the private data, e.g. dpmo_egodensity_delta_table): charged. Regression: at 21c59e7 the
+             * table's values were validated before the charge, so this status was free. */
             v4[2] = -0.5;
-            ld_case(L("negative delta value in a table, charged (LIBRARY BUG: free)"), &rng, u, 4, &spec, damp, sel,
+            ld_case(L("negative delta value in a table, charged"), &rng, u, 4, &spec, damp, sel,
                     0.5, scratch, VL, perm, PL, &out, FRESH, C,
                     unsupported ? DPMO_UNSUPPORTED : DPMO_INVALID_SENSITIVITY_VALUE);
             v4[2] = 2.0;
