@@ -249,6 +249,40 @@ static void check_dist(const char *name, const cfg_t *c, const double *p, const 
     if (q != NULL && powerful()) CHECK_CHI2_REJECTS(count, q, bins, DRAWS);
 }
 
+/* ================================================================== 0. the checker itself */
+static void test_chi2_helper(void) {
+    const double xs[5] = {0.5, 3.0, 12.0, 23.928, 60.0};
+    size_t i;
+    TEST("chi-square p-values: Q(1/2, x/2) = erfc(sqrt(x/2)) (1 df), Q(1, x/2) = exp(-x/2) (2 df)");
+    for (i = 0; i < 5; i++) {
+        CHECK_NEAR(gamma_q(0.5, xs[i] / 2.0), erfc(sqrt(xs[i] / 2.0)), 1e-12 * erfc(sqrt(xs[i] / 2.0)) + 1e-300);
+        CHECK_NEAR(gamma_q(1.0, xs[i] / 2.0), exp(-xs[i] / 2.0), 1e-12 * exp(-xs[i] / 2.0) + 1e-300);
+    }
+    CHECK_NEAR(gamma_q(0.5, 23.928 / 2.0), 1e-6, 2e-9); /* the 1-df critical value at α = 1e-6 */
+    TEST("chi-square helper: accepts the expected counts, rejects shifted ones, pools small bins");
+    {
+        const double p[4] = {0.5, 0.3, 0.1999, 0.0001};
+        unsigned long exact[4] = {50000, 30000, 19990, 10}, off[4] = {51000, 29000, 19990, 10};
+        unsigned long lost[4] = {50000, 30000, 19990, 9}, impossible[3] = {1, 5, 4};
+        const double p3[3] = {0.0, 0.5, 0.5};
+        double stat = 0.0;
+        size_t df = 0;
+        CHECK(chi2_pvalue(exact, p, 4, 100000, &stat, &df) > 0.99);
+        CHECK_EQ(df, 3);
+        CHECK(chi2_pvalue(off, p, 4, 100000, &stat, &df) < ALPHA);
+        CHECK_EQ(chi2_pvalue(lost, p, 4, 100000, &stat, &df), 0.0);       /* a draw missing */
+        CHECK_EQ(chi2_pvalue(impossible, p3, 3, 10, &stat, &df), 0.0);    /* a draw of probability 0 */
+        CHECK(chi2_pvalue(exact, p, 4, 1000 * 100, &stat, &df) > 0.99);
+        {
+            /* expected 50, 30, 17, 2, 1: the last two (below 5) are pooled into one bin of 3 */
+            const double q[5] = {0.5, 0.3, 0.17, 0.02, 0.01};
+            unsigned long small[5] = {50, 30, 17, 0, 3};
+            CHECK(chi2_pvalue(small, q, 5, 100, &stat, &df) > 0.99);
+            CHECK_EQ(df, 3);
+        }
+    }
+}
+
 /* ================================================================== 1. distributions */
 static const double S5[5] = {0.0, 1.0, 2.5, -1.0, 3.0}; /* Δ = 1.5, ε = 1.1 below: nothing dyadic */
 
@@ -876,6 +910,7 @@ int main(int argc, char **argv) {
     const char *arg = argc > 1 ? argv[1] : env;
     if (arg != NULL && strtoul(arg, NULL, 10) > 0) DRAWS = strtoul(arg, NULL, 10);
     printf("test_exact: %lu draws per statistical test%s\n", DRAWS, powerful() ? "" : " (power checks skipped)");
+    test_chi2_helper();
     test_global_selectors();
     test_top_k();
     test_local_dampening();
