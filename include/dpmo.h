@@ -117,7 +117,7 @@
  * The largest n `dpmo_sensitivity_max_over_candidates` accepts (2^32): with a callback or shared spec no
  * buffer bounds n, and the work is n · T evaluations.
  */
-#define DPMO_MAX_UNBUFFERED_CANDIDATES (1 << 32)
+#define DPMO_MAX_UNBUFFERED_CANDIDATES 4294967296
 
 /**
  * The largest number m of objectives; more gives `DPMO_CAPACITY_EXCEEDED`.
@@ -820,11 +820,12 @@ enum dpmo_status dpmo_local_dampening_probabilities(const double *utilities,
                                                     double *out_probabilities);
 
 /**
- * Writes the scratch lengths of `dpmo_select_local_dampening` (k = 1) and
- * `dpmo_select_local_dampening_top_k` (k ≥ 1) for n candidates and `selector`: `*out_values_len` doubles
- * (2n for one selection, 4n for top-k: exact arithmetic keeps each dampened score as a 128-bit integer)
- * and `*out_indices_len` size_t (top-k: n, plus n for a selector that needs a permutation; one selection:
- * n for such a selector, else 0). The lengths suffice for either arithmetic.
+ * Writes scratch lengths that suffice for both `dpmo_select_local_dampening` and
+ * `dpmo_select_local_dampening_top_k` with n candidates, k picks and `selector`, in either arithmetic:
+ * `*out_values_len` = 4n doubles (exact arithmetic keeps each dampened score as a 128-bit integer, and top-k
+ * a working copy of them) and `*out_indices_len` size_t = n, plus n for a selector that needs a
+ * permutation (permute-and-flip, and report-noisy-max with Exponential noise in exact arithmetic). A single
+ * selection needs only 2n doubles and, for such a selector, n size_t of `perm_scratch`.
  *
  * Errors: k = 0 or k > n, or an unknown selector → `DPMO_INVALID_ARGUMENT` (Laplace noise without
  * `DPMO_FLOAT` → `DPMO_UNSUPPORTED`); null, misaligned or overlapping outputs; a length not representable

@@ -132,7 +132,11 @@ pub fn select_local_dampening_top_k<R: Rng + ?Sized>(
     }
     match arithmetic {
         Arithmetic::Float => {
-            if dampened.len() < n {
+            if dampened.len() < n
+                || score_scratch.len() < n
+                || index_scratch.len() < n
+                || (selector.needs_permutation(arithmetic) && perm_scratch.len() < n)
+            {
                 return Err(Error::ScratchTooSmall);
             }
             dampen_with(utilities, delta, kind, dampened)?;

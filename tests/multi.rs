@@ -318,8 +318,13 @@ fn multi_objective_inputs_are_validated_and_nothing_is_written() {
         Err(Error::EmptyInput)
     );
     assert_eq!(
-        run(&[1.0, f64::NAN], 2, 1.0, &mut out, &mut v, &mut ix, &mut g),
+        run(&[1.0, f64::NAN], 2, 1.0, &mut out[..1], &mut v, &mut ix, &mut g),
         Err(Error::NonFiniteInput)
+    );
+    // k > n is an argument error and is reported before the data is looked at.
+    assert_eq!(
+        run(&[1.0, f64::NAN], 2, 1.0, &mut out, &mut v, &mut ix, &mut g),
+        Err(Error::InvalidArgument)
     );
     assert_eq!(
         run(&U, 2, 0.0, &mut out, &mut v, &mut ix, &mut g),

@@ -17,7 +17,7 @@
 //! saturation argument in [`crate::sensitivity`]), so privacy never depends on where the sweep stops; a
 //! caller may cap it with `max_distance`.
 
-use super::{round_epsilon, shape, size, take, MultiScratchLen};
+use super::{finite, round_epsilon, shape, size, take, MultiScratchLen};
 use crate::dampen::exact::{plain_end, plain_step, utility_limit, PLAIN_UNITS};
 use crate::dampen::Dampening;
 use crate::exact::{scale::distance_beyond_cap, Grid};
@@ -294,6 +294,7 @@ pub fn select_privpareto<R: Rng + ?Sized>(
         return Err(Error::Unsupported);
     }
     let mut p = split(n, m, values, indices)?;
+    finite(utilities)?;
     p.compact.copy_from_slice(utilities);
     for (i, x) in p.map.iter_mut().enumerate() {
         *x = i;
@@ -340,11 +341,12 @@ pub fn privpareto_probabilities(
     if out.len() < n {
         return Err(Error::LengthMismatch);
     }
+    let mut p = split(n, m, values, indices)?;
+    finite(utilities)?;
     if n == 1 {
         out[0] = 1.0;
         return Ok(());
     }
-    let mut p = split(n, m, values, indices)?;
     p.compact.copy_from_slice(utilities);
     for (i, x) in p.map.iter_mut().enumerate() {
         *x = i;

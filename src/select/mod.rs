@@ -76,6 +76,11 @@ pub fn select<R: Rng + ?Sized>(
     perm_scratch: &mut [usize],
     arithmetic: Arithmetic,
 ) -> Result<usize, Error> {
+    // Every argument is checked before the scores (data) are looked at, so that no argument error can hide
+    // or reveal a property of the data.
+    if selector.needs_permutation(arithmetic) && perm_scratch.len() < scores.len() {
+        return Err(Error::ScratchTooSmall);
+    }
     match arithmetic {
         Arithmetic::Float => match selector {
             Selector::Exponential => select_exponential_float(rng, scores, sensitivity, epsilon),
