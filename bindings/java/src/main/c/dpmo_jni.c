@@ -7,9 +7,9 @@
  *    other JNI call is made; everything that needs JNI (field reads, array allocation, monitors) happens
  *    before pinning, and exceptions are thrown after unpinning.
  *  - Scratch space the C ABI needs is malloc'ed before pinning and freed on every path (cleanup at `done`).
- *  - The 64-byte generator state and the 16-byte budget are copied into C locals (under the monitor of
- *    their Java objects, so concurrent use of one generator is serialised) and written back only on
- *    success: on any error the Java objects are unchanged, as the C ABI promises for its own arguments.
+ *  - The 64-byte generator state and the 16-byte budget are copied into C locals (under the monitors of
+ *    their private state arrays, budget first: see "lock order" below) and written back only on success:
+ *    on any error the Java objects are unchanged, as the C ABI promises for its own arguments.
  *  - Any non-OK status becomes an org.dpmo.DpmoException(status, dpmo_status_message(status)). Checks done
  *    here are only those the C ABI cannot do through a pointer: a Java length that must equal m, a negative
  *    int, k outside [1, n] (the output buffer is sized from k), m outside [1, 16].
@@ -90,13 +90,11 @@ typedef struct {
     int status;      /* dpmo status to raise (DPMO_OK: none) */
     int failed;      /* a Java exception is pending, or status != OK */
     /* generator */
-    jobject rng_obj;
     jlongArray rng_arr;
     dpmo_rng rng;
     dpmo_rng *rng_p; /* &rng, or NULL when the Java generator is null (the C ABI reports it) */
     int rng_locked;
     /* budget */
-    jobject budget_obj;
     jdoubleArray budget_arr;
     dpmo_budget budget;
     dpmo_budget *budget_p;
@@ -152,41 +150,38 @@ static void *scratch(call_t *c, size_t count, size_t size) {
     return p;
 }
 
-/* Locks `obj` (recorded in *held / *locked for release()) and returns its `state` field, an array of exactly
- * `len` elements with JNI signature `sig`; on any problem fails the call with `bad` (or the pending Java
- * exception) and returns NULL. Shared by the generator and the budget, whose states live in such arrays. */
-static jarray lock_state(call_t *c, jobject obj, jfieldID *cache, const char *sig, jsize len, jobject *held,
-                         int *locked, dpmo_status bad) {
+/* ------------------------------------------------------------------------------------- lock order
+ *
+ * A call that uses a generator and a budget holds two locks: the monitor of the budget's private `state`
+ * array, then the monitor of the generator's private `state` array (budget first, always; no Java code runs
+ * and no other monitor is taken while they are held). The public objects' own monitors
+ * are never taken by the binding, so no `synchronized (budget)` or `synchronized (rng)` block of the
+ * caller, in any order, can form a cycle with a call (issue 11: locking the public DpmoRng, then the
+ * PrivacyBudget, deadlocked against a caller holding the budget). PrivacyBudget's Java methods lock the same
+ * array. take_states() is the only place that locks; finish() unlocks in reverse. */
+
+/* Returns the `state` field of `obj`, an array of exactly `len` elements with JNI signature `sig`, locked;
+ * on any problem fails the call with `bad` (or the pending Java exception) and returns NULL. *locked
+ * records the lock for finish(). */
+static jarray lock_state(call_t *c, jobject obj, jfieldID *cache, const char *sig, jsize len, int *locked,
+                         dpmo_status bad) {
     JNIEnv *env = c->env;
     jfieldID f = field_of(env, obj, cache, "state", sig);
     if (!jni_ok(c)) return NULL;
-    if ((*env)->MonitorEnter(env, obj) != JNI_OK) {
-        jni_ok(c);
-        fail(c, bad);
-        return NULL;
-    }
-    *held = obj;
-    *locked = 1;
+    /* A final field: reading it needs no lock. */
     jarray arr = (jarray)(*env)->GetObjectField(env, obj, f);
     if (!jni_ok(c)) return NULL;
     if (arr == NULL || (*env)->GetArrayLength(env, arr) != len) {
         fail(c, bad);
         return NULL;
     }
+    if ((*env)->MonitorEnter(env, arr) != JNI_OK) {
+        jni_ok(c);
+        fail(c, bad);
+        return NULL;
+    }
+    *locked = 1;
     return arr;
-}
-
-/* Locks the generator and loads its state; a null generator is passed to the C ABI as NULL. */
-static int take_rng(call_t *c, jobject rng) {
-    JNIEnv *env = c->env;
-    if (rng == NULL) return 1;
-    c->rng_arr = (jlongArray)lock_state(c, rng, &f_rng_state, "[J", 8, &c->rng_obj, &c->rng_locked,
-                                        DPMO_INVALID_GENERATOR);
-    if (c->rng_arr == NULL) return 0;
-    (*env)->GetLongArrayRegion(env, c->rng_arr, 0, 8, (jlong *)c->rng.opaque);
-    if (!jni_ok(c)) return 0;
-    c->rng_p = &c->rng;
-    return 1;
 }
 
 /* Locks the budget (if any) and loads it. With `precharge`, charges epsilon to the copy now, for C
@@ -194,8 +189,8 @@ static int take_rng(call_t *c, jobject rng) {
 static int take_budget(call_t *c, jobject budget, int precharge, double epsilon) {
     JNIEnv *env = c->env;
     if (budget == NULL) return 1;
-    c->budget_arr = (jdoubleArray)lock_state(c, budget, &f_budget_state, "[D", 2, &c->budget_obj,
-                                             &c->budget_locked, DPMO_INVALID_ARGUMENT);
+    c->budget_arr = (jdoubleArray)lock_state(c, budget, &f_budget_state, "[D", 2, &c->budget_locked,
+                                             DPMO_INVALID_ARGUMENT);
     if (c->budget_arr == NULL) return 0;
     jdouble v[2];
     (*env)->GetDoubleArrayRegion(env, c->budget_arr, 0, 2, v);
@@ -208,6 +203,23 @@ static int take_budget(call_t *c, jobject budget, int precharge, double epsilon)
         if (st != DPMO_OK) return fail(c, st);
     }
     return 1;
+}
+
+/* Locks the generator and loads its state; a null generator is passed to the C ABI as NULL. */
+static int take_rng(call_t *c, jobject rng) {
+    JNIEnv *env = c->env;
+    if (rng == NULL) return 1;
+    c->rng_arr = (jlongArray)lock_state(c, rng, &f_rng_state, "[J", 8, &c->rng_locked, DPMO_INVALID_GENERATOR);
+    if (c->rng_arr == NULL) return 0;
+    (*env)->GetLongArrayRegion(env, c->rng_arr, 0, 8, (jlong *)c->rng.opaque);
+    if (!jni_ok(c)) return 0;
+    c->rng_p = &c->rng;
+    return 1;
+}
+
+/* The lock order in one place: the budget (nullable), then the generator (nullable). */
+static int take_states(call_t *c, jobject rng, jobject budget, int precharge, double epsilon) {
+    return take_budget(c, budget, precharge, epsilon) && take_rng(c, rng);
 }
 
 /* Registers an array of `len` elements to pin; pin_all() pins them together. Returns the slot, or -1 for a
@@ -283,8 +295,8 @@ static int finish(call_t *c, int status) {
             (*env)->SetDoubleArrayRegion(env, c->budget_arr, 0, 2, v);
         }
     }
-    if (c->budget_locked) (*env)->MonitorExit(env, c->budget_obj);
-    if (c->rng_locked) (*env)->MonitorExit(env, c->rng_obj);
+    if (c->rng_locked) (*env)->MonitorExit(env, c->rng_arr);
+    if (c->budget_locked) (*env)->MonitorExit(env, c->budget_arr);
     c->budget_locked = c->rng_locked = 0;
     if (pin_failed) throw_oom(env, "dpmo: could not access a Java array");
     if (c->failed && c->status != DPMO_OK) throw_status(env, c->status);
@@ -443,7 +455,7 @@ JNIEXPORT jdoubleArray JNICALL Java_org_dpmo_DpmoRng_sample(JNIEnv *env, jclass 
         fail(&c, DPMO_INVALID_ARGUMENT);
         goto done;
     }
-    if (!take_rng(&c, rng)) goto done;
+    if (!take_states(&c, rng, NULL, 0, 0.0)) goto done;
     out = (*env)->NewDoubleArray(env, count);
     if (!jni_ok(&c)) goto done;
     int o = want(&c, out, count, 1);
@@ -532,7 +544,7 @@ static jint single_select(JNIEnv *env, enum single_kind kind, jobject rng, jdoub
     size_t *perm = NULL;
     size_t out = 0;
     jsize n = length_of(env, scores);
-    if (!take_rng(&c, rng) || !take_budget(&c, budget, 1, epsilon)) goto done;
+    if (!take_states(&c, rng, budget, 1, epsilon)) goto done;
     if (kind == SINGLE_PERMUTE_AND_FLIP && (perm = scratch(&c, (size_t)n, sizeof *perm)) == NULL) goto done;
     int s = want(&c, scores, n, 0);
     if (!pin_all(&c)) goto done;
@@ -606,7 +618,7 @@ JNIEXPORT jintArray JNICALL Java_org_dpmo_Dpmo_selectTopK(JNIEnv *env, jclass cl
     jintArray out = NULL;
     size_t n = (size_t)length_of(env, scores), kc;
     if (!check_k(&c, k, n, &kc)) goto done;
-    if (!take_rng(&c, rng) || !take_budget(&c, budget, 0, epsilon)) goto done;
+    if (!take_states(&c, rng, budget, 0, epsilon)) goto done;
     size_t index_len = selector == DPMO_SELECTOR_PERMUTE_AND_FLIP ? 2 * n : n;
     size_t *idx = scratch(&c, kc, sizeof *idx);
     double *work = scratch(&c, n, sizeof *work);
@@ -636,7 +648,7 @@ JNIEXPORT jintArray JNICALL Java_org_dpmo_Dpmo_selectTopKGumbel(JNIEnv *env, jcl
     jintArray out = NULL;
     size_t n = (size_t)length_of(env, scores), kc;
     if (!check_k(&c, k, n, &kc)) goto done;
-    if (!take_rng(&c, rng) || !take_budget(&c, budget, 0, epsilon)) goto done;
+    if (!take_states(&c, rng, budget, 0, epsilon)) goto done;
     size_t *idx = scratch(&c, kc, sizeof *idx);
     double *work = scratch(&c, n, sizeof *work);
     size_t *ix = scratch(&c, n, sizeof *ix);
@@ -741,7 +753,7 @@ JNIEXPORT jint JNICALL Java_org_dpmo_Dpmo_selectLocalDampening(JNIEnv *env, jcla
     size_t out = 0;
     size_t n = (size_t)length_of(env, utilities);
     if (!read_one_spec(&c, delta, &d)) goto done;
-    if (!take_rng(&c, rng) || !take_budget(&c, budget, 1, epsilon)) goto done;
+    if (!take_states(&c, rng, budget, 1, epsilon)) goto done;
     double *work = scratch(&c, n, sizeof *work);
     size_t *perm = NULL, perm_len = 0;
     if (selector == DPMO_SELECTOR_PERMUTE_AND_FLIP) {
@@ -773,7 +785,7 @@ JNIEXPORT jintArray JNICALL Java_org_dpmo_Dpmo_selectLocalDampeningTopK(JNIEnv *
     size_t n = (size_t)length_of(env, utilities), kc;
     if (!check_k(&c, k, n, &kc)) goto done;
     if (!read_one_spec(&c, delta, &d)) goto done;
-    if (!take_rng(&c, rng) || !take_budget(&c, budget, 0, epsilon)) goto done;
+    if (!take_states(&c, rng, budget, 0, epsilon)) goto done;
     size_t index_len = selector == DPMO_SELECTOR_PERMUTE_AND_FLIP ? 2 * n : n;
     size_t *idx = scratch(&c, kc, sizeof *idx);
     double *work = scratch(&c, 2 * n, sizeof *work);
@@ -846,7 +858,7 @@ static jobject privpareto(JNIEnv *env, int probabilities, jobject rng, jdoubleAr
         fail(&c, st0);
         goto done;
     }
-    if (!probabilities && (!take_rng(&c, rng) || !take_budget(&c, budget, 0, epsilon))) goto done;
+    if (!probabilities && (!take_states(&c, rng, budget, 0, epsilon))) goto done;
     double *values = scratch(&c, values_len, sizeof *values);
     size_t *indices = scratch(&c, indices_len, sizeof *indices);
     size_t *idx = probabilities ? NULL : scratch(&c, kc, sizeof *idx);
@@ -923,7 +935,7 @@ static jobject privagg(JNIEnv *env, int probabilities, jobject rng, jdoubleArray
         fail(&c, st0);
         goto done;
     }
-    if (!probabilities && (!take_rng(&c, rng) || !take_budget(&c, budget, 0, epsilon))) goto done;
+    if (!probabilities && (!take_states(&c, rng, budget, 0, epsilon))) goto done;
     double *values = scratch(&c, values_len, sizeof *values);
     size_t *indices = probabilities ? NULL : scratch(&c, indices_len, sizeof *indices);
     size_t *idx = probabilities ? NULL : scratch(&c, kc, sizeof *idx);

@@ -19,6 +19,17 @@ package org.dpmo;
  *       sensitivity or that a local δ is admissible.</li>
  * </ul>
  *
+ * <h2>Threads and lock order</h2>
+ *
+ * <p>Every function is safe to call from any thread. A call that uses a {@link PrivacyBudget} and a
+ * {@link DpmoRng} locks first the budget, then the generator, and releases both before it returns; it
+ * locks private objects inside them, never the {@code PrivacyBudget} or {@code DpmoRng} objects you hold,
+ * and runs none of your code while it holds them. So the order is the same in every call, and no
+ * {@code synchronized} block of yours, on either object and in either order, can make a dpmo call
+ * deadlock. Calls sharing a generator or a budget are serialised; threads with their own generators (and
+ * budgets) run in parallel. Your own monitors give you mutual exclusion only among your own blocks: to make
+ * "check the budget, then select" atomic, hold one lock of yours around both in every thread.
+ *
  * <p>The library is loaded with {@code System.loadLibrary("dpmojni")} (directory in
  * {@code -Djava.library.path}), or from the absolute path in the system property {@code dpmo.library}.
  */

@@ -12,8 +12,10 @@ import java.security.SecureRandom;
  * <b>not cryptographically secure</b> (its state can be recovered from its outputs): simulations and tests
  * only.
  *
- * <p>Thread safety: every call that uses a generator holds its monitor, so one generator may be shared by
- * threads (calls are then serialised). This class is deliberately neither {@code Cloneable} nor
+ * <p>Thread safety: one generator may be shared by threads; calls that draw from it are serialised by a
+ * private lock of the generator (never the generator object itself), always taken after the budget's (see
+ * {@link Dpmo}, "Threads and lock order"), so no {@code synchronized} block of yours can deadlock a call.
+ * Threads that each keep their own generator never wait for each other. This class is deliberately neither {@code Cloneable} nor
  * {@code Serializable}: two copies of a state would repeat randomness.
  */
 public final class DpmoRng {
@@ -35,7 +37,8 @@ public final class DpmoRng {
         Dpmo.load();
     }
 
-    /** The opaque {@code dpmo_rng} state (8 x uint64), read and written only by the JNI shim. */
+    /** The opaque {@code dpmo_rng} state (8 x uint64), read and written only by the JNI shim; its monitor is
+     * the generator's lock. */
     private final long[] state = new long[8];
     private final int kind;
 

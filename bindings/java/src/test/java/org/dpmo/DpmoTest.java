@@ -754,6 +754,43 @@ public final class DpmoTest {
                     "local dampening");
         });
 
+        test("threads: a caller's own synchronized block on the budget or generator cannot deadlock a call", () -> {
+            // Issue 11: the shim used to take the generator's monitor, then the budget's. A caller holding the
+            // budget's monitor (synchronized (budget) { select(rng, ..., budget); }) then waited for the generator
+            // while a plain call held the generator and waited for the budget: both threads stuck, after a few
+            // thousand calls. Taking the budget first would only move the problem to a caller holding the
+            // generator's monitor. Every kind of caller-held monitor runs here at once against plain calls.
+            DpmoRng r = DpmoRng.seeded(DpmoRng.XOSHIRO256PP, 71);
+            PrivacyBudget b = new PrivacyBudget(1.0);
+            double eps = 0x1p-20; // dyadic: 5 threads x 20,000 charges are exact, well under the total
+            int iterations = 20_000;
+            runWatched("lock order", iterations, 60,
+                    () -> {
+                        synchronized (b) {
+                            Dpmo.selectExponential(r, SCORES, 1, eps, b);
+                        }
+                    },
+                    () -> {
+                        synchronized (r) {
+                            Dpmo.selectPermuteAndFlip(r, SCORES, 1, eps, b);
+                        }
+                    },
+                    () -> Dpmo.selectExponential(r, SCORES, 1, eps, b),
+                    () -> {
+                        Dpmo.selectTopK(r, Dpmo.SELECTOR_EXPONENTIAL, SCORES, 1, eps, 2, b);
+                        synchronized (b) {
+                            r.sample(DpmoRng.DIST_UNIFORM, 1);
+                        }
+                    },
+                    () -> {
+                        synchronized (r) {
+                            b.charge(eps);
+                            b.remaining();
+                        }
+                    });
+            close(5.0 * iterations * eps, b.spent(), 0, "every call charged exactly once");
+        });
+
         test("threads: one shared generator and budget, serialised", () -> {
             DpmoRng r = new DpmoRng();
             PrivacyBudget b = new PrivacyBudget(1.0);
@@ -789,6 +826,66 @@ public final class DpmoTest {
             check(charged.get() == 16 && refused.get() == 16, "charged " + charged + ", refused " + refused);
             close(0, b.remaining(), 0, "budget spent exactly");
         });
+    }
+
+    /**
+     * Runs {@code bodies} on one thread each, {@code iterations} times, and waits for them under a watchdog:
+     * the run fails (instead of hanging) as soon as the JVM reports any of these threads deadlocked on
+     * monitors, or when no thread completed an iteration for {@code stallSeconds} (a hang the JVM's detector
+     * cannot see). The threads are daemons, so a failed run does not keep the JVM alive.
+     */
+    static void runWatched(String what, int iterations, long stallSeconds, Body... bodies) throws Exception {
+        java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
+        AtomicInteger progress = new AtomicInteger();
+        List<Throwable> errors = new ArrayList<>();
+        Thread[] ts = new Thread[bodies.length];
+        Set<Long> ids = new HashSet<>();
+        for (int t = 0; t < ts.length; t++) {
+            Body body = bodies[t];
+            ts[t] = new Thread(() -> {
+                try {
+                    for (int i = 0; i < iterations; i++) {
+                        body.run();
+                        progress.incrementAndGet();
+                    }
+                } catch (Throwable e) {
+                    synchronized (errors) {
+                        errors.add(e);
+                    }
+                }
+            }, what + "-" + t);
+            ts[t].setDaemon(true);
+            ids.add(ts[t].getId());
+        }
+        for (Thread t : ts) t.start();
+        int last = -1;
+        long lastChange = System.nanoTime();
+        for (Thread t : ts) {
+            while (t.isAlive()) {
+                t.join(50);
+                long[] dead = mx.findDeadlockedThreads();
+                if (dead != null) {
+                    StringBuilder sb = new StringBuilder();
+                    for (java.lang.management.ThreadInfo info : mx.getThreadInfo(dead)) {
+                        if (info != null && ids.contains(info.getThreadId())) {
+                            sb.append("\n         ").append(info.getThreadName()).append(" waits for ")
+                                    .append(info.getLockName()).append(" held by ").append(info.getLockOwnerName());
+                        }
+                    }
+                    if (sb.length() > 0) {
+                        throw new AssertionError(what + ": deadlock after " + progress.get() + " calls:" + sb);
+                    }
+                }
+                int now = progress.get();
+                if (now != last) {
+                    last = now;
+                    lastChange = System.nanoTime();
+                } else if (System.nanoTime() - lastChange > stallSeconds * 1_000_000_000L) {
+                    throw new AssertionError(what + ": no progress for " + stallSeconds + " s after " + now + " calls");
+                }
+            }
+        }
+        check(errors.isEmpty(), what + ": thread errors: " + errors);
     }
 
     public static void main(String[] args) {
