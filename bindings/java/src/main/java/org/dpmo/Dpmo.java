@@ -30,8 +30,14 @@ package org.dpmo;
  * budgets) run in parallel. Your own monitors give you mutual exclusion only among your own blocks: to make
  * "check the budget, then select" atomic, hold one lock of yours around both in every thread.
  *
- * <p>The library is loaded with {@code System.loadLibrary("dpmojni")} (directory in
- * {@code -Djava.library.path}), or from the absolute path in the system property {@code dpmo.library}.
+ * <h2>The native library</h2>
+ *
+ * <p>The jar carries {@code libdpmo_jni.so} for Linux x86-64 (glibc) and loads it by itself on first use:
+ * no {@code -Djava.library.path} is needed. The system property {@code dpmo.library} (an absolute path to
+ * a {@code libdpmo_jni.so}) overrides it; on platforms the jar carries nothing for, the library is looked
+ * up on {@code java.library.path}. The library must be the one built with this jar (same dpmo version,
+ * same native method signatures): otherwise the first use of any class of this package throws an
+ * {@link UnsatisfiedLinkError} that names the library found and the version expected.
  */
 public final class Dpmo {
     /** Selector: the exponential mechanism, P(r) ∝ exp(ε s(r) / 2Δ). */
@@ -65,26 +71,15 @@ public final class Dpmo {
     /** The largest number m of objectives. */
     public static final int MAX_OBJECTIVES = 16;
 
-    private static boolean loaded;
-
     static {
-        load();
+        NativeLibrary.load();
     }
 
     private Dpmo() {}
 
-    /** Loads the JNI library once (called by every class of the binding). */
-    static synchronized void load() {
-        if (loaded) {
-            return;
-        }
-        String path = System.getProperty("dpmo.library");
-        if (path != null && !path.isEmpty()) {
-            System.load(path);
-        } else {
-            System.loadLibrary("dpmojni");
-        }
-        loaded = true;
+    /** Makes sure the JNI library is loaded and checked (called by every class of the binding). */
+    static void load() {
+        NativeLibrary.load();
     }
 
     // ------------------------------------------------------------------------------------ library facts
