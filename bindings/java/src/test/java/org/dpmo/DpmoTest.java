@@ -791,6 +791,38 @@ public final class DpmoTest {
             close(5.0 * iterations * eps, b.spent(), 0, "every call charged exactly once");
         });
 
+        test("watchdog: a real monitor deadlock is reported, not waited for", () -> {
+            // The checker of the lock-order test, shown to catch a deadlock: two threads take two monitors in
+            // opposite orders, each waiting (latch) until the other holds its first one. They stay stuck (daemons).
+            Object a = new Object(), b = new Object();
+            java.util.concurrent.CountDownLatch both = new java.util.concurrent.CountDownLatch(2);
+            try {
+                runWatched("inverted", 1, 60,
+                        () -> {
+                            synchronized (a) {
+                                both.countDown();
+                                both.await();
+                                synchronized (b) {
+                                    check(false, "unreachable");
+                                }
+                            }
+                        },
+                        () -> {
+                            synchronized (b) {
+                                both.countDown();
+                                both.await();
+                                synchronized (a) {
+                                    check(false, "unreachable");
+                                }
+                            }
+                        });
+            } catch (AssertionError e) {
+                check(e.getMessage().startsWith("inverted: deadlock after 0 calls:"), "reported as " + e.getMessage());
+                return;
+            }
+            throw new AssertionError("the watchdog did not report the deadlock");
+        });
+
         test("threads: one shared generator and budget, serialised", () -> {
             DpmoRng r = new DpmoRng();
             PrivacyBudget b = new PrivacyBudget(1.0);
