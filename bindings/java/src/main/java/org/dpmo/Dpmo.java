@@ -2,7 +2,7 @@ package org.dpmo;
 
 /**
  * Differentially private selection over {@code double[]} arrays, through JNI to the dpmo C library
- * ({@code libdpmo.a}, linked into {@code libdpmojni.so}).
+ * ({@code libdpmo.a}, linked into {@code libdpmo_jni.so}).
  *
  * <p>Conventions of every method:
  * <ul>
@@ -84,46 +84,123 @@ public final class Dpmo {
 
     // ------------------------------------------------------------------------------------ library facts
 
-    /** The C library version, e.g. "0.1.0". */
+    /**
+     * The C library's version ({@code dpmo_version()}), which is also this jar's version.
+     *
+     * @return e.g. {@code "0.1.0"}
+     */
     public static native String version();
 
-    /** The sentence {@code dpmo_status_message} gives for a status code. */
+    /**
+     * The sentence {@code dpmo_status_message} gives for a status code (the message of a
+     * {@link DpmoException} with that status).
+     *
+     * @param status a status code, one of the constants of {@link DpmoException}
+     * @return the sentence (a generic one for unknown codes)
+     */
     public static native String statusMessage(int status);
 
     // ------------------------------------------------------------------- single objective, global Δ
 
     /**
-     * The exponential mechanism: an index r drawn with probability ∝ exp(ε · scores[r] / (2Δ)). ε-DP when Δ
-     * bounds how much any score changes between neighbouring datasets.
+     * The exponential mechanism (McSherry &amp; Talwar 2007): an index r drawn with probability
+     * ∝ exp(ε · scores[r] / (2Δ)). ε-DP when Δ bounds how much any score changes between neighbouring datasets.
+     *
+     * @param rng the generator the draw comes from
+     * @param scores one score per candidate, larger is better (finite)
+     * @param sensitivity Δ, the global sensitivity of every score (finite, &gt; 0)
+     * @param epsilon ε (finite, &gt; 0)
+     * @param budget charged ε when the call succeeds, or refuses it; null for none
+     * @return the index of the selected candidate
+     * @throws DpmoException on invalid input or an exhausted budget (nothing drawn, nothing charged)
      */
     public static native int selectExponential(DpmoRng rng, double[] scores, double sensitivity,
             double epsilon, PrivacyBudget budget);
 
-    /** {@link #selectExponential(DpmoRng, double[], double, double, PrivacyBudget)} without a budget. */
+    /**
+     * {@link #selectExponential(DpmoRng, double[], double, double, PrivacyBudget)} without a budget.
+     *
+     * @param rng the generator the draw comes from
+     * @param scores one score per candidate, larger is better (finite)
+     * @param sensitivity Δ, the global sensitivity of every score (finite, &gt; 0)
+     * @param epsilon ε (finite, &gt; 0)
+     * @return the index of the selected candidate
+     */
     public static int selectExponential(DpmoRng rng, double[] scores, double sensitivity, double epsilon) {
         return selectExponential(rng, scores, sensitivity, epsilon, null);
     }
 
-    /** Permute-and-flip (McKenna &amp; Sheldon 2020): ε-DP, never less accurate than the exponential mechanism. */
+    /**
+     * Permute-and-flip (McKenna &amp; Sheldon 2020): candidates visited in random order, each accepted with
+     * probability exp(ε (scores[r] − max) / (2Δ)). ε-DP, and never less accurate than the exponential mechanism
+     * in expected score.
+     *
+     * @param rng the generator the draws come from
+     * @param scores one score per candidate, larger is better (finite)
+     * @param sensitivity Δ, the global sensitivity of every score (finite, &gt; 0)
+     * @param epsilon ε (finite, &gt; 0)
+     * @param budget charged ε when the call succeeds, or refuses it; null for none
+     * @return the index of the selected candidate
+     * @throws DpmoException on invalid input or an exhausted budget (nothing drawn, nothing charged)
+     */
     public static native int selectPermuteAndFlip(DpmoRng rng, double[] scores, double sensitivity,
             double epsilon, PrivacyBudget budget);
 
+    /**
+     * {@link #selectPermuteAndFlip(DpmoRng, double[], double, double, PrivacyBudget)} without a budget.
+     *
+     * @param rng the generator the draws come from
+     * @param scores one score per candidate, larger is better (finite)
+     * @param sensitivity Δ, the global sensitivity of every score (finite, &gt; 0)
+     * @param epsilon ε (finite, &gt; 0)
+     * @return the index of the selected candidate
+     */
     public static int selectPermuteAndFlip(DpmoRng rng, double[] scores, double sensitivity, double epsilon) {
         return selectPermuteAndFlip(rng, scores, sensitivity, epsilon, null);
     }
 
     /**
-     * Report-noisy-max: noise ({@link #NOISE_LAPLACE}, {@link #NOISE_GUMBEL}, {@link #NOISE_EXPONENTIAL}) of
-     * scale 2Δ/ε added to every score, the argmax reported. ε-DP.
+     * Report-noisy-max: noise of scale 2Δ/ε added to every score, the index of the largest reported. ε-DP.
+     * Gumbel noise gives the exponential mechanism's distribution, Exponential noise permute-and-flip's.
+     *
+     * @param rng the generator the noise comes from
+     * @param scores one score per candidate, larger is better (finite)
+     * @param sensitivity Δ, the global sensitivity of every score (finite, &gt; 0)
+     * @param epsilon ε (finite, &gt; 0)
+     * @param noise {@link #NOISE_LAPLACE}, {@link #NOISE_GUMBEL} or {@link #NOISE_EXPONENTIAL}
+     * @param budget charged ε when the call succeeds, or refuses it; null for none
+     * @return the index of the selected candidate
+     * @throws DpmoException on invalid input or an exhausted budget (nothing drawn, nothing charged)
      */
     public static native int selectNoisyMax(DpmoRng rng, double[] scores, double sensitivity, double epsilon,
             int noise, PrivacyBudget budget);
 
+    /**
+     * {@link #selectNoisyMax(DpmoRng, double[], double, double, int, PrivacyBudget)} without a budget.
+     *
+     * @param rng the generator the noise comes from
+     * @param scores one score per candidate, larger is better (finite)
+     * @param sensitivity Δ, the global sensitivity of every score (finite, &gt; 0)
+     * @param epsilon ε (finite, &gt; 0)
+     * @param noise {@link #NOISE_LAPLACE}, {@link #NOISE_GUMBEL} or {@link #NOISE_EXPONENTIAL}
+     * @return the index of the selected candidate
+     */
     public static int selectNoisyMax(DpmoRng rng, double[] scores, double sensitivity, double epsilon, int noise) {
         return selectNoisyMax(rng, scores, sensitivity, epsilon, noise, null);
     }
 
-    /** Any selector ({@code SELECTOR_*}) by its code: one ε-DP selection. */
+    /**
+     * One ε-DP selection by any selector, given by its code.
+     *
+     * @param rng the generator the draws come from
+     * @param selector one of the {@code SELECTOR_*} constants
+     * @param scores one score per candidate, larger is better (finite)
+     * @param sensitivity Δ, the global sensitivity of every score (finite, &gt; 0)
+     * @param epsilon ε (finite, &gt; 0)
+     * @param budget charged ε when the call succeeds, or refuses it; null for none
+     * @return the index of the selected candidate
+     * @throws DpmoException INVALID_ARGUMENT for an unknown selector, and as the selector's own method
+     */
     public static int select(DpmoRng rng, int selector, double[] scores, double sensitivity, double epsilon,
             PrivacyBudget budget) {
         switch (selector) {
@@ -143,16 +220,46 @@ public final class Dpmo {
         }
     }
 
-    /** Exact output probabilities of the exponential mechanism (sum 1, computed in log space). */
+    /**
+     * The exact output distribution of the exponential mechanism, computed in log space (finite for any finite
+     * input, sums to 1). Not private by itself: it reads the scores.
+     *
+     * @param scores one score per candidate (finite)
+     * @param sensitivity Δ (finite, &gt; 0)
+     * @param epsilon ε (finite, &gt; 0)
+     * @return P(r) for every candidate r
+     * @throws DpmoException on invalid input
+     */
     public static native double[] exponentialProbabilities(double[] scores, double sensitivity, double epsilon);
 
     /**
-     * Top-k without replacement: k rounds of {@code selector} at ε/k each over the candidates not yet
-     * chosen (ε-DP in total). Returns the k indices in pick order; k = n gives a random permutation.
+     * Top-k without replacement: k rounds of {@code selector} at ε/k each over the candidates not yet chosen;
+     * ε-DP in total (sequential composition). k = n gives a random permutation.
+     *
+     * @param rng the generator the draws come from
+     * @param selector one of the {@code SELECTOR_*} constants
+     * @param scores one score per candidate, larger is better (finite)
+     * @param sensitivity Δ, the global sensitivity of every score (finite, &gt; 0)
+     * @param epsilon ε for the whole top-k (finite, &gt; 0)
+     * @param k how many candidates, 1 ≤ k ≤ n
+     * @param budget charged ε when the call succeeds, or refuses it; null for none
+     * @return the k indices in pick order
+     * @throws DpmoException on invalid input or an exhausted budget (nothing drawn, nothing charged)
      */
     public static native int[] selectTopK(DpmoRng rng, int selector, double[] scores, double sensitivity,
             double epsilon, int k, PrivacyBudget budget);
 
+    /**
+     * {@link #selectTopK(DpmoRng, int, double[], double, double, int, PrivacyBudget)} without a budget.
+     *
+     * @param rng the generator the draws come from
+     * @param selector one of the {@code SELECTOR_*} constants
+     * @param scores one score per candidate, larger is better (finite)
+     * @param sensitivity Δ, the global sensitivity of every score (finite, &gt; 0)
+     * @param epsilon ε for the whole top-k (finite, &gt; 0)
+     * @param k how many candidates, 1 ≤ k ≤ n
+     * @return the k indices in pick order
+     */
     public static int[] selectTopK(DpmoRng rng, int selector, double[] scores, double sensitivity,
             double epsilon, int k) {
         return selectTopK(rng, selector, scores, sensitivity, epsilon, k, null);
@@ -161,6 +268,15 @@ public final class Dpmo {
     /**
      * One-shot top-k with Gumbel noise of scale 2kΔ/ε (Durfee &amp; Rogers 2019): the k largest noisy scores in
      * decreasing order. Equal in distribution to {@link #selectTopK} with the exponential selector; ε-DP.
+     *
+     * @param rng the generator the noise comes from
+     * @param scores one score per candidate, larger is better (finite)
+     * @param sensitivity Δ, the global sensitivity of every score (finite, &gt; 0)
+     * @param epsilon ε for the whole top-k (finite, &gt; 0)
+     * @param k how many candidates, 1 ≤ k ≤ n
+     * @param budget charged ε when the call succeeds, or refuses it; null for none
+     * @return the k indices, largest noisy score first
+     * @throws DpmoException on invalid input or an exhausted budget (nothing drawn, nothing charged)
      */
     public static native int[] selectTopKGumbel(DpmoRng rng, double[] scores, double sensitivity,
             double epsilon, int k, PrivacyBudget budget);
@@ -168,47 +284,124 @@ public final class Dpmo {
     // ----------------------------------------------------------------- single objective, local dampening
 
     /**
-     * The dampened scores D(u, δ) (plain, Def. 3.6, or shifted, Def. 4.3): global sensitivity 1, so any
-     * selector may follow with Δ = 1.
+     * The dampened scores D(u, δ), plain (Local Dampening paper, Def. 3.6) or shifted (Def. 4.3): their global
+     * sensitivity is 1, so any selector may follow with Δ = 1. Not private by itself.
+     *
+     * @param utilities one utility per candidate (finite)
+     * @param delta the local sensitivity δ(x, t, r), which must be admissible (Def. 3.3)
+     * @param dampening {@link #DAMPENING_PLAIN} or {@link #DAMPENING_SHIFTED}
+     * @return D(u, δ)(r) for every candidate r
+     * @throws DpmoException on invalid input
      */
     public static native double[] dampen(double[] utilities, Sensitivity delta, int dampening);
 
-    /** Exact output probabilities of local dampening followed by the exponential mechanism, ∝ exp(ε D(r) / 2). */
+    /**
+     * The exact output distribution of local dampening followed by the exponential mechanism,
+     * P(r) ∝ exp(ε D(r) / 2).
+     *
+     * @param utilities one utility per candidate (finite)
+     * @param delta the local sensitivity δ(x, t, r), which must be admissible
+     * @param dampening {@link #DAMPENING_PLAIN} or {@link #DAMPENING_SHIFTED}
+     * @param epsilon ε (finite, &gt; 0)
+     * @return P(r) for every candidate r
+     * @throws DpmoException on invalid input
+     */
     public static native double[] localDampeningProbabilities(double[] utilities, Sensitivity delta,
             int dampening, double epsilon);
 
     /**
-     * Local dampening end to end: dampen with δ ({@code dampening}: plain or shifted), then select with
-     * {@code selector} at Δ = 1. ε-DP when δ is admissible (Local Dampening paper, Thms. 3.10 and 4.4).
+     * Local dampening end to end: dampen with δ, then select with {@code selector} at Δ = 1. ε-DP when δ is
+     * admissible (Local Dampening paper, Thms. 3.10 and 4.4).
+     *
+     * @param rng the generator the draws come from
+     * @param utilities one utility per candidate, larger is better (finite)
+     * @param delta the local sensitivity δ(x, t, r), which must be admissible (Def. 3.3)
+     * @param dampening {@link #DAMPENING_PLAIN} or {@link #DAMPENING_SHIFTED}
+     * @param selector one of the {@code SELECTOR_*} constants
+     * @param epsilon ε (finite, &gt; 0)
+     * @param budget charged ε when the call succeeds, or refuses it; null for none
+     * @return the index of the selected candidate
+     * @throws DpmoException on invalid input or an exhausted budget (nothing drawn, nothing charged)
      */
     public static native int selectLocalDampening(DpmoRng rng, double[] utilities, Sensitivity delta,
             int dampening, int selector, double epsilon, PrivacyBudget budget);
 
+    /**
+     * {@link #selectLocalDampening(DpmoRng, double[], Sensitivity, int, int, double, PrivacyBudget)} without a
+     * budget.
+     *
+     * @param rng the generator the draws come from
+     * @param utilities one utility per candidate, larger is better (finite)
+     * @param delta the local sensitivity δ(x, t, r), which must be admissible (Def. 3.3)
+     * @param dampening {@link #DAMPENING_PLAIN} or {@link #DAMPENING_SHIFTED}
+     * @param selector one of the {@code SELECTOR_*} constants
+     * @param epsilon ε (finite, &gt; 0)
+     * @return the index of the selected candidate
+     */
     public static int selectLocalDampening(DpmoRng rng, double[] utilities, Sensitivity delta, int dampening,
             int selector, double epsilon) {
         return selectLocalDampening(rng, utilities, delta, dampening, selector, epsilon, null);
     }
 
-    /** Top-k with local dampening: dampen once, then k rounds of {@code selector} at ε/k (ε-DP in total). */
+    /**
+     * Top-k with local dampening: dampen once, then k rounds of {@code selector} at ε/k over the candidates not
+     * yet chosen; ε-DP in total when δ is admissible.
+     *
+     * @param rng the generator the draws come from
+     * @param utilities one utility per candidate, larger is better (finite)
+     * @param delta the local sensitivity δ(x, t, r), which must be admissible (Def. 3.3)
+     * @param dampening {@link #DAMPENING_PLAIN} or {@link #DAMPENING_SHIFTED}
+     * @param selector one of the {@code SELECTOR_*} constants
+     * @param epsilon ε for the whole top-k (finite, &gt; 0)
+     * @param k how many candidates, 1 ≤ k ≤ n
+     * @param budget charged ε when the call succeeds, or refuses it; null for none
+     * @return the k indices in pick order
+     * @throws DpmoException on invalid input or an exhausted budget (nothing drawn, nothing charged)
+     */
     public static native int[] selectLocalDampeningTopK(DpmoRng rng, double[] utilities, Sensitivity delta,
             int dampening, int selector, double epsilon, int k, PrivacyBudget budget);
 
     // --------------------------------------------------------------------------------- multi-objective
 
     /**
-     * PrivPareto (PrivPareto paper, §4.3): k of the n = utilities.length / m candidates without replacement
-     * by their Pareto score under {@code dominance}, each round by {@code selector} at ε/k, re-scored among
+     * PrivPareto (PrivPareto paper, §4.3): k of the n = utilities.length / m candidates without replacement,
+     * by their Pareto score under {@code dominance}; each round selects by {@code selector} at ε/k and re-scores
      * the candidates left. ε-DP in total.
      *
-     * @param deltas null for the global mechanism (Δ = n' − 1; {@code columns} and {@code dampening}
-     *     unused), or m admissible local sensitivities (one per objective): the Pareto score is dampened
-     *     with δ^PS tabulated for t &lt; {@code columns} (≥ 1)
+     * @param rng the generator the draws come from
+     * @param utilities n × m utilities, row-major: {@code utilities[r * m + i]} = u_i(r) (finite)
+     * @param m the number of objectives, 1 ≤ m ≤ {@link #MAX_OBJECTIVES}
+     * @param dominance {@link #DOMINANCE_TEXTBOOK} or {@link #DOMINANCE_WEAK}
+     * @param deltas null for the global mechanism (Δ = n′ − 1 for n′ candidates left; {@code columns} and
+     *     {@code dampening} unused), or m admissible local sensitivities, one per objective: the Pareto score is
+     *     then dampened with δ^PS tabulated for distances t &lt; {@code columns}
+     * @param columns how many distances δ^PS is tabulated for (≥ 1 with {@code deltas}); n · columns doubles
+     *     of scratch
+     * @param dampening {@link #DAMPENING_PLAIN} or {@link #DAMPENING_SHIFTED} (local only)
+     * @param selector one of the {@code SELECTOR_*} constants
+     * @param epsilon ε for the whole selection (finite, &gt; 0)
+     * @param k how many candidates, 1 ≤ k ≤ n
+     * @param budget charged ε when the call succeeds, or refuses it; null for none
+     * @return the k indices in pick order
+     * @throws DpmoException on invalid input or an exhausted budget (nothing drawn, nothing charged)
      */
     public static native int[] selectPrivPareto(DpmoRng rng, double[] utilities, int m, int dominance,
             Sensitivity[] deltas, int columns, int dampening, int selector, double epsilon, int k,
             PrivacyBudget budget);
 
-    /** Global PrivPareto: {@code selectPrivPareto(rng, utilities, m, dominance, null, 0, DAMPENING_PLAIN, ...)}. */
+    /**
+     * Global PrivPareto: {@code selectPrivPareto(rng, utilities, m, dominance, null, 0, DAMPENING_PLAIN, ...)}.
+     *
+     * @param rng the generator the draws come from
+     * @param utilities n × m utilities, row-major (finite)
+     * @param m the number of objectives, 1 ≤ m ≤ {@link #MAX_OBJECTIVES}
+     * @param dominance {@link #DOMINANCE_TEXTBOOK} or {@link #DOMINANCE_WEAK}
+     * @param selector one of the {@code SELECTOR_*} constants
+     * @param epsilon ε for the whole selection (finite, &gt; 0)
+     * @param k how many candidates, 1 ≤ k ≤ n
+     * @param budget charged ε when the call succeeds, or refuses it; null for none
+     * @return the k indices in pick order
+     */
     public static int[] selectPrivPareto(DpmoRng rng, double[] utilities, int m, int dominance, int selector,
             double epsilon, int k, PrivacyBudget budget) {
         return selectPrivPareto(rng, utilities, m, dominance, null, 0, DAMPENING_PLAIN, selector, epsilon, k,
@@ -216,44 +409,110 @@ public final class Dpmo {
     }
 
     /**
-     * Exact output probabilities of PrivPareto with the exponential mechanism and k = 1 (global:
-     * ∝ exp(ε PS(r) / 2(n − 1)); local: ∝ exp(ε D(PS, δ^PS)(r) / 2)).
+     * The exact output distribution of PrivPareto with the exponential mechanism and k = 1: global,
+     * ∝ exp(ε PS(r) / 2(n − 1)); local, ∝ exp(ε D(PS, δ^PS)(r) / 2).
+     *
+     * @param utilities n × m utilities, row-major (finite)
+     * @param m the number of objectives, 1 ≤ m ≤ {@link #MAX_OBJECTIVES}
+     * @param dominance {@link #DOMINANCE_TEXTBOOK} or {@link #DOMINANCE_WEAK}
+     * @param deltas null (global) or m admissible local sensitivities
+     * @param columns distances δ^PS is tabulated for (local)
+     * @param dampening {@link #DAMPENING_PLAIN} or {@link #DAMPENING_SHIFTED} (local)
+     * @param epsilon ε (finite, &gt; 0)
+     * @return P(r) for every candidate r
+     * @throws DpmoException on invalid input
      */
     public static native double[] privParetoProbabilities(double[] utilities, int m, int dominance,
             Sensitivity[] deltas, int columns, int dampening, double epsilon);
 
     /**
-     * PrivAgg (PrivPareto paper, §5): k candidates without replacement by u_agg = Σ w_i u_i, each round by
-     * {@code selector} at ε/k. ε-DP in total.
+     * PrivAgg (PrivPareto paper, §5): k candidates without replacement by the aggregate u_agg = Σ w_i u_i, each
+     * round by {@code selector} at ε/k. ε-DP in total.
      *
-     * @param globals m global sensitivities Δ_i for the global mechanism (Δ_agg = Σ |w_i| Δ_i); unused
-     *     (may be null) when {@code deltas} is given
-     * @param deltas null (global), or m admissible local sensitivities: u_agg dampened with
-     *     δ_agg = Σ |w_i| δ_i tabulated for t &lt; {@code columns} (≥ 1)
+     * @param rng the generator the draws come from
+     * @param utilities n × m utilities, row-major: {@code utilities[r * m + i]} = u_i(r) (finite)
+     * @param m the number of objectives, 1 ≤ m ≤ {@link #MAX_OBJECTIVES}
+     * @param weights the m weights w_i (finite)
+     * @param globals the m global sensitivities Δ_i for the global mechanism (Δ_agg = Σ |w_i| Δ_i); unused (may
+     *     be null) when {@code deltas} is given
+     * @param deltas null (global), or m admissible local sensitivities: u_agg is dampened with
+     *     δ_agg = Σ |w_i| δ_i tabulated for t &lt; {@code columns}
+     * @param columns how many distances δ_agg is tabulated for (≥ 1 with {@code deltas})
+     * @param dampening {@link #DAMPENING_PLAIN} or {@link #DAMPENING_SHIFTED} (local only)
+     * @param selector one of the {@code SELECTOR_*} constants
+     * @param epsilon ε for the whole selection (finite, &gt; 0)
+     * @param k how many candidates, 1 ≤ k ≤ n
+     * @param budget charged ε when the call succeeds, or refuses it; null for none
+     * @return the k indices in pick order
+     * @throws DpmoException on invalid input or an exhausted budget (nothing drawn, nothing charged)
      */
     public static native int[] selectPrivAgg(DpmoRng rng, double[] utilities, int m, double[] weights,
             double[] globals, Sensitivity[] deltas, int columns, int dampening, int selector, double epsilon,
             int k, PrivacyBudget budget);
 
-    /** Global PrivAgg. */
+    /**
+     * Global PrivAgg: {@code selectPrivAgg(rng, utilities, m, weights, globals, null, 0, DAMPENING_PLAIN, ...)}.
+     *
+     * @param rng the generator the draws come from
+     * @param utilities n × m utilities, row-major (finite)
+     * @param m the number of objectives, 1 ≤ m ≤ {@link #MAX_OBJECTIVES}
+     * @param weights the m weights w_i (finite)
+     * @param globals the m global sensitivities Δ_i
+     * @param selector one of the {@code SELECTOR_*} constants
+     * @param epsilon ε for the whole selection (finite, &gt; 0)
+     * @param k how many candidates, 1 ≤ k ≤ n
+     * @param budget charged ε when the call succeeds, or refuses it; null for none
+     * @return the k indices in pick order
+     */
     public static int[] selectPrivAgg(DpmoRng rng, double[] utilities, int m, double[] weights,
             double[] globals, int selector, double epsilon, int k, PrivacyBudget budget) {
         return selectPrivAgg(rng, utilities, m, weights, globals, null, 0, DAMPENING_PLAIN, selector, epsilon, k,
                 budget);
     }
 
-    /** Exact output probabilities of PrivAgg with the exponential mechanism and k = 1. */
+    /**
+     * The exact output distribution of PrivAgg with the exponential mechanism and k = 1.
+     *
+     * @param utilities n × m utilities, row-major (finite)
+     * @param m the number of objectives, 1 ≤ m ≤ {@link #MAX_OBJECTIVES}
+     * @param weights the m weights w_i (finite)
+     * @param globals the m global sensitivities Δ_i (global mechanism)
+     * @param deltas null (global) or m admissible local sensitivities
+     * @param columns distances δ_agg is tabulated for (local)
+     * @param dampening {@link #DAMPENING_PLAIN} or {@link #DAMPENING_SHIFTED} (local)
+     * @param epsilon ε (finite, &gt; 0)
+     * @return P(r) for every candidate r
+     * @throws DpmoException on invalid input
+     */
     public static native double[] privAggProbabilities(double[] utilities, int m, double[] weights,
             double[] globals, Sensitivity[] deltas, int columns, int dampening, double epsilon);
 
-    /** The Pareto scores PS(r) = −#{r' ≠ r : r' dominates r} (integers in [−(n − 1), 0]). Not private. */
+    /**
+     * The Pareto scores PS(r) = −#{r′ ≠ r : r′ dominates r}, integers in [−(n − 1), 0]. Not private: a score
+     * stage for your own mechanism.
+     *
+     * @param utilities n × m utilities, row-major (finite)
+     * @param m the number of objectives, 1 ≤ m ≤ {@link #MAX_OBJECTIVES}
+     * @param dominance {@link #DOMINANCE_TEXTBOOK} or {@link #DOMINANCE_WEAK}
+     * @return PS(r) for every candidate r
+     * @throws DpmoException on invalid input
+     */
     public static native double[] paretoScores(double[] utilities, int m, int dominance);
 
     // -------------------------------------------------------------------------------------- composition
 
     /**
-     * Advanced composition: k adaptively composed ε₀-DP mechanisms are (ε, δ')-DP with the ε returned
-     * (ε₀ √(8 k ln(1/δ')) or the Dwork–Rothblum–Vadhan bound where that is needed to be valid).
+     * Advanced composition (Kearns et al., SI Lemma 4, after Dwork, Rothblum &amp; Vadhan 2010): k adaptively
+     * composed ε₀-DP mechanisms are (ε, δ′)-DP with ε = ε₀ √(8 k ln(1/δ′)); where the Dwork–Rothblum–Vadhan bound
+     * ε₀ √(2 k ln(1/δ′)) + k ε₀ (e^ε₀ − 1) does not imply that simpler form, the latter is returned, so the result
+     * is always a valid guarantee. Basic composition (k ε₀, δ′ = 0) may be smaller: compare if needed.
+     *
+     * @param eps0 ε₀ of each mechanism (finite, &gt; 0)
+     * @param k the number of mechanisms (≥ 1)
+     * @param deltaPrime δ′ in (0, 1)
+     * @return the total ε
+     * @throws DpmoException INVALID_EPSILON for a bad ε₀, INVALID_ARGUMENT for k ≤ 0 or δ′ outside (0, 1),
+     *     OVERFLOW for a non-finite result
      */
     public static native double advancedComposition(double eps0, int k, double deltaPrime);
 
@@ -262,6 +521,8 @@ public final class Dpmo {
     /**
      * Flattens n rows of m utilities each into the row-major array the multi-objective methods take.
      *
+     * @param rows n rows of equal length m
+     * @return the n · m utilities, {@code out[r * m + i] = rows[r][i]}
      * @throws DpmoException NULL_POINTER for a null array or row, LENGTH_MISMATCH for ragged rows
      */
     public static double[] rowMajor(double[][] rows) {

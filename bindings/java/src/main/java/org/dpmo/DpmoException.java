@@ -37,15 +37,25 @@ public final class DpmoException extends RuntimeException {
     /** An output buffer overlaps an input buffer (cannot happen through this binding). */
     public static final int OVERLAPPING_BUFFERS = 14;
 
+    /** The {@code dpmo_status} code. */
     private final int status;
 
-    /** Called by the JNI shim. */
+    /**
+     * Called by the JNI shim.
+     *
+     * @param status the {@code dpmo_status} code
+     * @param message its {@code dpmo_status_message} sentence
+     */
     public DpmoException(int status, String message) {
         super(message);
         this.status = status;
     }
 
-    /** The {@code dpmo_status} code (one of the constants of this class). */
+    /**
+     * The {@code dpmo_status} code.
+     *
+     * @return one of the constants of this class
+     */
     public int status() {
         return status;
     }

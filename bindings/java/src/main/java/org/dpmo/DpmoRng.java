@@ -47,14 +47,21 @@ public final class DpmoRng {
         this(CHACHA20, secureSeed());
     }
 
-    /** ChaCha20 from an explicit 32-byte seed (reproducible: for tests only). */
+    /**
+     * ChaCha20 from an explicit seed (reproducible: for tests only).
+     *
+     * @param seed 32 bytes
+     * @throws DpmoException NULL_POINTER for a null seed, LENGTH_MISMATCH unless it has 32 bytes
+     */
     public DpmoRng(byte[] seed) {
         this(CHACHA20, seed);
     }
 
     /**
-     * Generator {@code kind} ({@link #CHACHA20} or {@link #XOSHIRO256PP}) from an explicit 32-byte seed.
+     * Generator {@code kind} from an explicit 32-byte seed.
      *
+     * @param kind {@link #CHACHA20} or {@link #XOSHIRO256PP}
+     * @param seed 32 bytes
      * @throws DpmoException NULL_POINTER for a null seed, LENGTH_MISMATCH unless it has 32 bytes,
      *     INVALID_ARGUMENT for an unknown kind
      */
@@ -63,14 +70,23 @@ public final class DpmoRng {
         this.kind = kind;
     }
 
-    /** Generator {@code kind} seeded with 32 bytes from {@link SecureRandom}. */
+    /**
+     * Generator {@code kind} seeded with 32 bytes from {@link SecureRandom}.
+     *
+     * @param kind {@link #CHACHA20} or {@link #XOSHIRO256PP}
+     * @return a new generator
+     */
     public static DpmoRng secure(int kind) {
         return new DpmoRng(kind, secureSeed());
     }
 
     /**
-     * A reproducible generator from a {@code long} (expanded to 32 bytes): convenient in tests. Not for
-     * releases.
+     * A reproducible generator from a {@code long} (expanded to 32 bytes by splitmix64): convenient in tests.
+     * Not for releases.
+     *
+     * @param kind {@link #CHACHA20} or {@link #XOSHIRO256PP}
+     * @param seed any value; nearby seeds give unrelated states
+     * @return a new generator
      */
     public static DpmoRng seeded(int kind, long seed) {
         byte[] s = new byte[32];
@@ -91,7 +107,11 @@ public final class DpmoRng {
         return new DpmoRng(kind, s);
     }
 
-    /** {@link #CHACHA20} or {@link #XOSHIRO256PP}. */
+    /**
+     * The kind of generator.
+     *
+     * @return {@link #CHACHA20} or {@link #XOSHIRO256PP}
+     */
     public int kind() {
         return kind;
     }
@@ -99,6 +119,11 @@ public final class DpmoRng {
     /**
      * {@code count} independent draws from a standard distribution ({@link #DIST_UNIFORM},
      * {@link #DIST_EXPONENTIAL}, {@link #DIST_GUMBEL}, {@link #DIST_LAPLACE}). For tests and audits.
+     *
+     * @param distribution one of the {@code DIST_*} constants
+     * @param count how many draws (≥ 0)
+     * @return the draws
+     * @throws DpmoException INVALID_ARGUMENT for an unknown distribution or a negative count
      */
     public double[] sample(int distribution, int count) {
         return sample(this, distribution, count);

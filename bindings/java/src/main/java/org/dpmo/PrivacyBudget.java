@@ -23,8 +23,9 @@ public final class PrivacyBudget {
     private final double[] state = new double[2];
 
     /**
-     * A fresh budget of {@code totalEpsilon}.
+     * A fresh budget of {@code totalEpsilon}, nothing spent.
      *
+     * @param totalEpsilon the total ε (finite, &gt; 0)
      * @throws DpmoException INVALID_EPSILON unless totalEpsilon is finite and &gt; 0
      */
     public PrivacyBudget(double totalEpsilon) {
@@ -34,6 +35,7 @@ public final class PrivacyBudget {
     /**
      * Records a mechanism run outside dpmo with {@code epsilon}.
      *
+     * @param epsilon the ε of that mechanism
      * @throws DpmoException INVALID_EPSILON unless epsilon is finite and &gt; 0, BUDGET_EXHAUSTED when the
      *     remaining budget is smaller (nothing is charged)
      */
@@ -43,21 +45,33 @@ public final class PrivacyBudget {
         }
     }
 
-    /** The epsilon still available (a lower bound of total - spent, never negative). */
+    /**
+     * The ε still available. Charging exactly this value succeeds when it is &gt; 0.
+     *
+     * @return a lower bound of total − spent, never negative
+     */
     public double remaining() {
         synchronized (state) {
             return remaining(state);
         }
     }
 
-    /** The total epsilon. */
+    /**
+     * The total ε.
+     *
+     * @return the total given to the constructor
+     */
     public double total() {
         synchronized (state) {
             return state[0];
         }
     }
 
-    /** The epsilon spent so far (an upper bound of the exact sum of the charges). */
+    /**
+     * The ε spent so far.
+     *
+     * @return an upper bound of the exact sum of the charges
+     */
     public double spent() {
         synchronized (state) {
             return state[1];
