@@ -8,11 +8,15 @@
  *    before pinning, and exceptions are thrown after unpinning.
  *  - Scratch space the C ABI needs is malloc'ed before pinning and freed on every path (cleanup at `done`).
  *  - The 64-byte generator state and the 16-byte budget are copied into C locals (under the monitors of
- *    their private state arrays, budget first: see "lock order" below) and written back only on success:
- *    on any error the Java objects are unchanged, as the C ABI promises for its own arguments.
+ *    their private state arrays, budget first: see "lock order" below) and written back once the C function
+ *    has run, whatever its status: the Java objects then mirror exactly what the C ABI did to its own
+ *    arguments (an unchanged generator on error; a budget charged after the argument checks and kept when
+ *    the data makes the call fail). A failure in the shim itself, before the C call, changes nothing.
  *  - Any non-OK status becomes an org.dpmo.DpmoException(status, dpmo_status_message(status)). Checks done
  *    here are only those the C ABI cannot do through a pointer: a Java length that must equal m, a negative
- *    int, k outside [1, n] (the output buffer is sized from k), m outside [1, 16].
+ *    int, k outside [1, n] (the output buffer is sized from k), m outside [1, 16]. Scratch lengths come from
+ *    the C ABI's *_scratch_len functions.
+ *  - Each C function is called in exactly one place, right after begin_call().
  *
  * Link: cc -shared -fPIC -DDPMO_JNI_SIGNATURE=... dpmo_jni.c ../../target/release/libdpmo.a -Wl,--exclude-libs,ALL
  * (bindings/java/Makefile), giving libdpmo_jni.so, which the jar carries under org/dpmo/native/<os>-<arch>/.
@@ -36,6 +40,8 @@
 #endif
 
 #define MAX_PINS (8 + DPMO_MAX_OBJECTIVES)
+
+_Static_assert(sizeof(jlong) == sizeof(int64_t), "jlong must be int64_t (discrete Laplace draws are written in place)");
 
 /* ------------------------------------------------------------------------------------ cached lookups */
 
@@ -114,6 +120,7 @@ typedef struct {
     void *pin_ptr[MAX_PINS];
     jint pin_mode[MAX_PINS];
     int pinned;
+    int called;      /* the C function ran: write the generator and budget back, whatever its status */
     /* malloc'ed scratch */
     int nheap;
     void *heap[8];
@@ -192,9 +199,8 @@ static jarray lock_state(call_t *c, jobject obj, jfieldID *cache, const char *si
     return arr;
 }
 
-/* Locks the budget (if any) and loads it. With `precharge`, charges epsilon to the copy now, for C
- * functions that take no budget: the charge is committed only if the mechanism succeeds. */
-static int take_budget(call_t *c, jobject budget, int precharge, double epsilon) {
+/* Locks the budget (if any) and loads it. */
+static int take_budget(call_t *c, jobject budget) {
     JNIEnv *env = c->env;
     if (budget == NULL) return 1;
     c->budget_arr = (jdoubleArray)lock_state(c, budget, &f_budget_state, "[D", 2, &c->budget_locked,
@@ -206,10 +212,6 @@ static int take_budget(call_t *c, jobject budget, int precharge, double epsilon)
     c->budget.total = v[0];
     c->budget.spent = v[1];
     c->budget_p = &c->budget;
-    if (precharge) {
-        dpmo_status st = dpmo_budget_charge(&c->budget, epsilon);
-        if (st != DPMO_OK) return fail(c, st);
-    }
     return 1;
 }
 
@@ -226,8 +228,8 @@ static int take_rng(call_t *c, jobject rng) {
 }
 
 /* The lock order in one place: the budget (nullable), then the generator (nullable). */
-static int take_states(call_t *c, jobject rng, jobject budget, int precharge, double epsilon) {
-    return take_budget(c, budget, precharge, epsilon) && take_rng(c, rng);
+static int take_states(call_t *c, jobject rng, jobject budget) {
+    return take_budget(c, budget) && take_rng(c, rng);
 }
 
 /* Registers an array of `len` elements to pin; pin_all() pins them together. Returns the slot, or -1 for a
@@ -268,6 +270,13 @@ static int pin_all(call_t *c) {
     return 1;
 }
 
+/* Pins the arrays; on success the C function is called next (and the states are written back after it). */
+static int begin_call(call_t *c) {
+    if (!pin_all(c)) return 0;
+    c->called = 1;
+    return 1;
+}
+
 static void unpin_all(call_t *c) {
     JNIEnv *env = c->env;
     if (!c->pinned) return;
@@ -294,7 +303,7 @@ static int finish(call_t *c, int status) {
     for (int i = 0; i < c->nheap; i++) free(c->heap[i]);
     c->nheap = 0;
     if (!c->failed && status != DPMO_OK) fail(c, status);
-    if (!c->failed) {
+    if (c->called) {
         if (c->rng_p != NULL) {
             (*env)->SetLongArrayRegion(env, c->rng_arr, 0, 8, (const jlong *)c->rng.opaque);
         }
@@ -468,12 +477,48 @@ JNIEXPORT jdoubleArray JNICALL Java_org_dpmo_DpmoRng_sample(JNIEnv *env, jclass 
         fail(&c, DPMO_INVALID_ARGUMENT);
         goto done;
     }
-    if (!take_states(&c, rng, NULL, 0, 0.0)) goto done;
     out = (*env)->NewDoubleArray(env, count);
     if (!jni_ok(&c)) goto done;
+    if (!take_states(&c, rng, NULL)) goto done;
     int o = want(&c, out, count, 1);
-    if (!pin_all(&c)) goto done;
+    if (!begin_call(&c)) goto done;
     dpmo_status st = dpmo_sample(c.rng_p, (uint32_t)distribution, (double *)pinned(&c, o), (size_t)count);
+    return finish(&c, st) ? out : NULL;
+done:
+    finish(&c, DPMO_OK);
+    return NULL;
+}
+
+JNIEXPORT void JNICALL Java_org_dpmo_DpmoRng_initOs(JNIEnv *env, jclass cls, jlongArray state) {
+    (void)cls;
+    dpmo_rng rng;
+    dpmo_status st = dpmo_rng_init_os(&rng);
+    if (st != DPMO_OK) {
+        throw_status(env, st);
+        return;
+    }
+    (*env)->SetLongArrayRegion(env, state, 0, 8, (const jlong *)rng.opaque);
+    memset(&rng, 0, sizeof rng);
+}
+
+JNIEXPORT jlongArray JNICALL Java_org_dpmo_DpmoRng_sampleDiscreteLaplace(JNIEnv *env, jclass cls, jobject rng,
+                                                                          jdouble scale, jdouble granularity,
+                                                                          jint count) {
+    (void)cls;
+    call_t c;
+    call_init(&c, env);
+    jlongArray out = NULL;
+    if (count < 0) {
+        fail(&c, DPMO_INVALID_ARGUMENT);
+        goto done;
+    }
+    out = (*env)->NewLongArray(env, count);
+    if (!jni_ok(&c)) goto done;
+    if (!take_states(&c, rng, NULL)) goto done;
+    int o = want(&c, out, count, 1);
+    if (!begin_call(&c)) goto done;
+    /* jlong is int64_t on every JNI platform. */
+    dpmo_status st = dpmo_sample_discrete_laplace(c.rng_p, scale, granularity, (int64_t *)pinned(&c, o), (size_t)count);
     return finish(&c, st) ? out : NULL;
 done:
     finish(&c, DPMO_OK);
@@ -554,24 +599,31 @@ static jint single_select(JNIEnv *env, enum single_kind kind, jobject rng, jdoub
                           jdouble epsilon, jint noise, jobject budget) {
     call_t c;
     call_init(&c, env);
-    size_t *perm = NULL;
+    size_t *perm = NULL, perm_len = 0;
     size_t out = 0;
     jsize n = length_of(env, scores);
-    if (!take_states(&c, rng, budget, 1, epsilon)) goto done;
-    if (kind == SINGLE_PERMUTE_AND_FLIP && (perm = scratch(&c, (size_t)n, sizeof *perm)) == NULL) goto done;
+    /* Permute-and-flip, and exact report-noisy-max with Exponential noise (run as permute-and-flip), need n
+     * indices. */
+    if (kind == SINGLE_PERMUTE_AND_FLIP || (kind == SINGLE_NOISY_MAX && (uint32_t)noise == DPMO_NOISE_EXPONENTIAL)) {
+        perm_len = n == 0 ? 1 : (size_t)n;
+        if ((perm = scratch(&c, perm_len, sizeof *perm)) == NULL) goto done;
+    }
+    if (!take_states(&c, rng, budget)) goto done;
     int s = want(&c, scores, n, 0);
-    if (!pin_all(&c)) goto done;
+    if (!begin_call(&c)) goto done;
     const double *sp = (const double *)pinned(&c, s);
     dpmo_status st;
     switch (kind) {
     case SINGLE_EXPONENTIAL:
-        st = dpmo_select_exponential(c.rng_p, sp, (size_t)n, sensitivity, epsilon, &out);
+        st = dpmo_select_exponential(c.rng_p, sp, (size_t)n, sensitivity, epsilon, &out, c.budget_p);
         break;
     case SINGLE_PERMUTE_AND_FLIP:
-        st = dpmo_select_permute_and_flip(c.rng_p, sp, (size_t)n, sensitivity, epsilon, perm, n == 0 ? 1 : (size_t)n, &out);
+        st = dpmo_select_permute_and_flip(c.rng_p, sp, (size_t)n, sensitivity, epsilon, perm, perm_len, &out,
+                                          c.budget_p);
         break;
     default:
-        st = dpmo_select_noisy_max(c.rng_p, sp, (size_t)n, sensitivity, epsilon, (uint32_t)noise, &out);
+        st = dpmo_select_noisy_max(c.rng_p, sp, (size_t)n, sensitivity, epsilon, (uint32_t)noise, perm, perm_len, &out,
+                                   c.budget_p);
         break;
     }
     return finish(&c, st) ? (jint)out : -1;
@@ -608,7 +660,7 @@ JNIEXPORT jdoubleArray JNICALL Java_org_dpmo_Dpmo_exponentialProbabilities(JNIEn
     if (!jni_ok(&c)) goto done;
     int s = want(&c, scores, n, 0);
     int o = want(&c, out, n, 1);
-    if (!pin_all(&c)) goto done;
+    if (!begin_call(&c)) goto done;
     dpmo_status st = dpmo_exponential_probabilities((const double *)pinned(&c, s), (size_t)n, sensitivity, epsilon,
                                                     (double *)pinned(&c, o));
     return finish(&c, st) ? out : NULL;
@@ -622,29 +674,42 @@ static void to_jint(jint *dst, const size_t *src, size_t k) {
     for (size_t i = 0; i < k; i++) dst[i] = (jint)src[i];
 }
 
-JNIEXPORT jintArray JNICALL Java_org_dpmo_Dpmo_selectTopK(JNIEnv *env, jclass cls, jobject rng, jint selector,
-                                                           jdoubleArray scores, jdouble sensitivity, jdouble epsilon,
-                                                           jint k, jobject budget) {
-    (void)cls;
+/* Fails the call with a non-OK status from a *_scratch_len function (an unknown selector, Laplace noise
+ * without DPMO_FLOAT...): an argument error, reported before anything is locked or charged. */
+static int lengths_ok(call_t *c, dpmo_status st) {
+    return st == DPMO_OK ? 1 : fail(c, st);
+}
+
+/* Top-k and one-shot Gumbel top-k share everything but the C call (and `gumbel_flags`). */
+static jintArray top_k(JNIEnv *env, int gumbel, jobject rng, jint selector, jdoubleArray scores, jdouble sensitivity,
+                       jdouble epsilon, jint k, jint gumbel_flags, jobject budget) {
     call_t c;
     call_init(&c, env);
     jintArray out = NULL;
-    size_t n = (size_t)length_of(env, scores), kc;
+    size_t n = (size_t)length_of(env, scores), kc, values_len = 1, indices_len = 1;
     if (!check_k(&c, k, n, &kc)) goto done;
-    if (!take_states(&c, rng, budget, 0, epsilon)) goto done;
-    size_t index_len = selector == DPMO_SELECTOR_PERMUTE_AND_FLIP ? 2 * n : n;
+    /* For n = 0 the C ABI reports the empty input: one-element buffers stand in. */
+    if (n > 0 && !lengths_ok(&c, dpmo_top_k_scratch_len(n, gumbel ? DPMO_SELECTOR_EXPONENTIAL : (uint32_t)selector,
+                                                         &values_len, &indices_len)))
+        goto done;
     size_t *idx = scratch(&c, kc, sizeof *idx);
-    double *work = scratch(&c, n, sizeof *work);
-    size_t *ix = scratch(&c, index_len, sizeof *ix);
+    double *values = scratch(&c, values_len, sizeof *values);
+    size_t *indices = scratch(&c, indices_len, sizeof *indices);
     if (c.failed) goto done;
     out = (*env)->NewIntArray(env, n == 0 ? 0 : (jsize)kc);
     if (!jni_ok(&c)) goto done;
+    if (!take_states(&c, rng, budget)) goto done;
     int s = want(&c, scores, (jsize)n, 0);
     int o = want(&c, out, n == 0 ? 0 : (jsize)kc, 1);
-    if (!pin_all(&c)) goto done;
-    dpmo_status st = dpmo_select_top_k(c.rng_p, (uint32_t)selector, (const double *)pinned(&c, s), n, sensitivity,
-                                       epsilon, kc, idx, work, n == 0 ? 1 : n, ix, index_len == 0 ? 1 : index_len,
-                                       c.budget_p);
+    if (!begin_call(&c)) goto done;
+    dpmo_status st;
+    if (gumbel) {
+        st = dpmo_select_top_k_gumbel(c.rng_p, (const double *)pinned(&c, s), n, sensitivity, epsilon, kc,
+                                      (uint32_t)gumbel_flags, idx, values, values_len, indices, indices_len, c.budget_p);
+    } else {
+        st = dpmo_select_top_k(c.rng_p, (uint32_t)selector, (const double *)pinned(&c, s), n, sensitivity, epsilon, kc,
+                               idx, values, values_len, indices, indices_len, c.budget_p);
+    }
     if (st == DPMO_OK) to_jint((jint *)pinned(&c, o), idx, kc);
     return finish(&c, st) ? out : NULL;
 done:
@@ -652,32 +717,18 @@ done:
     return NULL;
 }
 
+JNIEXPORT jintArray JNICALL Java_org_dpmo_Dpmo_selectTopK(JNIEnv *env, jclass cls, jobject rng, jint selector,
+                                                           jdoubleArray scores, jdouble sensitivity, jdouble epsilon,
+                                                           jint k, jobject budget) {
+    (void)cls;
+    return top_k(env, 0, rng, selector, scores, sensitivity, epsilon, k, 0, budget);
+}
+
 JNIEXPORT jintArray JNICALL Java_org_dpmo_Dpmo_selectTopKGumbel(JNIEnv *env, jclass cls, jobject rng, jdoubleArray scores,
                                                                  jdouble sensitivity, jdouble epsilon, jint k,
-                                                                 jobject budget) {
+                                                                 jint flags, jobject budget) {
     (void)cls;
-    call_t c;
-    call_init(&c, env);
-    jintArray out = NULL;
-    size_t n = (size_t)length_of(env, scores), kc;
-    if (!check_k(&c, k, n, &kc)) goto done;
-    if (!take_states(&c, rng, budget, 0, epsilon)) goto done;
-    size_t *idx = scratch(&c, kc, sizeof *idx);
-    double *work = scratch(&c, n, sizeof *work);
-    size_t *ix = scratch(&c, n, sizeof *ix);
-    if (c.failed) goto done;
-    out = (*env)->NewIntArray(env, n == 0 ? 0 : (jsize)kc);
-    if (!jni_ok(&c)) goto done;
-    int s = want(&c, scores, (jsize)n, 0);
-    int o = want(&c, out, n == 0 ? 0 : (jsize)kc, 1);
-    if (!pin_all(&c)) goto done;
-    dpmo_status st = dpmo_select_top_k_gumbel(c.rng_p, (const double *)pinned(&c, s), n, sensitivity, epsilon, kc, idx,
-                                              work, n == 0 ? 1 : n, ix, n == 0 ? 1 : n, c.budget_p);
-    if (st == DPMO_OK) to_jint((jint *)pinned(&c, o), idx, kc);
-    return finish(&c, st) ? out : NULL;
-done:
-    finish(&c, DPMO_OK);
-    return NULL;
+    return top_k(env, 1, rng, 0, scores, sensitivity, epsilon, k, flags, budget);
 }
 
 /* ---------------------------------------------------------------------------- local dampening */
@@ -724,7 +775,7 @@ JNIEXPORT jdoubleArray JNICALL Java_org_dpmo_Dpmo_dampen(JNIEnv *env, jclass cls
     int u = want(&c, utilities, n, 0);
     want_one_spec(&c, &d);
     int o = want(&c, out, n, 1);
-    if (!pin_all(&c)) goto done;
+    if (!begin_call(&c)) goto done;
     dpmo_status st = dpmo_dampen((const double *)pinned(&c, u), (size_t)n, bind_one_spec(&c, &d), (uint32_t)dampening,
                                  (double *)pinned(&c, o));
     return finish(&c, st) ? out : NULL;
@@ -747,7 +798,7 @@ JNIEXPORT jdoubleArray JNICALL Java_org_dpmo_Dpmo_localDampeningProbabilities(JN
     int u = want(&c, utilities, n, 0);
     want_one_spec(&c, &d);
     int o = want(&c, out, n, 1);
-    if (!pin_all(&c)) goto done;
+    if (!begin_call(&c)) goto done;
     dpmo_status st = dpmo_local_dampening_probabilities((const double *)pinned(&c, u), (size_t)n, bind_one_spec(&c, &d),
                                                         (uint32_t)dampening, epsilon, (double *)pinned(&c, o));
     return finish(&c, st) ? out : NULL;
@@ -756,34 +807,65 @@ done:
     return NULL;
 }
 
+/* Local dampening: one selection (`single`: the index into *one) or top-k (the int[] into *topk). Returns 1
+ * on success. */
+static int local_dampening(JNIEnv *env, int single, jobject rng, jdoubleArray utilities, jobject delta,
+                           jint dampening, jint selector, jdouble epsilon, jint k, jobject budget, jint *one,
+                           jintArray *topk) {
+    call_t c;
+    call_init(&c, env);
+    one_spec_t d;
+    jintArray out = NULL;
+    size_t n = (size_t)length_of(env, utilities), kc = 1, values_len = 1, indices_len = 1, one_index = 0;
+    if (!single && !check_k(&c, k, n, &kc)) goto done;
+    if (!read_one_spec(&c, delta, &d)) goto done;
+    /* For n = 0 the C ABI reports the empty input: one-element buffers stand in. */
+    if (n > 0 && !lengths_ok(&c, dpmo_local_dampening_scratch_len(n, kc, (uint32_t)selector, &values_len,
+                                                                   &indices_len)))
+        goto done;
+    size_t *idx = single ? NULL : scratch(&c, kc, sizeof *idx);
+    double *values = scratch(&c, values_len, sizeof *values);
+    /* A single selection with a selector that needs no permutation takes NULL with length 0. */
+    size_t *indices = indices_len == 0 ? NULL : scratch(&c, indices_len, sizeof *indices);
+    if (c.failed) goto done;
+    if (!single) {
+        out = (*env)->NewIntArray(env, n == 0 ? 0 : (jsize)kc);
+        if (!jni_ok(&c)) goto done;
+    }
+    if (!take_states(&c, rng, budget)) goto done;
+    int u = want(&c, utilities, (jsize)n, 0);
+    want_one_spec(&c, &d);
+    int o = single ? -1 : want(&c, out, n == 0 ? 0 : (jsize)kc, 1);
+    if (!begin_call(&c)) goto done;
+    dpmo_status st;
+    if (single) {
+        st = dpmo_select_local_dampening(c.rng_p, (const double *)pinned(&c, u), n, bind_one_spec(&c, &d),
+                                         (uint32_t)dampening, (uint32_t)selector, epsilon, values, values_len, indices,
+                                         indices_len, &one_index, c.budget_p);
+    } else {
+        st = dpmo_select_local_dampening_top_k(c.rng_p, (const double *)pinned(&c, u), n, bind_one_spec(&c, &d),
+                                               (uint32_t)dampening, (uint32_t)selector, epsilon, kc, idx, values,
+                                               values_len, indices, indices_len, c.budget_p);
+        if (st == DPMO_OK) to_jint((jint *)pinned(&c, o), idx, kc);
+    }
+    if (!finish(&c, st)) return 0;
+    *one = (jint)one_index;
+    *topk = out;
+    return 1;
+done:
+    finish(&c, DPMO_OK);
+    return 0;
+}
+
 JNIEXPORT jint JNICALL Java_org_dpmo_Dpmo_selectLocalDampening(JNIEnv *env, jclass cls, jobject rng,
                                                                 jdoubleArray utilities, jobject delta, jint dampening,
                                                                 jint selector, jdouble epsilon, jobject budget) {
     (void)cls;
-    call_t c;
-    call_init(&c, env);
-    one_spec_t d;
-    size_t out = 0;
-    size_t n = (size_t)length_of(env, utilities);
-    if (!read_one_spec(&c, delta, &d)) goto done;
-    if (!take_states(&c, rng, budget, 1, epsilon)) goto done;
-    double *work = scratch(&c, n, sizeof *work);
-    size_t *perm = NULL, perm_len = 0;
-    if (selector == DPMO_SELECTOR_PERMUTE_AND_FLIP) {
-        perm = scratch(&c, n, sizeof *perm);
-        perm_len = n == 0 ? 1 : n;
-    }
-    if (c.failed) goto done;
-    int u = want(&c, utilities, (jsize)n, 0);
-    want_one_spec(&c, &d);
-    if (!pin_all(&c)) goto done;
-    dpmo_status st = dpmo_select_local_dampening(c.rng_p, (const double *)pinned(&c, u), n, bind_one_spec(&c, &d),
-                                                 (uint32_t)dampening, (uint32_t)selector, epsilon, work,
-                                                 n == 0 ? 1 : n, perm, perm_len, &out);
-    return finish(&c, st) ? (jint)out : -1;
-done:
-    finish(&c, DPMO_OK);
-    return -1;
+    jint index = -1;
+    jintArray unused = NULL;
+    return local_dampening(env, 1, rng, utilities, delta, dampening, selector, epsilon, 1, budget, &index, &unused)
+               ? index
+               : -1;
 }
 
 JNIEXPORT jintArray JNICALL Java_org_dpmo_Dpmo_selectLocalDampeningTopK(JNIEnv *env, jclass cls, jobject rng,
@@ -791,33 +873,11 @@ JNIEXPORT jintArray JNICALL Java_org_dpmo_Dpmo_selectLocalDampeningTopK(JNIEnv *
                                                                          jint dampening, jint selector, jdouble epsilon,
                                                                          jint k, jobject budget) {
     (void)cls;
-    call_t c;
-    call_init(&c, env);
-    one_spec_t d;
+    jint unused = -1;
     jintArray out = NULL;
-    size_t n = (size_t)length_of(env, utilities), kc;
-    if (!check_k(&c, k, n, &kc)) goto done;
-    if (!read_one_spec(&c, delta, &d)) goto done;
-    if (!take_states(&c, rng, budget, 0, epsilon)) goto done;
-    size_t index_len = selector == DPMO_SELECTOR_PERMUTE_AND_FLIP ? 2 * n : n;
-    size_t *idx = scratch(&c, kc, sizeof *idx);
-    double *work = scratch(&c, 2 * n, sizeof *work);
-    size_t *ix = scratch(&c, index_len, sizeof *ix);
-    if (c.failed) goto done;
-    out = (*env)->NewIntArray(env, n == 0 ? 0 : (jsize)kc);
-    if (!jni_ok(&c)) goto done;
-    int u = want(&c, utilities, (jsize)n, 0);
-    want_one_spec(&c, &d);
-    int o = want(&c, out, n == 0 ? 0 : (jsize)kc, 1);
-    if (!pin_all(&c)) goto done;
-    dpmo_status st = dpmo_select_local_dampening_top_k(
-        c.rng_p, (const double *)pinned(&c, u), n, bind_one_spec(&c, &d), (uint32_t)dampening, (uint32_t)selector,
-        epsilon, kc, idx, work, n == 0 ? 1 : 2 * n, ix, index_len == 0 ? 1 : index_len, c.budget_p);
-    if (st == DPMO_OK) to_jint((jint *)pinned(&c, o), idx, kc);
-    return finish(&c, st) ? out : NULL;
-done:
-    finish(&c, DPMO_OK);
-    return NULL;
+    return local_dampening(env, 0, rng, utilities, delta, dampening, selector, epsilon, k, budget, &unused, &out)
+               ? out
+               : NULL;
 }
 
 /* ---------------------------------------------------------------------------- multi-objective */
@@ -840,7 +900,7 @@ JNIEXPORT jdoubleArray JNICALL Java_org_dpmo_Dpmo_paretoScores(JNIEnv *env, jcla
     if (!jni_ok(&c)) goto done;
     int u = want(&c, utilities, length_of(env, utilities), 0);
     int o = want(&c, out, (jsize)n, 1);
-    if (!pin_all(&c)) goto done;
+    if (!begin_call(&c)) goto done;
     dpmo_status st = dpmo_pareto_scores((const double *)pinned(&c, u), n, (size_t)m, (uint32_t)dominance,
                                         (double *)pinned(&c, o), ix, len == 0 ? 1 : len);
     return finish(&c, st) ? out : NULL;
@@ -851,27 +911,22 @@ done:
 
 /* PrivPareto: selection (rng != NULL path) and exact probabilities share the argument handling. */
 static jobject privpareto(JNIEnv *env, int probabilities, jobject rng, jdoubleArray utilities, jint m, jint dominance,
-                          jobjectArray deltas, jint columns, jint dampening, jint selector, jdouble epsilon, jint k,
+                          jobjectArray deltas, jint max_distance, jint dampening, jint selector, jdouble epsilon, jint k,
                           jobject budget) {
     call_t c;
     call_init(&c, env);
     specs_t specs;
     jarray out = NULL;
-    size_t n = 0, kc = 1, values_len = 0, indices_len = 0;
+    size_t n = 0, kc = 1, values_len = 1, indices_len = 1;
     if (!shape(&c, utilities, m, &n)) goto done;
-    if (columns < 0) {
+    if (max_distance < 0) {
         fail(&c, DPMO_INVALID_ARGUMENT);
         goto done;
     }
     if (!probabilities && !check_k(&c, k, n, &kc)) goto done;
     if (!read_specs(&c, deltas, m, &specs)) goto done;
-    dpmo_status st0 = dpmo_privpareto_scratch_len(n, (size_t)m, deltas == NULL ? 0 : (size_t)columns, &values_len,
-                                                  &indices_len);
-    if (st0 != DPMO_OK) {
-        fail(&c, st0);
-        goto done;
-    }
-    if (!probabilities && (!take_states(&c, rng, budget, 0, epsilon))) goto done;
+    /* For n = 0 the C ABI reports the empty input: one-element buffers stand in. */
+    if (n > 0 && !lengths_ok(&c, dpmo_privpareto_scratch_len(n, (size_t)m, &values_len, &indices_len))) goto done;
     double *values = scratch(&c, values_len, sizeof *values);
     size_t *indices = scratch(&c, indices_len, sizeof *indices);
     size_t *idx = probabilities ? NULL : scratch(&c, kc, sizeof *idx);
@@ -879,22 +934,23 @@ static jobject privpareto(JNIEnv *env, int probabilities, jobject rng, jdoubleAr
     jsize out_len = probabilities ? (jsize)n : (n == 0 ? 0 : (jsize)kc);
     out = probabilities ? (jarray)(*env)->NewDoubleArray(env, out_len) : (jarray)(*env)->NewIntArray(env, out_len);
     if (!jni_ok(&c)) goto done;
+    if (!probabilities && !take_states(&c, rng, budget)) goto done;
     int u = want(&c, utilities, length_of(env, utilities), 0);
     want_specs(&c, &specs);
     int o = want(&c, out, out_len, 1);
-    if (!pin_all(&c)) goto done;
+    if (!begin_call(&c)) goto done;
     bind_specs(&c, &specs);
     const dpmo_sensitivity *sp = deltas == NULL ? NULL : specs.spec;
     dpmo_status st;
     if (probabilities) {
         st = dpmo_privpareto_probabilities((const double *)pinned(&c, u), n, (size_t)m, (uint32_t)dominance, sp,
-                                           (size_t)columns, (uint32_t)dampening, epsilon, (double *)pinned(&c, o),
-                                           values, values_len == 0 ? 1 : values_len, indices,
-                                           indices_len == 0 ? 1 : indices_len);
+                                           (size_t)max_distance, (uint32_t)dampening, epsilon, (double *)pinned(&c, o),
+                                           values, values_len, indices,
+                                           indices_len);
     } else {
         st = dpmo_select_privpareto(c.rng_p, (const double *)pinned(&c, u), n, (size_t)m, (uint32_t)dominance, sp,
-                                    (size_t)columns, (uint32_t)dampening, (uint32_t)selector, epsilon, kc, idx, values,
-                                    values_len == 0 ? 1 : values_len, indices, indices_len == 0 ? 1 : indices_len,
+                                    (size_t)max_distance, (uint32_t)dampening, (uint32_t)selector, epsilon, kc, idx, values,
+                                    values_len, indices, indices_len,
                                     c.budget_p);
         if (st == DPMO_OK) to_jint((jint *)pinned(&c, o), idx, kc);
     }
@@ -906,35 +962,35 @@ done:
 
 JNIEXPORT jintArray JNICALL Java_org_dpmo_Dpmo_selectPrivPareto(JNIEnv *env, jclass cls, jobject rng,
                                                                  jdoubleArray utilities, jint m, jint dominance,
-                                                                 jobjectArray deltas, jint columns, jint dampening,
+                                                                 jobjectArray deltas, jint max_distance, jint dampening,
                                                                  jint selector, jdouble epsilon, jint k,
                                                                  jobject budget) {
     (void)cls;
-    return (jintArray)privpareto(env, 0, rng, utilities, m, dominance, deltas, columns, dampening, selector, epsilon, k,
+    return (jintArray)privpareto(env, 0, rng, utilities, m, dominance, deltas, max_distance, dampening, selector, epsilon, k,
                                  budget);
 }
 
 JNIEXPORT jdoubleArray JNICALL Java_org_dpmo_Dpmo_privParetoProbabilities(JNIEnv *env, jclass cls,
                                                                            jdoubleArray utilities, jint m,
                                                                            jint dominance, jobjectArray deltas,
-                                                                           jint columns, jint dampening,
+                                                                           jint max_distance, jint dampening,
                                                                            jdouble epsilon) {
     (void)cls;
-    return (jdoubleArray)privpareto(env, 1, NULL, utilities, m, dominance, deltas, columns, dampening, 0, epsilon, 1,
+    return (jdoubleArray)privpareto(env, 1, NULL, utilities, m, dominance, deltas, max_distance, dampening, 0, epsilon, 1,
                                     NULL);
 }
 
 /* PrivAgg: selection and exact probabilities. */
 static jobject privagg(JNIEnv *env, int probabilities, jobject rng, jdoubleArray utilities, jint m, jdoubleArray weights,
-                       jdoubleArray globals, jobjectArray deltas, jint columns, jint dampening, jint selector,
+                       jdoubleArray globals, jobjectArray deltas, jint max_distance, jint dampening, jint selector,
                        jdouble epsilon, jint k, jobject budget) {
     call_t c;
     call_init(&c, env);
     specs_t specs;
     jarray out = NULL;
-    size_t n = 0, kc = 1, values_len = 0, indices_len = 0;
+    size_t n = 0, kc = 1, values_len = 1, indices_len = 1;
     if (!shape(&c, utilities, m, &n)) goto done;
-    if (columns < 0) {
+    if (max_distance < 0) {
         fail(&c, DPMO_INVALID_ARGUMENT);
         goto done;
     }
@@ -943,12 +999,7 @@ static jobject privagg(JNIEnv *env, int probabilities, jobject rng, jdoubleArray
     if (deltas == NULL && !check_len(&c, globals, m)) goto done;
     if (!probabilities && !check_k(&c, k, n, &kc)) goto done;
     if (!read_specs(&c, deltas, m, &specs)) goto done;
-    dpmo_status st0 = dpmo_privagg_scratch_len(n, deltas == NULL ? 0 : (size_t)columns, &values_len, &indices_len);
-    if (st0 != DPMO_OK) {
-        fail(&c, st0);
-        goto done;
-    }
-    if (!probabilities && (!take_states(&c, rng, budget, 0, epsilon))) goto done;
+    if (n > 0 && !lengths_ok(&c, dpmo_privagg_scratch_len(n, (size_t)m, &values_len, &indices_len))) goto done;
     double *values = scratch(&c, values_len, sizeof *values);
     size_t *indices = probabilities ? NULL : scratch(&c, indices_len, sizeof *indices);
     size_t *idx = probabilities ? NULL : scratch(&c, kc, sizeof *idx);
@@ -956,24 +1007,25 @@ static jobject privagg(JNIEnv *env, int probabilities, jobject rng, jdoubleArray
     jsize out_len = probabilities ? (jsize)n : (n == 0 ? 0 : (jsize)kc);
     out = probabilities ? (jarray)(*env)->NewDoubleArray(env, out_len) : (jarray)(*env)->NewIntArray(env, out_len);
     if (!jni_ok(&c)) goto done;
+    if (!probabilities && !take_states(&c, rng, budget)) goto done;
     int u = want(&c, utilities, length_of(env, utilities), 0);
     int w = want(&c, weights, m, 0);
     int g = deltas == NULL ? want(&c, globals, m, 0) : -1;
     want_specs(&c, &specs);
     int o = want(&c, out, out_len, 1);
-    if (!pin_all(&c)) goto done;
+    if (!begin_call(&c)) goto done;
     bind_specs(&c, &specs);
     const dpmo_sensitivity *sp = deltas == NULL ? NULL : specs.spec;
     dpmo_status st;
     if (probabilities) {
         st = dpmo_privagg_probabilities((const double *)pinned(&c, u), n, (size_t)m, (const double *)pinned(&c, w),
-                                        (const double *)pinned(&c, g), sp, (size_t)columns, (uint32_t)dampening,
-                                        epsilon, (double *)pinned(&c, o), values, values_len == 0 ? 1 : values_len);
+                                        (const double *)pinned(&c, g), sp, (size_t)max_distance, (uint32_t)dampening,
+                                        epsilon, (double *)pinned(&c, o), values, values_len);
     } else {
         st = dpmo_select_privagg(c.rng_p, (const double *)pinned(&c, u), n, (size_t)m, (const double *)pinned(&c, w),
-                                 (const double *)pinned(&c, g), sp, (size_t)columns, (uint32_t)dampening,
-                                 (uint32_t)selector, epsilon, kc, idx, values, values_len == 0 ? 1 : values_len,
-                                 indices, indices_len == 0 ? 1 : indices_len, c.budget_p);
+                                 (const double *)pinned(&c, g), sp, (size_t)max_distance, (uint32_t)dampening,
+                                 (uint32_t)selector, epsilon, kc, idx, values, values_len,
+                                 indices, indices_len, c.budget_p);
         if (st == DPMO_OK) to_jint((jint *)pinned(&c, o), idx, kc);
     }
     return finish(&c, st) ? out : NULL;
@@ -984,19 +1036,19 @@ done:
 
 JNIEXPORT jintArray JNICALL Java_org_dpmo_Dpmo_selectPrivAgg(JNIEnv *env, jclass cls, jobject rng,
                                                               jdoubleArray utilities, jint m, jdoubleArray weights,
-                                                              jdoubleArray globals, jobjectArray deltas, jint columns,
+                                                              jdoubleArray globals, jobjectArray deltas, jint max_distance,
                                                               jint dampening, jint selector, jdouble epsilon, jint k,
                                                               jobject budget) {
     (void)cls;
-    return (jintArray)privagg(env, 0, rng, utilities, m, weights, globals, deltas, columns, dampening, selector, epsilon,
+    return (jintArray)privagg(env, 0, rng, utilities, m, weights, globals, deltas, max_distance, dampening, selector, epsilon,
                               k, budget);
 }
 
 JNIEXPORT jdoubleArray JNICALL Java_org_dpmo_Dpmo_privAggProbabilities(JNIEnv *env, jclass cls, jdoubleArray utilities,
                                                                         jint m, jdoubleArray weights,
                                                                         jdoubleArray globals, jobjectArray deltas,
-                                                                        jint columns, jint dampening, jdouble epsilon) {
+                                                                        jint max_distance, jint dampening, jdouble epsilon) {
     (void)cls;
-    return (jdoubleArray)privagg(env, 1, NULL, utilities, m, weights, globals, deltas, columns, dampening, 0, epsilon, 1,
+    return (jdoubleArray)privagg(env, 1, NULL, utilities, m, weights, globals, deltas, max_distance, dampening, 0, epsilon, 1,
                                  NULL);
 }

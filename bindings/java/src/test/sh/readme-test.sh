@@ -108,5 +108,11 @@ for lang_file in "$work"/blocks/*.lang; do
         ;;
     esac
 done
+# Prose too: every artifact version the README names (dpmo-X.Y.Z, dpmo/X.Y.Z, org.dpmo:dpmo:X.Y.Z) is this build's,
+# except in the example of a version-mismatch message.
+stale=$(grep -v 'is dpmo [0-9.]*, but this jar' "$readme" | grep -o -E '(dpmo[-/]|org\.dpmo:dpmo:)[0-9]+\.[0-9]+\.[0-9]+' \
+    | grep -v -E "[-/:]$VERSION\$" | sort -u | paste -sd' ' -) || true
+[ -z "$stale" ] || fail "the README names other versions than $VERSION: $stale"
+
 echo "readme tests: $checked blocks checked, $failed failed"
 [ "$failed" -eq 0 ]

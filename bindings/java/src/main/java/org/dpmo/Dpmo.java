@@ -9,10 +9,20 @@ package org.dpmo;
  *   <li>Scores and utilities are larger-is-better; candidates are the indices of the array. Multi-objective
  *       utilities are an n × m row-major array: {@code utilities[r * m + i]} = u_i(r) (see
  *       {@link #rowMajor(double[][])}).</li>
+ *   <li>Every selection is exact by default: each output has exactly the probability of the mathematical
+ *       mechanism (scores floored onto a grid of about 2<sup>-62</sup> Δ, which keeps the sensitivity exact),
+ *       so the ε-DP guarantee holds in the arithmetic that runs. OR-ing {@link #FLOAT} into a selector, noise
+ *       or flags argument runs that call in floating point instead (dpmo 0.1's samplers), where an output can
+ *       be impossible on one dataset and possible on its neighbour. Report-noisy-max with Laplace noise exists
+ *       only in floating point: without {@link #FLOAT} it raises {@link DpmoException#UNSUPPORTED}.</li>
  *   <li>Any invalid input (null, empty, NaN or ∞, ε ≤ 0, Δ ≤ 0, mismatched lengths, k ≤ 0 or k &gt; n,
  *       unknown selector, exhausted budget...) raises {@link DpmoException} with the C status code and
- *       message; nothing is written, the generator and the budget are unchanged.</li>
- *   <li>{@code budget} (nullable) is charged ε on success, before anything is drawn.</li>
+ *       message; nothing is written and the generator is unchanged.</li>
+ *   <li>{@code budget} (nullable) is charged ε by every selection once its arguments are valid, before the
+ *       private data is examined; the call is refused with BUDGET_EXHAUSTED (nothing else happens) when less
+ *       is left. A failure caused by the data (NON_FINITE_INPUT, INVALID_SENSITIVITY_VALUE, OVERFLOW) keeps
+ *       the charge, because the failure itself depends on the data; a failure caused by the arguments
+ *       charges nothing.</li>
  *   <li>Input arrays are read in place (pinned with {@code GetPrimitiveArrayCritical}, not copied); do not
  *       modify them from another thread during a call.</li>
  *   <li>Privacy holds for the sensitivity you pass: the library cannot check that Δ bounds your utility's
@@ -44,14 +54,23 @@ public final class Dpmo {
     public static final int SELECTOR_EXPONENTIAL = 0;
     /** Selector: permute-and-flip (never less accurate than the exponential mechanism). */
     public static final int SELECTOR_PERMUTE_AND_FLIP = 1;
-    /** Selector: report-noisy-max with Laplace noise of scale 2Δ/ε. */
+    /** Selector: report-noisy-max with Laplace noise of scale 2Δ/ε (floating point only: needs {@link #FLOAT}). */
     public static final int SELECTOR_NOISY_MAX_LAPLACE = 2;
     /** Selector: report-noisy-max with Gumbel noise (same distribution as the exponential mechanism). */
     public static final int SELECTOR_NOISY_MAX_GUMBEL = 3;
     /** Selector: report-noisy-max with Exponential noise (same distribution as permute-and-flip). */
     public static final int SELECTOR_NOISY_MAX_EXPONENTIAL = 4;
 
-    /** Report-noisy-max noise: Laplace. */
+    /**
+     * Flag OR-ed into a selector ({@code SELECTOR_*}), a noise ({@code NOISE_*}) or the flags of
+     * {@link #selectTopKGumbel(DpmoRng, double[], double, double, int, int, PrivacyBudget)}: run that call in
+     * floating point, as dpmo 0.1 did. Probabilities are then only as exact as 53-bit uniforms, so the guarantee
+     * holds in real arithmetic only: for comparisons and compatibility, not for releases. Without it every
+     * selection is exact.
+     */
+    public static final int FLOAT = 0x100;
+
+    /** Report-noisy-max noise: Laplace (floating point only: needs {@link #FLOAT}). */
     public static final int NOISE_LAPLACE = 0;
     /** Report-noisy-max noise: Gumbel. */
     public static final int NOISE_GUMBEL = 1;
@@ -103,16 +122,18 @@ public final class Dpmo {
     // ------------------------------------------------------------------- single objective, global Δ
 
     /**
-     * The exponential mechanism (McSherry &amp; Talwar 2007): an index r drawn with probability
+     * The exponential mechanism (McSherry &amp; Talwar 2007), exactly: an index r drawn with probability exactly
      * ∝ exp(ε · scores[r] / (2Δ)). ε-DP when Δ bounds how much any score changes between neighbouring datasets.
+     * (The floating-point sampler: {@code select(rng, SELECTOR_EXPONENTIAL | FLOAT, ...)}.)
      *
      * @param rng the generator the draw comes from
      * @param scores one score per candidate, larger is better (finite)
      * @param sensitivity Δ, the global sensitivity of every score (finite, &gt; 0)
      * @param epsilon ε (finite, &gt; 0)
-     * @param budget charged ε when the call succeeds, or refuses it; null for none
+     * @param budget charged ε once the arguments are valid, or refuses the call; null for none
      * @return the index of the selected candidate
-     * @throws DpmoException on invalid input or an exhausted budget (nothing drawn, nothing charged)
+     * @throws DpmoException on invalid input, an exhausted budget or an unsupported arithmetic (nothing drawn;
+     *     the budget stays charged only when the data made the call fail)
      */
     public static native int selectExponential(DpmoRng rng, double[] scores, double sensitivity,
             double epsilon, PrivacyBudget budget);
@@ -131,17 +152,19 @@ public final class Dpmo {
     }
 
     /**
-     * Permute-and-flip (McKenna &amp; Sheldon 2020): candidates visited in random order, each accepted with
-     * probability exp(ε (scores[r] − max) / (2Δ)). ε-DP, and never less accurate than the exponential mechanism
-     * in expected score.
+     * Permute-and-flip (McKenna &amp; Sheldon 2020), exactly: candidates visited in random order, each accepted
+     * with probability exactly exp(ε (scores[r] − max) / (2Δ)). ε-DP, and never less accurate than the
+     * exponential mechanism in expected score. (The floating-point sampler:
+     * {@code select(rng, SELECTOR_PERMUTE_AND_FLIP | FLOAT, ...)}.)
      *
      * @param rng the generator the draws come from
      * @param scores one score per candidate, larger is better (finite)
      * @param sensitivity Δ, the global sensitivity of every score (finite, &gt; 0)
      * @param epsilon ε (finite, &gt; 0)
-     * @param budget charged ε when the call succeeds, or refuses it; null for none
+     * @param budget charged ε once the arguments are valid, or refuses the call; null for none
      * @return the index of the selected candidate
-     * @throws DpmoException on invalid input or an exhausted budget (nothing drawn, nothing charged)
+     * @throws DpmoException on invalid input, an exhausted budget or an unsupported arithmetic (nothing drawn;
+     *     the budget stays charged only when the data made the call fail)
      */
     public static native int selectPermuteAndFlip(DpmoRng rng, double[] scores, double sensitivity,
             double epsilon, PrivacyBudget budget);
@@ -161,16 +184,20 @@ public final class Dpmo {
 
     /**
      * Report-noisy-max: noise of scale 2Δ/ε added to every score, the index of the largest reported. ε-DP.
-     * Gumbel noise gives the exponential mechanism's distribution, Exponential noise permute-and-flip's.
+     * Gumbel noise gives the exponential mechanism's distribution and Exponential noise permute-and-flip's; in
+     * exact arithmetic (the default) they run as those mechanisms. Laplace noise exists only in floating point:
+     * pass {@code NOISE_LAPLACE | FLOAT}. Any noise may carry {@link #FLOAT}.
      *
      * @param rng the generator the noise comes from
      * @param scores one score per candidate, larger is better (finite)
      * @param sensitivity Δ, the global sensitivity of every score (finite, &gt; 0)
      * @param epsilon ε (finite, &gt; 0)
-     * @param noise {@link #NOISE_LAPLACE}, {@link #NOISE_GUMBEL} or {@link #NOISE_EXPONENTIAL}
-     * @param budget charged ε when the call succeeds, or refuses it; null for none
+     * @param noise {@link #NOISE_GUMBEL}, {@link #NOISE_EXPONENTIAL} or {@link #NOISE_LAPLACE}, optionally
+     *     {@code | FLOAT} (Laplace needs it)
+     * @param budget charged ε once the arguments are valid, or refuses the call; null for none
      * @return the index of the selected candidate
-     * @throws DpmoException on invalid input or an exhausted budget (nothing drawn, nothing charged)
+     * @throws DpmoException on invalid input, an exhausted budget or an unsupported arithmetic (nothing drawn;
+     *     the budget stays charged only when the data made the call fail)
      */
     public static native int selectNoisyMax(DpmoRng rng, double[] scores, double sensitivity, double epsilon,
             int noise, PrivacyBudget budget);
@@ -182,7 +209,8 @@ public final class Dpmo {
      * @param scores one score per candidate, larger is better (finite)
      * @param sensitivity Δ, the global sensitivity of every score (finite, &gt; 0)
      * @param epsilon ε (finite, &gt; 0)
-     * @param noise {@link #NOISE_LAPLACE}, {@link #NOISE_GUMBEL} or {@link #NOISE_EXPONENTIAL}
+     * @param noise {@link #NOISE_GUMBEL}, {@link #NOISE_EXPONENTIAL} or {@link #NOISE_LAPLACE}, optionally
+     *     {@code | FLOAT} (Laplace needs it)
      * @return the index of the selected candidate
      */
     public static int selectNoisyMax(DpmoRng rng, double[] scores, double sensitivity, double epsilon, int noise) {
@@ -190,19 +218,24 @@ public final class Dpmo {
     }
 
     /**
-     * One ε-DP selection by any selector, given by its code.
+     * One ε-DP selection by any selector, given by its code. Exact selectors run as the methods above; with
+     * {@link #FLOAT} the call runs the floating-point sampler of that selector (top-k with k = 1).
      *
      * @param rng the generator the draws come from
-     * @param selector one of the {@code SELECTOR_*} constants
+     * @param selector one of the {@code SELECTOR_*} constants, optionally {@code | FLOAT}
      * @param scores one score per candidate, larger is better (finite)
      * @param sensitivity Δ, the global sensitivity of every score (finite, &gt; 0)
      * @param epsilon ε (finite, &gt; 0)
-     * @param budget charged ε when the call succeeds, or refuses it; null for none
+     * @param budget charged ε once the arguments are valid, or refuses the call; null for none
      * @return the index of the selected candidate
-     * @throws DpmoException INVALID_ARGUMENT for an unknown selector, and as the selector's own method
+     * @throws DpmoException INVALID_ARGUMENT for an unknown selector, UNSUPPORTED for Laplace noise without
+     *     {@link #FLOAT}, and as the selector's own method
      */
     public static int select(DpmoRng rng, int selector, double[] scores, double sensitivity, double epsilon,
             PrivacyBudget budget) {
+        if ((selector & FLOAT) != 0) {
+            return selectTopK(rng, selector, scores, sensitivity, epsilon, 1, budget)[0];
+        }
         switch (selector) {
             case SELECTOR_EXPONENTIAL:
                 return selectExponential(rng, scores, sensitivity, epsilon, budget);
@@ -221,8 +254,8 @@ public final class Dpmo {
     }
 
     /**
-     * The exact output distribution of the exponential mechanism, computed in log space (finite for any finite
-     * input, sums to 1). Not private by itself: it reads the scores.
+     * The output distribution of the exponential mechanism, computed in floating point in log space (finite for
+     * any finite input, sums to 1). For audits and tests; not private by itself: it reads the scores.
      *
      * @param scores one score per candidate (finite)
      * @param sensitivity Δ (finite, &gt; 0)
@@ -237,14 +270,15 @@ public final class Dpmo {
      * ε-DP in total (sequential composition). k = n gives a random permutation.
      *
      * @param rng the generator the draws come from
-     * @param selector one of the {@code SELECTOR_*} constants
+     * @param selector one of the {@code SELECTOR_*} constants, optionally {@code | FLOAT}
      * @param scores one score per candidate, larger is better (finite)
      * @param sensitivity Δ, the global sensitivity of every score (finite, &gt; 0)
      * @param epsilon ε for the whole top-k (finite, &gt; 0)
      * @param k how many candidates, 1 ≤ k ≤ n
-     * @param budget charged ε when the call succeeds, or refuses it; null for none
+     * @param budget charged ε once the arguments are valid, or refuses the call; null for none
      * @return the k indices in pick order
-     * @throws DpmoException on invalid input or an exhausted budget (nothing drawn, nothing charged)
+     * @throws DpmoException on invalid input, an exhausted budget or an unsupported arithmetic (nothing drawn;
+     *     the budget stays charged only when the data made the call fail)
      */
     public static native int[] selectTopK(DpmoRng rng, int selector, double[] scores, double sensitivity,
             double epsilon, int k, PrivacyBudget budget);
@@ -253,7 +287,7 @@ public final class Dpmo {
      * {@link #selectTopK(DpmoRng, int, double[], double, double, int, PrivacyBudget)} without a budget.
      *
      * @param rng the generator the draws come from
-     * @param selector one of the {@code SELECTOR_*} constants
+     * @param selector one of the {@code SELECTOR_*} constants, optionally {@code | FLOAT}
      * @param scores one score per candidate, larger is better (finite)
      * @param sensitivity Δ, the global sensitivity of every score (finite, &gt; 0)
      * @param epsilon ε for the whole top-k (finite, &gt; 0)
@@ -266,20 +300,40 @@ public final class Dpmo {
     }
 
     /**
-     * One-shot top-k with Gumbel noise of scale 2kΔ/ε (Durfee &amp; Rogers 2019): the k largest noisy scores in
-     * decreasing order. Equal in distribution to {@link #selectTopK} with the exponential selector; ε-DP.
+     * One-shot top-k with Gumbel noise (Durfee &amp; Rogers 2019): its distribution is that of k sequential
+     * exponential mechanisms at ε/k each; ε-DP in total. {@code flags} = 0 runs exactly that peeling, exactly
+     * (O(k n)); {@code flags} = {@link #FLOAT} runs the one-shot form in floating point, Gumbel noise of scale
+     * 2kΔ/ε added once and the k largest reported in decreasing order (O(n + k log k)).
      *
      * @param rng the generator the noise comes from
      * @param scores one score per candidate, larger is better (finite)
      * @param sensitivity Δ, the global sensitivity of every score (finite, &gt; 0)
      * @param epsilon ε for the whole top-k (finite, &gt; 0)
      * @param k how many candidates, 1 ≤ k ≤ n
-     * @param budget charged ε when the call succeeds, or refuses it; null for none
-     * @return the k indices, largest noisy score first
-     * @throws DpmoException on invalid input or an exhausted budget (nothing drawn, nothing charged)
+     * @param flags 0 (exact) or {@link #FLOAT}
+     * @param budget charged ε once the arguments are valid, or refuses the call; null for none
+     * @return the k indices in pick order
+     * @throws DpmoException on invalid input (flags other than 0 or FLOAT: INVALID_ARGUMENT) or an exhausted
+     *     budget (nothing drawn; the budget stays charged only when the data made the call fail)
      */
     public static native int[] selectTopKGumbel(DpmoRng rng, double[] scores, double sensitivity,
-            double epsilon, int k, PrivacyBudget budget);
+            double epsilon, int k, int flags, PrivacyBudget budget);
+
+    /**
+     * {@link #selectTopKGumbel(DpmoRng, double[], double, double, int, int, PrivacyBudget)} in exact arithmetic.
+     *
+     * @param rng the generator the noise comes from
+     * @param scores one score per candidate, larger is better (finite)
+     * @param sensitivity Δ, the global sensitivity of every score (finite, &gt; 0)
+     * @param epsilon ε for the whole top-k (finite, &gt; 0)
+     * @param k how many candidates, 1 ≤ k ≤ n
+     * @param budget charged ε once the arguments are valid, or refuses the call; null for none
+     * @return the k indices in pick order
+     */
+    public static int[] selectTopKGumbel(DpmoRng rng, double[] scores, double sensitivity, double epsilon, int k,
+            PrivacyBudget budget) {
+        return selectTopKGumbel(rng, scores, sensitivity, epsilon, k, 0, budget);
+    }
 
     // ----------------------------------------------------------------- single objective, local dampening
 
@@ -296,8 +350,8 @@ public final class Dpmo {
     public static native double[] dampen(double[] utilities, Sensitivity delta, int dampening);
 
     /**
-     * The exact output distribution of local dampening followed by the exponential mechanism,
-     * P(r) ∝ exp(ε D(r) / 2).
+     * The output distribution of local dampening followed by the exponential mechanism, P(r) ∝ exp(ε D(r) / 2),
+     * computed in floating point. For audits and tests.
      *
      * @param utilities one utility per candidate (finite)
      * @param delta the local sensitivity δ(x, t, r), which must be admissible
@@ -311,17 +365,20 @@ public final class Dpmo {
 
     /**
      * Local dampening end to end: dampen with δ, then select with {@code selector} at Δ = 1. ε-DP when δ is
-     * admissible (Local Dampening paper, Thms. 3.10 and 4.4).
+     * admissible (Local Dampening paper, Thms. 3.10 and 4.4). In exact arithmetic (the default) δ is rounded up
+     * and the utilities floored onto a grid of about 2<sup>-62</sup> Δ, and the dampened scores are computed
+     * without rounding.
      *
      * @param rng the generator the draws come from
      * @param utilities one utility per candidate, larger is better (finite)
      * @param delta the local sensitivity δ(x, t, r), which must be admissible (Def. 3.3)
      * @param dampening {@link #DAMPENING_PLAIN} or {@link #DAMPENING_SHIFTED}
-     * @param selector one of the {@code SELECTOR_*} constants
+     * @param selector one of the {@code SELECTOR_*} constants, optionally {@code | FLOAT}
      * @param epsilon ε (finite, &gt; 0)
-     * @param budget charged ε when the call succeeds, or refuses it; null for none
+     * @param budget charged ε once the arguments are valid, or refuses the call; null for none
      * @return the index of the selected candidate
-     * @throws DpmoException on invalid input or an exhausted budget (nothing drawn, nothing charged)
+     * @throws DpmoException on invalid input, an exhausted budget or an unsupported arithmetic (nothing drawn;
+     *     the budget stays charged only when the data made the call fail)
      */
     public static native int selectLocalDampening(DpmoRng rng, double[] utilities, Sensitivity delta,
             int dampening, int selector, double epsilon, PrivacyBudget budget);
@@ -334,7 +391,7 @@ public final class Dpmo {
      * @param utilities one utility per candidate, larger is better (finite)
      * @param delta the local sensitivity δ(x, t, r), which must be admissible (Def. 3.3)
      * @param dampening {@link #DAMPENING_PLAIN} or {@link #DAMPENING_SHIFTED}
-     * @param selector one of the {@code SELECTOR_*} constants
+     * @param selector one of the {@code SELECTOR_*} constants, optionally {@code | FLOAT}
      * @param epsilon ε (finite, &gt; 0)
      * @return the index of the selected candidate
      */
@@ -351,12 +408,13 @@ public final class Dpmo {
      * @param utilities one utility per candidate, larger is better (finite)
      * @param delta the local sensitivity δ(x, t, r), which must be admissible (Def. 3.3)
      * @param dampening {@link #DAMPENING_PLAIN} or {@link #DAMPENING_SHIFTED}
-     * @param selector one of the {@code SELECTOR_*} constants
+     * @param selector one of the {@code SELECTOR_*} constants, optionally {@code | FLOAT}
      * @param epsilon ε for the whole top-k (finite, &gt; 0)
      * @param k how many candidates, 1 ≤ k ≤ n
-     * @param budget charged ε when the call succeeds, or refuses it; null for none
+     * @param budget charged ε once the arguments are valid, or refuses the call; null for none
      * @return the k indices in pick order
-     * @throws DpmoException on invalid input or an exhausted budget (nothing drawn, nothing charged)
+     * @throws DpmoException on invalid input, an exhausted budget or an unsupported arithmetic (nothing drawn;
+     *     the budget stays charged only when the data made the call fail)
      */
     public static native int[] selectLocalDampeningTopK(DpmoRng rng, double[] utilities, Sensitivity delta,
             int dampening, int selector, double epsilon, int k, PrivacyBudget budget);
@@ -372,21 +430,23 @@ public final class Dpmo {
      * @param utilities n × m utilities, row-major: {@code utilities[r * m + i]} = u_i(r) (finite)
      * @param m the number of objectives, 1 ≤ m ≤ {@link #MAX_OBJECTIVES}
      * @param dominance {@link #DOMINANCE_TEXTBOOK} or {@link #DOMINANCE_WEAK}
-     * @param deltas null for the global mechanism (Δ = n′ − 1 for n′ candidates left; {@code columns} and
+     * @param deltas null for the global mechanism (Δ = n′ − 1 for n′ candidates left; {@code maxDistance} and
      *     {@code dampening} unused), or m admissible local sensitivities, one per objective: the Pareto score is
-     *     then dampened with δ^PS tabulated for distances t &lt; {@code columns}
-     * @param columns how many distances δ^PS is tabulated for (≥ 1 with {@code deltas}); n · columns doubles
-     *     of scratch
+     *     then dampened with δ^PS (Def. 4.5, Thm. 4.7), computed one distance at a time
+     * @param maxDistance 0 (recommended): δ^PS is computed until every candidate's dampened score is determined,
+     *     the same distribution as an unbounded table; &gt; 0: at most that many distances, δ^PS saturated to
+     *     n′ − 1 beyond (privacy holds either way). Memory is O(n m) in both cases
      * @param dampening {@link #DAMPENING_PLAIN} or {@link #DAMPENING_SHIFTED} (local only)
-     * @param selector one of the {@code SELECTOR_*} constants
+     * @param selector one of the {@code SELECTOR_*} constants, optionally {@code | FLOAT}
      * @param epsilon ε for the whole selection (finite, &gt; 0)
      * @param k how many candidates, 1 ≤ k ≤ n
-     * @param budget charged ε when the call succeeds, or refuses it; null for none
+     * @param budget charged ε once the arguments are valid, or refuses the call; null for none
      * @return the k indices in pick order
-     * @throws DpmoException on invalid input or an exhausted budget (nothing drawn, nothing charged)
+     * @throws DpmoException on invalid input, an exhausted budget or an unsupported arithmetic (nothing drawn;
+     *     the budget stays charged only when the data made the call fail)
      */
     public static native int[] selectPrivPareto(DpmoRng rng, double[] utilities, int m, int dominance,
-            Sensitivity[] deltas, int columns, int dampening, int selector, double epsilon, int k,
+            Sensitivity[] deltas, int maxDistance, int dampening, int selector, double epsilon, int k,
             PrivacyBudget budget);
 
     /**
@@ -396,10 +456,10 @@ public final class Dpmo {
      * @param utilities n × m utilities, row-major (finite)
      * @param m the number of objectives, 1 ≤ m ≤ {@link #MAX_OBJECTIVES}
      * @param dominance {@link #DOMINANCE_TEXTBOOK} or {@link #DOMINANCE_WEAK}
-     * @param selector one of the {@code SELECTOR_*} constants
+     * @param selector one of the {@code SELECTOR_*} constants, optionally {@code | FLOAT}
      * @param epsilon ε for the whole selection (finite, &gt; 0)
      * @param k how many candidates, 1 ≤ k ≤ n
-     * @param budget charged ε when the call succeeds, or refuses it; null for none
+     * @param budget charged ε once the arguments are valid, or refuses the call; null for none
      * @return the k indices in pick order
      */
     public static int[] selectPrivPareto(DpmoRng rng, double[] utilities, int m, int dominance, int selector,
@@ -409,25 +469,26 @@ public final class Dpmo {
     }
 
     /**
-     * The exact output distribution of PrivPareto with the exponential mechanism and k = 1: global,
-     * ∝ exp(ε PS(r) / 2(n − 1)); local, ∝ exp(ε D(PS, δ^PS)(r) / 2).
+     * The output distribution of PrivPareto with the exponential mechanism and k = 1, in floating point:
+     * global, ∝ exp(ε PS(r) / 2(n − 1)); local, ∝ exp(ε D(PS, δ^PS)(r) / 2).
      *
      * @param utilities n × m utilities, row-major (finite)
      * @param m the number of objectives, 1 ≤ m ≤ {@link #MAX_OBJECTIVES}
      * @param dominance {@link #DOMINANCE_TEXTBOOK} or {@link #DOMINANCE_WEAK}
      * @param deltas null (global) or m admissible local sensitivities
-     * @param columns distances δ^PS is tabulated for (local)
+     * @param maxDistance 0 (automatic) or the cap on the distances examined (local)
      * @param dampening {@link #DAMPENING_PLAIN} or {@link #DAMPENING_SHIFTED} (local)
      * @param epsilon ε (finite, &gt; 0)
      * @return P(r) for every candidate r
      * @throws DpmoException on invalid input
      */
     public static native double[] privParetoProbabilities(double[] utilities, int m, int dominance,
-            Sensitivity[] deltas, int columns, int dampening, double epsilon);
+            Sensitivity[] deltas, int maxDistance, int dampening, double epsilon);
 
     /**
      * PrivAgg (PrivPareto paper, §5): k candidates without replacement by the aggregate u_agg = Σ w_i u_i, each
-     * round by {@code selector} at ε/k. ε-DP in total.
+     * round by {@code selector} at ε/k. ε-DP in total. In exact arithmetic (the default) the weighted sum is
+     * computed exactly on a grid of about 2<sup>-56</sup> Δ_agg.
      *
      * @param rng the generator the draws come from
      * @param utilities n × m utilities, row-major: {@code utilities[r * m + i]} = u_i(r) (finite)
@@ -436,18 +497,20 @@ public final class Dpmo {
      * @param globals the m global sensitivities Δ_i for the global mechanism (Δ_agg = Σ |w_i| Δ_i); unused (may
      *     be null) when {@code deltas} is given
      * @param deltas null (global), or m admissible local sensitivities: u_agg is dampened with
-     *     δ_agg = Σ |w_i| δ_i tabulated for t &lt; {@code columns}
-     * @param columns how many distances δ_agg is tabulated for (≥ 1 with {@code deltas})
+     *     δ_agg = Σ |w_i| δ_i (Thm. 5.4), evaluated on demand
+     * @param maxDistance 0 (recommended): δ_agg saturates where every δ_i does; &gt; 0: saturated at that
+     *     distance if earlier
      * @param dampening {@link #DAMPENING_PLAIN} or {@link #DAMPENING_SHIFTED} (local only)
-     * @param selector one of the {@code SELECTOR_*} constants
+     * @param selector one of the {@code SELECTOR_*} constants, optionally {@code | FLOAT}
      * @param epsilon ε for the whole selection (finite, &gt; 0)
      * @param k how many candidates, 1 ≤ k ≤ n
-     * @param budget charged ε when the call succeeds, or refuses it; null for none
+     * @param budget charged ε once the arguments are valid, or refuses the call; null for none
      * @return the k indices in pick order
-     * @throws DpmoException on invalid input or an exhausted budget (nothing drawn, nothing charged)
+     * @throws DpmoException on invalid input, an exhausted budget or an unsupported arithmetic (nothing drawn;
+     *     the budget stays charged only when the data made the call fail)
      */
     public static native int[] selectPrivAgg(DpmoRng rng, double[] utilities, int m, double[] weights,
-            double[] globals, Sensitivity[] deltas, int columns, int dampening, int selector, double epsilon,
+            double[] globals, Sensitivity[] deltas, int maxDistance, int dampening, int selector, double epsilon,
             int k, PrivacyBudget budget);
 
     /**
@@ -458,10 +521,10 @@ public final class Dpmo {
      * @param m the number of objectives, 1 ≤ m ≤ {@link #MAX_OBJECTIVES}
      * @param weights the m weights w_i (finite)
      * @param globals the m global sensitivities Δ_i
-     * @param selector one of the {@code SELECTOR_*} constants
+     * @param selector one of the {@code SELECTOR_*} constants, optionally {@code | FLOAT}
      * @param epsilon ε for the whole selection (finite, &gt; 0)
      * @param k how many candidates, 1 ≤ k ≤ n
-     * @param budget charged ε when the call succeeds, or refuses it; null for none
+     * @param budget charged ε once the arguments are valid, or refuses the call; null for none
      * @return the k indices in pick order
      */
     public static int[] selectPrivAgg(DpmoRng rng, double[] utilities, int m, double[] weights,
@@ -471,21 +534,21 @@ public final class Dpmo {
     }
 
     /**
-     * The exact output distribution of PrivAgg with the exponential mechanism and k = 1.
+     * The output distribution of PrivAgg with the exponential mechanism and k = 1, in floating point.
      *
      * @param utilities n × m utilities, row-major (finite)
      * @param m the number of objectives, 1 ≤ m ≤ {@link #MAX_OBJECTIVES}
      * @param weights the m weights w_i (finite)
      * @param globals the m global sensitivities Δ_i (global mechanism)
      * @param deltas null (global) or m admissible local sensitivities
-     * @param columns distances δ_agg is tabulated for (local)
+     * @param maxDistance 0 (automatic) or the distance δ_agg saturates at (local)
      * @param dampening {@link #DAMPENING_PLAIN} or {@link #DAMPENING_SHIFTED} (local)
      * @param epsilon ε (finite, &gt; 0)
      * @return P(r) for every candidate r
      * @throws DpmoException on invalid input
      */
     public static native double[] privAggProbabilities(double[] utilities, int m, double[] weights,
-            double[] globals, Sensitivity[] deltas, int columns, int dampening, double epsilon);
+            double[] globals, Sensitivity[] deltas, int maxDistance, int dampening, double epsilon);
 
     /**
      * The Pareto scores PS(r) = −#{r′ ≠ r : r′ dominates r}, integers in [−(n − 1), 0]. Not private: a score

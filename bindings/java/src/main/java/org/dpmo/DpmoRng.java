@@ -71,6 +71,23 @@ public final class DpmoRng {
     }
 
     /**
+     * ChaCha20 keyed by 32 bytes from the operating system's secure source, read by the C library itself
+     * ({@code dpmo_rng_init_os}: getrandom(2) on Linux).
+     *
+     * @return a new generator
+     * @throws DpmoException UNSUPPORTED where the C library has no such source (use {@link #DpmoRng()})
+     */
+    public static DpmoRng fromOs() {
+        return new DpmoRng(CHACHA20);
+    }
+
+    /** A ChaCha20 generator seeded by the C library from the operating system ({@link #fromOs()}). */
+    private DpmoRng(int kind) {
+        initOs(state);
+        this.kind = kind;
+    }
+
+    /**
      * Generator {@code kind} seeded with 32 bytes from {@link SecureRandom}.
      *
      * @param kind {@link #CHACHA20} or {@link #XOSHIRO256PP}
@@ -118,7 +135,9 @@ public final class DpmoRng {
 
     /**
      * {@code count} independent draws from a standard distribution ({@link #DIST_UNIFORM},
-     * {@link #DIST_EXPONENTIAL}, {@link #DIST_GUMBEL}, {@link #DIST_LAPLACE}). For tests and audits.
+     * {@link #DIST_EXPONENTIAL}, {@link #DIST_GUMBEL}, {@link #DIST_LAPLACE}), in floating point. For tests,
+     * audits and simulation only: never add these to a value you release (floating-point noise leaks the value,
+     * Mironov 2012); use {@link #sampleDiscreteLaplace(double, double, int)} for that.
      *
      * @param distribution one of the {@code DIST_*} constants
      * @param count how many draws (≥ 0)
@@ -127,6 +146,25 @@ public final class DpmoRng {
      */
     public double[] sample(int distribution, int count) {
         return sample(this, distribution, count);
+    }
+
+    /**
+     * {@code count} independent exact draws Z of the discrete Laplace distribution
+     * P(Z = z) ∝ exp(−|z| · granularity / scale) on the integers (Canonne, Kamath &amp; Steinke 2020): the noise
+     * for releasing a value. To release f(x) with sensitivity Δ under ε-DP, round f(x) to a multiple of
+     * {@code granularity} (or use an integer count and granularity 1), take scale = Δ / ε, and release
+     * f(x) + granularity · Z. Every coin is exact, so the released values are immune to the floating-point
+     * attack on the Laplace mechanism.
+     *
+     * @param scale the scale, Δ / ε (finite, &gt; 0)
+     * @param granularity the spacing of the released values (finite, &gt; 0); scale / granularity must lie in
+     *     [2<sup>-64</sup>, 2<sup>32</sup>]
+     * @param count how many draws (≥ 0)
+     * @return the draws Z (multiply by granularity)
+     * @throws DpmoException INVALID_ARGUMENT for a bad scale, granularity or count
+     */
+    public long[] sampleDiscreteLaplace(double scale, double granularity, int count) {
+        return sampleDiscreteLaplace(this, scale, granularity, count);
     }
 
     @Override
@@ -143,4 +181,8 @@ public final class DpmoRng {
     private static native void init(long[] state, int kind, byte[] seed);
 
     private static native double[] sample(DpmoRng rng, int distribution, int count);
+
+    private static native void initOs(long[] state);
+
+    private static native long[] sampleDiscreteLaplace(DpmoRng rng, double scale, double granularity, int count);
 }
