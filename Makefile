@@ -29,7 +29,7 @@ LIBDIR      ?= $(PREFIX)/lib
 INCLUDEDIR  ?= $(PREFIX)/include
 DESTDIR     ?=
 
-.PHONY: demo test lib header header-check bare-metal tools rust-tests ffi-tests examples bindings java sqlite postgres eval-smoke reproduce bench clean install uninstall install-test
+.PHONY: demo test lib header header-check bare-metal tools rust-tests ffi-tests examples bindings java sqlite postgres eval-smoke reproduce bench clean install uninstall install-test java-install
 
 ## Build the C artifacts target/release/libdpmo.a and libdpmo.so.
 lib:
@@ -95,6 +95,9 @@ examples: lib
 ## Bindings, each tested against its real runtime (each installs its runtime with apt-get when missing).
 java: lib
 	$(MAKE) -C bindings/java test
+## Install the Java binding (jar with its native library, pom, javadoc) into ~/.m2/repository (or M2_REPO=...).
+java-install: lib
+	$(MAKE) -C bindings/java java-install
 sqlite: lib
 	$(MAKE) -C bindings/sqlite test
 postgres: lib
