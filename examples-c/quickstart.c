@@ -70,7 +70,7 @@ static double pairs_local_sensitivity(void *context, size_t r, size_t t) {
 int main(void) {
     const double epsilon = 1.0; /* the privacy cost of one release */
     double probabilities[N_PRODUCTS], pairs[N_PRODUCTS], left;
-    double scratch[2 * N_PRODUCTS];  /* local dampening: 2n doubles (see dpmo_local_dampening_scratch_len) */
+    double scratch[2 * N_PRODUCTS];  /* one local-dampening selection: 2n doubles */
     size_t perm_scratch[N_PRODUCTS]; /* permute-and-flip: n indices */
     size_t chosen;
     dpmo_budget budget;

@@ -680,9 +680,6 @@ static void extremes_of(int fn) {
                     case F_LD:
                     case F_LD_TOPK:
                         if (sv > 0 && v > 1) continue; /* Δ comes from the spec */
-                        /* top-k with k = 1 needs more scratch than the helper reports for k = 1 (a library bug,
-                         * shown in test_multi.c): n = 1 is covered by select_local_dampening instead */
-                        if (fn == F_LD_TOPK && c.n == 1) continue;
                         spec = make_spec(DPMO_DELTA_PER_CANDIDATE, dl, c.n, 0, sens_list[sv] * 2.0, 3);
                         c.spec = &spec;
                         c.sel = (v & 1) ? DPMO_SELECTOR_PERMUTE_AND_FLIP : DPMO_SELECTOR_EXPONENTIAL;

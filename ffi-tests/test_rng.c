@@ -14,8 +14,8 @@
  * their floating-point forms go through local dampening's selector argument with a δ equal to Δ (dampening
  * by the global sensitivity: the scores divided by Δ = 1). */
 static size_t pick(dpmo_rng *rng, uint32_t sel, int ld, const double *s, size_t n) {
-    static size_t perm[1024];
-    static double scratch[2048];
+    static size_t perm[2048];
+    static double scratch[4096];
     size_t out = SENTINEL_Z;
     dpmo_status st = DPMO_OK;
     double ones[1] = {1.0}, delta_is_global[1] = {1.0};
@@ -170,11 +170,11 @@ static void test_selector_frequencies(void) {
         dpmo_rng rng = make_rng(DPMO_RNG_CHACHA20, 60 + k10);
         const uint32_t sel = DPMO_SELECTOR_EXPONENTIAL | (k10 ? DPMO_FLOAT : 0u);
         unsigned long count[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-        double scratch[16];
+        double scratch[32];
         size_t k, out;
         unsigned long failures = 0;
         CHECK_STATUS(dpmo_local_dampening_probabilities(u, 8, &spec, DPMO_DAMPENING_PLAIN, 2.0, ld), DPMO_OK);
-        CHECK(ld_values_len(8, 1, sel) <= 16);
+        if (!CHECK(ld_values_len(8, 1, sel) <= 32)) continue;
         for (k = 0; k < DRAWS; k++) {
             out = SENTINEL_Z;
             if (dpmo_select_local_dampening(&rng, u, 8, &spec, DPMO_DAMPENING_PLAIN, sel, 2.0, scratch,

@@ -760,7 +760,7 @@ static void test_select_local_dampening(void) {
         for (damp = 0; damp < 2; damp++) {
             dpmo_rng rng = make_rng(DPMO_RNG_CHACHA20, 11), bad;
             dpmo_budget bud = make_budget(10.0, 0.0), *B = &bud;
-            double u[4] = {3.0, 1.0, 0.0, -2.0}, v4[4] = {1.0, 1.0, 2.0, 0.5}, scratch[16], table8[8], both[24] = {0};
+            double u[4] = {3.0, 1.0, 0.0, -2.0}, v4[4] = {1.0, 1.0, 2.0, 0.5}, scratch[16], table8[8], both[32] = {0};
             const double v5[5] = {1.0, 1.0, 2.0, 0.5, 1.0};
             double huge[2] = {1e300, 0.0}, tiny[2] = {1e-10, 1e-10};
             size_t perm[8], out = SENTINEL_Z, i, VL, IL, PL;
@@ -776,16 +776,18 @@ static void test_select_local_dampening(void) {
                 CHECK_STATUS(dpmo_local_dampening_scratch_len(4, 1, sel, &v, &ix), DPMO_UNSUPPORTED);
                 CHECK_EQ(v, SENTINEL_Z);
                 CHECK_EQ(ix, SENTINEL_Z);
-                VL = 8;
-                IL = 0;
+                VL = 16;
+                IL = 4;
             } else {
                 VL = ld_values_len(4, 1, sel);
                 IL = ld_indices_len(4, 1, sel);
             }
-            TEST("local_dampening_scratch_len: 2n doubles, n indices when a permutation is needed");
-            CHECK_EQ(VL, 8);
-            CHECK_EQ(IL, unsupported ? 0 : (needs_perm(sel & ~(uint32_t)DPMO_FLOAT) ? 4 : 0));
-            PL = IL ? IL : 4;
+            /* The helper's lengths suffice for one selection and for top-k (4n doubles, n indices plus n for a
+             * permutation); one selection needs only 2n doubles and, for a permutation, n indices. */
+            TEST("local_dampening_scratch_len: 4n doubles, n (+ n for a permutation) indices");
+            CHECK_EQ(VL, 16);
+            CHECK_EQ(IL, needs_perm(sel & ~(uint32_t)DPMO_FLOAT) ? 8 : 4);
+            PL = IL;
             for (i = 0; i < 16; i++) scratch[i] = SENTINEL_D;
             for (i = 0; i < 8; i++) perm[i] = SENTINEL_Z;
             for (i = 0; i < 8; i++) table8[i] = 1.0;
@@ -819,9 +821,12 @@ static void test_select_local_dampening(void) {
             ld_case(L("scratch of n doubles"), &rng, u, 4, &spec, damp, sel, 1, scratch, 3, perm, PL, &out, FRESH, 0,
                     unsupported ? DPMO_UNSUPPORTED : DPMO_SCRATCH_TOO_SMALL);
             if (!is_float(sel))
-                ld_case(L("scratch one short of 2n"), &rng, u, 4, &spec, damp, sel, 1, scratch, VL - 1, perm, PL, &out,
+                ld_case(L("scratch one short of 2n"), &rng, u, 4, &spec, damp, sel, 1, scratch, 7, perm, PL, &out,
                         FRESH, 0, unsupported ? DPMO_UNSUPPORTED : DPMO_SCRATCH_TOO_SMALL);
-            ld_case(L("perm one short"), &rng, u, 4, &spec, damp, sel, 1, scratch, VL, perm, PL - 1, &out, NULL, 0,
+            ld_case(L("scratch of 2n doubles and n indices suffice"), &rng, u, 4, &spec, damp, sel, 1, scratch, 8, perm,
+                    4, &out, NULL, 0, unsupported ? DPMO_UNSUPPORTED : DPMO_OK);
+            out = SENTINEL_Z;
+            ld_case(L("perm one short of n"), &rng, u, 4, &spec, damp, sel, 1, scratch, VL, perm, 3, &out, NULL, 0,
                     unsupported ? DPMO_UNSUPPORTED : pf ? DPMO_SCRATCH_TOO_SMALL : DPMO_OK);
             out = SENTINEL_Z;
             ld_case(L("epsilon 0"), &rng, u, 4, &spec, damp, sel, 0.0, scratch, VL, perm, PL, &out, FRESH, 0,
@@ -888,7 +893,7 @@ static void test_select_local_dampening(void) {
                     unsupported ? DPMO_UNSUPPORTED : DPMO_INVALID_SENSITIVITY_VALUE);
             ld_case(L("callback NaN, no budget"), &rng, u, 4, &s, damp, sel, 0.5, scratch, VL, perm, PL, &out, NULL, 0,
                     unsupported ? DPMO_UNSUPPORTED : DPMO_INVALID_SENSITIVITY_VALUE);
-            ld_case(L("callback NaN and perm short"), &rng, u, 4, &s, damp, sel, 0.5, scratch, VL, perm, PL - 1, &out,
+            ld_case(L("callback NaN and perm short"), &rng, u, 4, &s, damp, sel, 0.5, scratch, VL, perm, 3, &out,
                     FRESH, pf ? 0.0 : C,
                     unsupported ? DPMO_UNSUPPORTED : pf ? DPMO_SCRATCH_TOO_SMALL : DPMO_INVALID_SENSITIVITY_VALUE);
             ctx.bad_r = 0; ctx.bad_t = 0; ctx.bad_value = -1.0;
