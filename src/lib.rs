@@ -9,6 +9,7 @@
 
 pub mod dampen;
 mod error;
+pub mod exact;
 mod fenwick;
 pub mod float;
 pub mod graph;
@@ -23,7 +24,9 @@ pub mod sensitivity;
 
 pub use dampen::{dampen, dampen_shifted, Dampening};
 pub use error::Error;
-pub use local::{local_dampening_probabilities, select_local_dampening, select_local_dampening_top_k};
+pub use local::{
+    local_dampening_probabilities, local_dampening_scratch_len, select_local_dampening, select_local_dampening_top_k,
+};
 pub use multi::{
     privagg_probabilities, privpareto_probabilities, select_privagg, select_privpareto, AggSensitivity,
     ParetoSensitivity,
@@ -32,7 +35,7 @@ pub use pareto::Dominance;
 pub use rng::{Generator, GeneratorKind, GeneratorState};
 pub use select::{
     exponential_probabilities, select, select_exponential, select_noisy_max, select_permute_and_flip, select_top_k,
-    select_top_k_gumbel, Noise, Selector,
+    select_top_k_gumbel, Arithmetic, Noise, Selector,
 };
 pub use sensitivity::{DeltaSource, LocalSensitivity};
 

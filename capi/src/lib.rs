@@ -18,6 +18,7 @@ mod local;
 mod multi;
 mod rng;
 mod select;
+mod selection;
 mod status;
 
 pub use applications::*;

@@ -1,11 +1,14 @@
 //! Local sensitivity input, the dampening stage, and local dampening end to end.
 
+use crate::budget::dpmo_budget;
 use crate::buffers::{check_disjoint, check_out, input, output, Region};
-use crate::rng::{dpmo_rng, rng_region, with_generator};
+use crate::rng::dpmo_rng;
 use crate::select::selector_of;
+use crate::selection::Selection;
 use crate::status::{dpmo_status, status_of};
 use core::ffi::c_void;
 use dpmo_core::dampen::{dampen_with, Dampening};
+use dpmo_core::select::Arithmetic;
 use dpmo_core::sensitivity::{max_over_candidates, DeltaFunction, DeltaSource, LocalSensitivity};
 use dpmo_core::{local, Error};
 
@@ -175,9 +178,15 @@ pub unsafe extern "C" fn dpmo_sensitivity_value(
     })())
 }
 
+/// The largest n `dpmo_sensitivity_max_over_candidates` accepts (2^32): with a callback or shared spec no
+/// buffer bounds n, and the work is n · T evaluations.
+pub const DPMO_MAX_UNBUFFERED_CANDIDATES: u64 = 1 << 32;
+
 /// The "δ replacement" of the Local Dampening paper (§4.2): writes δ̂(t) = max over r of δ(x, t, r) for
-/// t < T to `out[0..T]`, T = min(t_max, table columns), and T to `*out_len`. Build a
-/// `DPMO_DELTA_SHARED` spec over `out` to dampen every candidate with the same scale (no inversions).
+/// t < T to `out[0..T]`, T = min(t_max, table columns, `out_capacity`… see below), and T to `*out_len`.
+/// Build a `DPMO_DELTA_SHARED` spec over `out` to dampen every candidate with the same scale (no
+/// inversions). The work is n · T evaluations of δ; n above `DPMO_MAX_UNBUFFERED_CANDIDATES` →
+/// `DPMO_INVALID_ARGUMENT`; `out_capacity` below T → `DPMO_SCRATCH_TOO_SMALL`.
 ///
 /// # Safety
 /// `sensitivity`: a valid spec for n candidates; `out`: `out_capacity` writable doubles; `out_len`: one
@@ -193,6 +202,9 @@ pub unsafe extern "C" fn dpmo_sensitivity_max_over_candidates(
     status_of((|| {
         check_out(out_len)?;
         check_out(out)?;
+        if n as u64 > DPMO_MAX_UNBUFFERED_CANDIDATES {
+            return Err(Error::InvalidArgument);
+        }
         // SAFETY: forwarded caller contract; outputs checked disjoint from inputs before slicing.
         unsafe {
             with_sensitivity(sensitivity, n, |d, inputs| {
@@ -265,14 +277,84 @@ pub unsafe extern "C" fn dpmo_local_dampening_probabilities(
     })())
 }
 
-/// Local dampening end to end: dampen the n utilities with δ (plain or shifted), then select with
-/// `selector` (`DPMO_SELECTOR_*`) at sensitivity 1. epsilon-DP when δ is admissible (Local Dampening paper,
-/// Thms. 3.10 and 4.4; any selector is valid because dampened scores have sensitivity 1, Lemma 3.7).
-/// `score_scratch` needs n doubles; `perm_scratch` n size_t for `DPMO_SELECTOR_PERMUTE_AND_FLIP` (it may be
-/// NULL with length 0 otherwise).
+/// Writes the scratch lengths of `dpmo_select_local_dampening` (k = 1) and
+/// `dpmo_select_local_dampening_top_k` (k ≥ 1) for n candidates and `selector`: `*out_values_len` doubles
+/// (2n for one selection, 4n for top-k: exact arithmetic keeps each dampened score as a 128-bit integer)
+/// and `*out_indices_len` size_t (top-k: n, plus n for a selector that needs a permutation; one selection:
+/// n for such a selector, else 0). The lengths suffice for either arithmetic.
+///
+/// Errors: k = 0 or k > n, or an unknown selector → `DPMO_INVALID_ARGUMENT` (Laplace noise without
+/// `DPMO_FLOAT` → `DPMO_UNSUPPORTED`); null, misaligned or overlapping outputs; a length not representable
+/// → `DPMO_OVERFLOW`.
 ///
 /// # Safety
-/// `rng`: an initialised generator; buffers valid for their lengths; no output overlapping another buffer.
+/// `out_values_len`, `out_indices_len`: one writable size_t each.
+#[no_mangle]
+pub unsafe extern "C" fn dpmo_local_dampening_scratch_len(
+    n: usize,
+    k: usize,
+    selector: u32,
+    out_values_len: *mut usize,
+    out_indices_len: *mut usize,
+) -> dpmo_status {
+    status_of((|| {
+        let (selector, _) = selector_of(selector)?;
+        if k == 0 || k > n {
+            return Err(Error::InvalidArgument);
+        }
+        let one = local::local_dampening_scratch_len(n)?;
+        // Exact arithmetic needs a permutation wherever float does (and for exponential noise too).
+        let perm = if selector.needs_permutation(Arithmetic::Exact) {
+            n
+        } else {
+            0
+        };
+        let (values, indices) = if k == 1 {
+            (one, perm)
+        } else {
+            (
+                one.checked_mul(2).ok_or(Error::Overflow)?,
+                n.checked_add(perm).ok_or(Error::Overflow)?,
+            )
+        };
+        write_lengths(values, indices, out_values_len, out_indices_len)
+    })())
+}
+
+/// Checks that `values` doubles and `indices` size_t are representable, and writes the two lengths.
+pub(crate) fn write_lengths(
+    values: usize,
+    indices: usize,
+    out_values_len: *mut usize,
+    out_indices_len: *mut usize,
+) -> Result<(), Error> {
+    check_out(out_values_len)?;
+    check_out(out_indices_len)?;
+    check_disjoint(&[Region::of(out_values_len, 1), Region::of(out_indices_len, 1)], &[])?;
+    let bytes_ok = |len: usize, size: usize| len.checked_mul(size).is_some_and(|b| b <= isize::MAX as usize);
+    if !bytes_ok(values, core::mem::size_of::<f64>()) || !bytes_ok(indices, core::mem::size_of::<usize>()) {
+        return Err(Error::Overflow);
+    }
+    // SAFETY: checked non-null, aligned and disjoint.
+    unsafe {
+        out_values_len.write(values);
+        out_indices_len.write(indices);
+    }
+    Ok(())
+}
+
+/// Local dampening end to end: dampen the n utilities with δ (plain or shifted), then select with
+/// `selector` (`DPMO_SELECTOR_*`, optionally `| DPMO_FLOAT`) at sensitivity 1. epsilon-DP when δ is
+/// admissible (Local Dampening paper, Thms. 3.10 and 4.4; any selector is valid because dampened scores
+/// have sensitivity 1, Lemma 3.7). In exact arithmetic (the default) δ is rounded up and the utilities
+/// floored onto a grid of about 2^-62 Δ, the dampened scores are computed without rounding, and the
+/// selection is exact. `scratch` and `perm_scratch` as `dpmo_local_dampening_scratch_len(n, 1, selector)`
+/// reports (`perm_scratch` may be NULL with length 0 when the selector needs no permutation). `budget`
+/// (nullable) is charged epsilon.
+///
+/// # Safety
+/// `rng`: an initialised generator; buffers valid for their lengths; no output overlapping another buffer;
+/// `budget`: NULL or a valid budget.
 #[no_mangle]
 pub unsafe extern "C" fn dpmo_select_local_dampening(
     rng: *mut dpmo_rng,
@@ -282,52 +364,45 @@ pub unsafe extern "C" fn dpmo_select_local_dampening(
     dampening: u32,
     selector: u32,
     epsilon: f64,
-    score_scratch: *mut f64,
-    score_scratch_len: usize,
+    scratch: *mut f64,
+    scratch_len: usize,
     perm_scratch: *mut usize,
     perm_scratch_len: usize,
     out_index: *mut usize,
+    budget: *mut dpmo_budget,
 ) -> dpmo_status {
     status_of((|| {
         let kind = dampening_of(dampening)?;
-        let selector = selector_of(selector)?;
-        let uses_perm = selector == dpmo_core::Selector::PermuteAndFlip;
-        check_out(rng)?;
-        check_out(out_index)?;
-        check_out(score_scratch)?;
-        if uses_perm {
-            check_out(perm_scratch)?;
-        }
+        let (selector, arithmetic) = selector_of(selector)?;
+        let perm = if selector.needs_permutation(arithmetic) {
+            (perm_scratch, perm_scratch_len)
+        } else {
+            (core::ptr::null_mut(), 0)
+        };
+        let selection = Selection {
+            rng,
+            budget,
+            out: (out_index, 1),
+            values: (scratch, scratch_len),
+            indices: perm,
+        };
+        selection.check()?;
+        check_out(scratch)?;
         // SAFETY: the caller promises n readable doubles.
         let u = unsafe { input(utilities, n) }?;
-        let perm_region = if uses_perm {
-            Region::of(perm_scratch, perm_scratch_len)
-        } else {
-            Region::EMPTY
-        };
-        // SAFETY: forwarded caller contract; outputs checked disjoint from inputs before slicing.
+        // SAFETY: forwarded caller contract; `run` checks the outputs disjoint from every buffer.
         unsafe {
             with_sensitivity(sensitivity, n, |d, [a, b]| {
-                check_disjoint(
-                    &[
-                        rng_region(rng),
-                        Region::of(out_index, 1),
-                        Region::of(score_scratch, score_scratch_len),
-                        perm_region,
-                    ],
+                selection.run(
+                    epsilon,
                     &[Region::of(utilities, n), a, b],
-                )?;
-                let scores = output(score_scratch, score_scratch_len)?;
-                let perm: &mut [usize] = if uses_perm {
-                    output(perm_scratch, perm_scratch_len)?
-                } else {
-                    &mut []
-                };
-                let index = with_generator(rng, |g| {
-                    local::select_local_dampening(g, u, d, kind, selector, epsilon, scores, perm)
-                })?;
-                out_index.write(index);
-                Ok(())
+                    &[],
+                    |g, out, scores, perm| {
+                        out[0] =
+                            local::select_local_dampening(g, u, d, kind, selector, epsilon, scores, perm, arithmetic)?;
+                        Ok(())
+                    },
+                )
             })
         }
     })())

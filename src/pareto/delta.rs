@@ -224,6 +224,39 @@ pub fn pareto_sensitivity_table(
     Ok(())
 }
 
+/// δ^PS one distance at a time (PrivPareto paper, Def. 4.5): calls `visit(t, values)` with δ^PS(x, t, r) of
+/// every candidate r in `out[..n]`, for t = 0, 1, …, until `visit` returns false or `limit` distances were
+/// visited. Only the running sums S_i(t, r) are kept (O(n m) memory, in `values`), so a caller that needs
+/// δ^PS until its own stopping rule — the automatic saturation of local PrivPareto — never tabulates it.
+///
+/// Scratch and errors as [`pareto_sensitivity`]; `out.len()` must be n. A failing δ function value ends
+/// the sweep with [`Error::InvalidSensitivityValue`] (`out` may then hold a partial sweep).
+#[allow(clippy::too_many_arguments)]
+pub fn pareto_sensitivity_sweep(
+    utilities: &[f64],
+    m: usize,
+    deltas: &[LocalSensitivity<'_>],
+    limit: usize,
+    out: &mut [f64],
+    indices: &mut [usize],
+    values: &mut [f64],
+    mut visit: impl FnMut(usize, &[f64]) -> bool,
+) -> Result<(), Error> {
+    let n = check_inputs(utilities, m, deltas, indices, values)?;
+    if out.len() != n {
+        return Err(Error::LengthMismatch);
+    }
+    values[..n * m].fill(0.0);
+    for t in 0..limit {
+        accumulate(deltas, n, t, &mut values[..n * m])?;
+        from_sums(utilities, deltas, n, t, values, indices, |r, v| out[r] = v);
+        if !visit(t, out) {
+            break;
+        }
+    }
+    Ok(())
+}
+
 /// The O(n² m (t + 1)) reference for [`pareto_sensitivity`]: Def. 4.5 read literally, building dom⁻ and
 /// ndom⁺ from the chosen [`Dominance`] relation, with the same directed rounding of S, lo and hi. For
 /// tests and benchmarks: the fast function must equal it for either relation.

@@ -8,8 +8,12 @@
 //! D(u) = −T + (u + b(T))/Δ for u < −b(T). |D(x, r) − D(y, r)| ≤ 1 for neighbours (Lemma 3.7), so the
 //! dampened scores feed any selector with Δ = 1.
 
+pub(crate) mod exact;
+
+use crate::select::exact::store_int;
 use crate::sensitivity::LocalSensitivity;
 use crate::Error;
+use exact::IntDelta;
 
 /// D_{u,δ}(x, r) for one candidate r with utility `u` (Local Dampening paper, Def. 3.6).
 ///
@@ -169,6 +173,97 @@ pub fn dampen_with(
     out: &mut [f64],
 ) -> Result<(), Error> {
     dampen_all(utilities, delta, kind, out)
+}
+
+/// Exact dampening ([`exact`]) of n integer utilities: calls `write(r, S_r)` for every candidate and returns
+/// the sensitivity of the scores in grid units (2⁶⁰ for plain, N for shifted).
+pub(crate) fn dampen_int_each(
+    n: usize,
+    utility: impl Fn(usize) -> i128,
+    delta: &impl IntDelta,
+    kind: Dampening,
+    mut write: impl FnMut(usize, i128),
+) -> Result<u64, Error> {
+    if n == 0 {
+        return Err(Error::EmptyInput);
+    }
+    for r in 0..n {
+        write(
+            r,
+            match kind {
+                Dampening::Plain => exact::plain(utility(r), r, delta)?,
+                Dampening::Shifted => exact::shifted(utility(r), r, delta)?,
+            },
+        );
+    }
+    Ok(match kind {
+        Dampening::Plain => exact::PLAIN_UNITS,
+        Dampening::Shifted => delta.units(),
+    })
+}
+
+/// [`dampen_int_each`] into two-word integer scores in `out[..2n]` (the selectors' scratch form).
+pub(crate) fn dampen_int(
+    n: usize,
+    utility: impl Fn(usize) -> i128,
+    delta: &impl IntDelta,
+    kind: Dampening,
+    out: &mut [u64],
+) -> Result<u64, Error> {
+    if out.len() < 2 * n {
+        return Err(Error::ScratchTooSmall);
+    }
+    dampen_int_each(n, utility, delta, kind, |r, s| store_int(out, r, s))
+}
+
+/// Validates double utilities against a [`LocalSensitivity`] for exact dampening and returns the grid view.
+fn exact_inputs<'a, 'b>(utilities: &[f64], delta: &'b LocalSensitivity<'a>) -> Result<exact::GridDelta<'a, 'b>, Error> {
+    if utilities.is_empty() {
+        return Err(Error::EmptyInput);
+    }
+    if delta.len() != utilities.len() {
+        return Err(Error::LengthMismatch);
+    }
+    if utilities.iter().any(|u| !u.is_finite()) {
+        return Err(Error::NonFiniteInput);
+    }
+    exact::GridDelta::new(delta)
+}
+
+/// Exact dampening of double utilities with a [`LocalSensitivity`] (on the grid of its Δ): the integer
+/// scores go to `out[..2n]`, and their sensitivity in grid units is returned. Errors as [`dampen`], and
+/// [`Error::ScratchTooSmall`] when `out` is shorter than 2n.
+pub(crate) fn dampen_exact(
+    utilities: &[f64],
+    delta: &LocalSensitivity<'_>,
+    kind: Dampening,
+    out: &mut [u64],
+) -> Result<u64, Error> {
+    let g = exact_inputs(utilities, delta)?;
+    dampen_int(utilities.len(), |r| g.utility(utilities[r]), &g, kind, out)
+}
+
+/// The integer scores exact local dampening selects from (the exact stage, [`exact`], on the grid of Δ):
+/// `out[r]` = ⌊2⁶⁰ D(r)⌋ for plain dampening, or U(r) + b(T) for shifted; returns their sensitivity in the
+/// same units (2⁶⁰, or N). The exact mechanism picks r with probability ∝ exp(−ε (max S − S_r) / (2 ·
+/// units)). For audits and tests. Errors as [`dampen`]; nothing is written to `out` on error.
+pub fn exact_dampened_scores(
+    utilities: &[f64],
+    delta: &LocalSensitivity<'_>,
+    kind: Dampening,
+    out: &mut [i128],
+) -> Result<u64, Error> {
+    let g = exact_inputs(utilities, delta)?;
+    let n = utilities.len();
+    if out.len() < n {
+        return Err(Error::LengthMismatch);
+    }
+    let utility = |r: usize| g.utility(utilities[r]);
+    if delta.is_fallible() {
+        // A caller function may fail part-way: evaluate everything once first.
+        dampen_int_each(n, utility, &g, kind, |_, _| {})?;
+    }
+    dampen_int_each(n, utility, &g, kind, |r, s| out[r] = s)
 }
 
 #[cfg(test)]
