@@ -87,7 +87,7 @@ static bool word_is(const char *w, size_t len, const char *lit) {
 }
 
 static void expected_options(const dp_function *f, char *buf, size_t len) {
-    snprintf(buf, len, "exponential, permute_and_flip, noisy_max_gumbel, noisy_max_exponential, noisy_max_laplace%s%s",
+    snprintf(buf, len, "exponential, permute_and_flip, noisy_max_gumbel, noisy_max_exponential%s%s",
              is_local(f->kind) ? ", plain, shifted, t_max=N" : "",
              f->kind == DP_PARETO || f->kind == DP_PARETO_LOCAL ? ", textbook, weak" : "");
 }
@@ -118,6 +118,12 @@ dp_err_class dp_options_parse(const dp_function *f, const char *text, size_t len
                 cat = 0;
                 o->selector = s;
             }
+        if (cat == 0 && o->selector == DPMO_SELECTOR_NOISY_MAX_LAPLACE)
+            return dp_fail(err, DP_ERR_ARGUMENT, DPMO_UNSUPPORTED,
+                           "%s: option \"%.*s\": report-noisy-max with Laplace noise has no exact implementation (use "
+                           "noisy_max_gumbel, the exponential mechanism's distribution, or noisy_max_exponential, "
+                           "permute-and-flip's)",
+                           f->name, (int)wl, w);
         if (cat < 0 && (word_is(w, wl, "plain") || word_is(w, wl, "shifted"))) {
             if (!is_local(f->kind))
                 return dp_fail(err, DP_ERR_ARGUMENT, -1, "%s: option \"%.*s\" applies only to the _local functions",
@@ -516,6 +522,7 @@ static dp_err_class run_status(const dp_function *f, dpmo_status st, dp_error *e
     case DPMO_OVERFLOW:
         return dp_fail(err, DP_ERR_DATA, (int)st, "%s: %s (epsilon was charged)", f->name,
                        dpmo_status_message((uint32_t)st));
+    case DPMO_UNSUPPORTED: /* refused by the options parser already; kept for a library that refuses more */
     default: /* every argument was checked before the charge: this is a bug, reported as such */
         return dp_fail(err, DP_ERR_INTERNAL, (int)st, "%s: unexpected dpmo status %d: %s (epsilon was charged)", f->name,
                        (int)st, dpmo_status_message((uint32_t)st));
@@ -561,22 +568,25 @@ dp_err_class dp_group_run(const dp_params *p, const dp_group *g, bool null_data,
     picks = alloc_n(a, (int64_t)k, sizeof(size_t));
     if (picks == NULL) goto nomem;
 
+    /* Scratch lengths from the library's helpers (enough for either arithmetic; exact is the default). */
     switch (f->kind) {
     case DP_SELECT:
+        st = dpmo_top_k_scratch_len(n, p->options.selector, &values_len, &indices_len);
+        break;
     case DP_SELECT_LOCAL:
-        values_len = f->kind == DP_SELECT_LOCAL ? 2 * n : n;
-        indices_len = p->options.selector == DPMO_SELECTOR_PERMUTE_AND_FLIP ? 2 * n : n;
+        st = dpmo_local_dampening_scratch_len(n, k, p->options.selector, &values_len, &indices_len);
         break;
     case DP_PARETO:
     case DP_PARETO_LOCAL:
-        st = dpmo_privpareto_scratch_len(n, m, f->kind == DP_PARETO_LOCAL ? columns : 0, &values_len, &indices_len);
-        if (st != DPMO_OK) goto nomem;
+        st = dpmo_privpareto_scratch_len(n, m, &values_len, &indices_len);
         break;
-    case DP_AGG:
-    case DP_AGG_LOCAL:
-        st = dpmo_privagg_scratch_len(n, f->kind == DP_AGG_LOCAL ? columns : 0, &values_len, &indices_len);
-        if (st != DPMO_OK) goto nomem;
+    default:
+        st = dpmo_privagg_scratch_len(n, m, &values_len, &indices_len);
         break;
+    }
+    if (st != DPMO_OK) {
+        cls = run_status(f, st, err);
+        goto done;
     }
     values = alloc_n(a, (int64_t)(values_len ? values_len : 1), sizeof(double));
     indices = alloc_n(a, (int64_t)(indices_len ? indices_len : 1), sizeof(size_t));
@@ -589,25 +599,32 @@ dp_err_class dp_group_run(const dp_params *p, const dp_group *g, bool null_data,
                                values, values_len, indices, indices_len, NULL);
         break;
     case DP_SELECT_LOCAL:
-        st = dpmo_select_local_dampening_top_k(rng, g->utilities, n, &specs[0], p->options.dampening,
-                                               p->options.selector, p->epsilon, k, picks, values, values_len, indices,
-                                               indices_len, NULL);
+        if (k == 1)
+            st = dpmo_select_local_dampening(rng, g->utilities, n, &specs[0], p->options.dampening,
+                                             p->options.selector, p->epsilon, values, values_len,
+                                             indices_len ? indices : NULL, indices_len, picks, NULL);
+        else
+            st = dpmo_select_local_dampening_top_k(rng, g->utilities, n, &specs[0], p->options.dampening,
+                                                   p->options.selector, p->epsilon, k, picks, values, values_len,
+                                                   indices, indices_len, NULL);
         break;
     case DP_PARETO:
     case DP_PARETO_LOCAL:
+        /* Local: delta^PS examined up to the deltas' saturation distance (<= 1024), n - 1 beyond. */
         st = dpmo_select_privpareto(rng, g->utilities, n, m, p->options.dominance,
                                     f->kind == DP_PARETO_LOCAL ? specs : NULL, f->kind == DP_PARETO_LOCAL ? columns : 0,
                                     p->options.dampening, p->options.selector, p->epsilon, k, picks, values, values_len,
                                     indices, indices_len, NULL);
         break;
     default:
+        /* Local: delta_agg saturates where every delta_i does (max_distance 0, automatic; <= 1024). */
         st = dpmo_select_privagg(rng, g->utilities, n, m, p->weights, p->sensitivities,
-                                 f->kind == DP_AGG_LOCAL ? specs : NULL, f->kind == DP_AGG_LOCAL ? columns : 0,
-                                 p->options.dampening, p->options.selector, p->epsilon, k, picks, values, values_len,
-                                 indices, indices_len, NULL);
+                                 f->kind == DP_AGG_LOCAL ? specs : NULL, 0, p->options.dampening, p->options.selector,
+                                 p->epsilon, k, picks, values, values_len, indices, indices_len, NULL);
         break;
     }
     cls = run_status(f, st, err);
+done:
     if (cls == DP_OK)
         for (size_t i = 0; i < k; i++) {
             if (picks[i] >= n) { /* cannot happen; never index out of bounds */
@@ -616,8 +633,8 @@ dp_err_class dp_group_run(const dp_params *p, const dp_group *g, bool null_data,
             }
             out[i] = (int64_t)picks[i];
         }
-    a->free(a->ctx, values);
-    a->free(a->ctx, indices);
+    if (values) a->free(a->ctx, values);
+    if (indices) a->free(a->ctx, indices);
     a->free(a->ctx, picks);
     return cls;
 nomem:

@@ -10,7 +10,7 @@
  * (17 significant digits; SQLite's json_array keeps only 15). The ledger is ledger.c; the host program
  * attaches it and grants budgets (dpmo_sqlite.h); SQL cannot seed the generator, grant, or pick a ledger.
  */
-#define _GNU_SOURCE /* strdup, getrandom */
+#define _GNU_SOURCE /* strdup */
 #include <sqlite3ext.h>
 SQLITE_EXTENSION_INIT1
 
@@ -21,7 +21,6 @@ SQLITE_EXTENSION_INIT1
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 
 #include "dp_ledger.h"
 #include "dp_sql.h"
@@ -49,19 +48,6 @@ static void conn_state_release(void *p) {
         memset(&c->rng, 0, sizeof c->rng);
         sqlite3_free(c);
     }
-}
-
-static bool os_seed(uint8_t seed[32]) {
-    size_t got = 0;
-    while (got < 32) {
-        ssize_t r = getrandom(seed + got, 32 - got, 0);
-        if (r < 0) {
-            if (errno == EINTR) continue;
-            return false;
-        }
-        got += (size_t)r;
-    }
-    return true;
 }
 
 /* ------------------------------------------------------------------------------------------------ */
@@ -551,20 +537,13 @@ static char *dup_msg(const char *fmt, ...) {
 
 /* Registers every dpmo function on db with a fresh state (ledger_path NULL: the default ledger). */
 static int register_all(sqlite3 *db, const char *ledger_path, bool create, const unsigned char *seed32, char **msg) {
-    uint8_t seed[32];
     char why[300];
     int rc = SQLITE_OK;
     conn_state *c = sqlite3_malloc64(sizeof *c);
     if (c == NULL) return SQLITE_NOMEM;
     memset(c, 0, sizeof *c);
-    if (seed32 != NULL) memcpy(seed, seed32, 32);
-    else if (!os_seed(seed)) {
-        sqlite3_free(c);
-        if (msg) *msg = dup_msg("dpmo: could not obtain 32 random bytes from the operating system");
-        return SQLITE_ERROR;
-    }
-    dpmo_status st = dpmo_rng_init(&c->rng, DPMO_RNG_CHACHA20, seed);
-    memset(seed, 0, sizeof seed);
+    /* ChaCha20 from getrandom(2), or from the host's test seed */
+    dpmo_status st = seed32 != NULL ? dpmo_rng_init(&c->rng, DPMO_RNG_CHACHA20, seed32) : dpmo_rng_init_os(&c->rng);
     if (st != DPMO_OK) {
         sqlite3_free(c);
         if (msg) *msg = dup_msg("dpmo: %s", dpmo_status_message((uint32_t)st));

@@ -49,16 +49,17 @@ JOIN p ON p.id = s.pick AND p.grp = s.grp;
 
 SELECT dp_seed('parallel');
 CREATE TEMP TABLE par AS
-  SELECT dp_select(id, 1, u1, 1) AS a,
+  SELECT dp_select(id, 10, u1, 1) AS a,
          dp_select_top_k(id, 50, 5, u1, 1) AS b,
          dp_pareto_select(id, 10, ARRAY[u1, u2]) AS c,
          dp_agg_select(id, 1, ARRAY[1, 1], ARRAY[u1, u2], ARRAY[1, 1]) AS d,
-         dp_select_local(id, 1, u1, ARRAY[1.0, 1.0], 1) AS e
+         dp_select_local(id, 10, u1, ARRAY[1.0, 1.0], 1) AS e
   FROM p;
 CREATE TEMP TABLE par_grp AS
   SELECT grp, dp_pareto_select_local(id, 10, ARRAY[u1, u2], ARRAY[1, 1], ARRAY[1, 1]) AS c FROM p GROUP BY grp;
 
--- valid: best u1 is 999 (sensitivity 1, epsilon 1); every id a candidate; each group's choice from its group
+-- valid: best u1 is 999, 50 rows each value; at epsilon 10 (sensitivity 1) a value below 990 weighs e^-50 or
+-- less against a 999; every id a candidate; each group's choice from its group
 SELECT (SELECT u1 FROM p WHERE id = a) >= 990 AS a_near_best,
        b <@ (SELECT array_agg(id) FROM p WHERE u1 >= 990) AS b_near_best,
        c BETWEEN 1 AND 50000 AS c_valid, d BETWEEN 1 AND 50000 AS d_valid,
@@ -71,11 +72,11 @@ SET max_parallel_workers_per_gather = 0;
 EXPLAIN (COSTS OFF) SELECT dp_select(id, 1, u1, 1) FROM p;
 SELECT dp_seed('parallel');
 SELECT (par.*) = (s.*) AS same_as_parallel
-FROM par, (SELECT dp_select(id, 1, u1, 1) AS a,
+FROM par, (SELECT dp_select(id, 10, u1, 1) AS a,
                   dp_select_top_k(id, 50, 5, u1, 1) AS b,
                   dp_pareto_select(id, 10, ARRAY[u1, u2]) AS c,
                   dp_agg_select(id, 1, ARRAY[1, 1], ARRAY[u1, u2], ARRAY[1, 1]) AS d,
-                  dp_select_local(id, 1, u1, ARRAY[1.0, 1.0], 1) AS e
+                  dp_select_local(id, 10, u1, ARRAY[1.0, 1.0], 1) AS e
            FROM p) s;
 -- groups are finalised in the same order (0, 1, 2, 3) as by the parallel Finalize GroupAggregate
 SET enable_hashagg = off;
