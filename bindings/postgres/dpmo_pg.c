@@ -286,12 +286,23 @@ ledger_file(void)
 	if (ledger_fd >= 0)
 		return ledger_fd;
 	ledger_path(path);
+	/* A descriptor kept for the backend's life: counted as PostgreSQL asks of such descriptors. */
+	if (!AcquireExternalFD())
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_RESOURCES),
+				 errmsg("dpmo: no file descriptor left to open the privacy ledger")));
 	/* No O_CREAT: the postmaster created it; a missing file means someone removed it (fail closed). */
 	ledger_fd = BasicOpenFile(path, O_RDWR | PG_BINARY);
 	if (ledger_fd < 0)
+	{
+		int			save = errno;
+
+		ReleaseExternalFD();
+		errno = save;
 		ereport(ERROR,
 				(errcode_for_file_access(),
 				 errmsg("dpmo: could not open the privacy ledger \"%s\": %m", path)));
+	}
 	return ledger_fd;
 }
 
@@ -303,7 +314,7 @@ ledger_file(void)
 static void
 ledger_append_locked(dp_ledger_record *r)
 {
-	int			fd = ledger_file();
+	int			fd = ledger_fd;		/* opened by the caller, before it took the lock */
 	int			rc;
 
 	r->seq = ledger->next_seq;
@@ -410,6 +421,7 @@ ledger_charge(const dp_params *p)
 	dp_ledger_set_name(rec.dataset, dataset);
 	dp_mechanism_label(p, rec.mechanism, sizeof rec.mechanism);
 
+	ledger_file();
 	LWLockAcquire(ledger->lock, LW_EXCLUSIVE);
 	if (!ledger->ok)
 	{
@@ -514,6 +526,7 @@ grant_or_top_up(FunctionCallInfo fcinfo, bool top_up)
 	dp_ledger_set_name(rec.role_name, role_name);
 	dp_ledger_set_name(rec.dataset, dataset);
 
+	ledger_file();
 	LWLockAcquire(ledger->lock, LW_EXCLUSIVE);
 	g = find_grant(ledger, role, dataset);
 	if (top_up)

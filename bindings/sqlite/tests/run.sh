@@ -70,8 +70,9 @@ done
 wait
 answered=$(cat "$TMP"/racer.*.out | grep -c -v '^Error' || true)
 refused=$(cat "$TMP"/racer.*.out | grep -c 'the privacy budget is exhausted' || true)
-check concurrent_processes_share_one_ledger "$answered answered, $refused refused; $("$TOOL" show "$db.dpmo-ledger")" \
-  "16 answered, 144 refused; total 1 spent 1 remaining 0"
+audit=$("$TOOL" audit "$db.dpmo-ledger" | awk -F'|' '{n[$3]++} END {printf "%d grant, %d charges", n["grant"], n["charge"]}')
+check concurrent_processes_share_one_ledger "$answered answered, $refused refused; $("$TOOL" show "$db.dpmo-ledger"); $audit" \
+  "16 answered, 144 refused; total 1 spent 1 remaining 0; 1 grant, 16 charges"
 
 # --- Attack: a torn last record (a writer killed inside its write) is cut off by the next writer.
 db=$TMP/torn.db
