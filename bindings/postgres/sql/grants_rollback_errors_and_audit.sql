@@ -69,3 +69,14 @@ FROM dp_ledger();
 -- The test-only seed needs a server started with dpmo.test_seeding = on; it is, here.
 SHOW dpmo.test_seeding;
 SELECT dp_seed('works for a superuser here');
+
+-- The support functions take `internal` arguments: not callable from SQL. Only a superuser can build an
+-- aggregate on them (its state is `internal`), and one that is not a dpmo aggregate is refused.
+CREATE SCHEMA mallorys AUTHORIZATION mallory;
+SET SESSION AUTHORIZATION mallory;
+SELECT dpmo_final_one(NULL);
+CREATE AGGREGATE mallorys.my_select(bigint, float8, float8, float8) (
+  SFUNC = dpmo_trans, STYPE = internal, FINALFUNC = dpmo_final_one);
+RESET SESSION AUTHORIZATION;
+CREATE AGGREGATE not_dpmo(bigint, float8, float8, float8) (SFUNC = dpmo_trans, STYPE = internal, FINALFUNC = dpmo_final_one);
+SELECT not_dpmo(g, 1, g, 1) FROM generate_series(1, 3) g;
