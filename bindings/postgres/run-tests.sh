@@ -42,12 +42,18 @@ as_owner() {
 }
 
 cleanup() {
-  if [ -f "$DATA/postmaster.pid" ]; then
-    as_owner "'$BIN/pg_ctl' -D '$DATA' -m immediate -w stop" >/dev/null 2>&1 || true
-  fi
+  for d in "$DATA" "$TMP/standby"; do
+    if [ -f "$d/postmaster.pid" ]; then
+      as_owner "'$BIN/pg_ctl' -D '$d' -m immediate -w stop" >/dev/null 2>&1 || true
+    fi
+  done
   rm -rf "$TMP"
 }
 trap cleanup EXIT INT TERM
+
+# The extension exports the server's entry points and its fmgr functions, nothing of libdpmo or ../common.
+other=$(nm -D --defined-only dpmo.so | awk '{print $3}' | { grep -v -E '^(_PG_init|Pg_magic_func|dpmo_pg_[a-z_]+|pg_finfo_dpmo_pg_[a-z_]+)$' || true; } | tr '\n' ' ')
+if [ -z "$other" ]; then ok "exports: only _PG_init, Pg_magic_func and dpmo_pg_*"; else fail "exports: unexpected $other"; fi
 
 # --- A private installation: the extension's files, and links to everything else of the server's tree.
 make install DESTDIR="$INST" >/dev/null
@@ -202,6 +208,21 @@ as_owner "cp '$TMP/ledger.good' '$DATA/dpmo_ledger'"
 start_server "-c shared_preload_libraries=dpmo -c dpmo.test_seeding=on"
 check repaired_ledger_accepted "$(stat -c %s "$DATA/dpmo_ledger") bytes, $(q -U crasher -c 'SELECT round(dp_budget_remaining()::numeric, 4)')" \
   "$size bytes, 0.2500"
+
+# --- A hot standby made from a base backup holds a copy of the ledger; spending it there would spend the
+# primary's budget twice: selections are refused on a server in recovery.
+as_owner "'$BIN/pg_basebackup' -h 127.0.0.1 -p $PORT -U postgres -D '$TMP/standby' -R -X stream -c fast" >/dev/null 2>&1 \
+  || fail "pg_basebackup for the standby test"
+SPORT=$((PORT + 1))
+while (exec 3<>"/dev/tcp/127.0.0.1/$SPORT") 2>/dev/null; do SPORT=$((SPORT + 1)); done
+if as_owner "'$BIN/pg_ctl' -D '$TMP/standby' -p '$POSTGRES' -l '$TMP/standby.log' -w -t 60 \
+    -o \"-c listen_addresses=127.0.0.1 -p $SPORT -k '$TMP' -c shared_preload_libraries=dpmo\" start" >/dev/null; then
+  contains standby_refuses_selections "$(qe -p "$SPORT" -U crasher -c 'SELECT dp_select(id, 0.25, score, 1) FROM t')" \
+    "private selections are refused on a server in recovery"
+  as_owner "'$BIN/pg_ctl' -D '$TMP/standby' -m fast -w stop" >/dev/null
+else
+  fail "standby_refuses_selections: the standby did not start"; tail -5 "$TMP/standby.log"
+fi
 
 # --- The shared SQL surface (bindings/testdata/surface.cases) and the README snippets.
 if out=$(PYTHON=/usr/bin/python3 /usr/bin/python3 "$TESTDATA/surface.py" postgres 2>&1); then
