@@ -75,6 +75,10 @@ rust-tests:
 	$(CARGO) clippy -p dpmo -p dpmo-capi --all-targets -- -D warnings
 	$(CARGO) clippy -p dpmo-eval --all-targets -- -D warnings
 	$(CARGO) test -p dpmo --release
+	RUSTDOCFLAGS="-D warnings" $(CARGO) doc -p dpmo --no-deps
+	@for e in select local_dampening privpareto_graph; do $(CARGO) run -q --release -p dpmo --example $$e || exit 1; done
+	@$(CARGO) package -p dpmo --list --allow-dirty 2>/dev/null | grep -vE '^(src/|Cargo\.toml|Cargo\.toml\.orig|Cargo\.lock|README\.md|CHANGELOG\.md|LICENSE-(MIT|APACHE)|\.cargo_vcs_info\.json)' \
+	    && { echo "cargo package would ship files outside the core (above)" >&2; exit 1; } || echo "cargo package: the core only"
 
 ## C tests (and one compiled as C++) against libdpmo.a, run under valgrind.
 ffi-tests: lib tools

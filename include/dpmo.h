@@ -515,7 +515,7 @@ enum dpmo_status dpmo_degree_delta_table(const size_t *offsets,
                                          double *out);
 
 /**
- * The δ table of egocentric density (PrivPareto paper, §7.3, clamped as DESIGN.md §2 requires): writes
+ * The δ table of egocentric density (PrivPareto paper, §7.3, clamped as docs/DESIGN.md §2 requires): writes
  * δ(G, t, v) = min(1, 2 / (|N(v)| − t − 2)) when |N(v)| − t − 2 > 0, and 1 otherwise, to
  * `out[v · columns + t]`. The printed, unclamped form (2 at |N(v)| − t = 3) is not admissible; the
  * clamped one is (Local Dampening Lemma 3.5). Neighbour relation: one edge (edge-DP); Δ =
@@ -584,7 +584,7 @@ enum dpmo_status dpmo_tnr(uint64_t true_negatives,
 /**
  * The admissible δ of a rate hits / (hits + misses) at distance `t` — (TP, FN) for TPR, (TN, FP) for
  * TNR — written to `*out`. This is the corrected form of PrivPareto Lemma 6.1 (the printed lemma is not
- * admissible, DESIGN.md §2): with P′ = hits + misses − t, δ = 1 if P′ ≤ 1, otherwise
+ * admissible, docs/DESIGN.md §2): with P′ = hits + misses − t, δ = 1 if P′ ≤ 1, otherwise
  * min(1, min(P′, max(hits, misses)) / (P′(P′ − 1))) for `DPMO_NEIGHBOURS_ADD_REMOVE`, and the maximum of
  * that and 1/P′ for `DPMO_NEIGHBOURS_SUBSTITUTION`. Already clamped to Δ =
  * `DPMO_RATE_GLOBAL_SENSITIVITY` = 1.

@@ -45,7 +45,7 @@ pub fn local_dampening_scratch_len(n: usize) -> Result<usize, Error> {
 /// Local dampening (plain or shifted) followed by `selector` with Δ = 1, in `arithmetic`.
 ///
 /// In exact arithmetic the dampened scores are computed without rounding on the grid of Δ (the δ values
-/// rounded up, the utilities floored: [`crate::dampen`]'s exact stage) and the selector runs exactly on
+/// rounded up, the utilities floored: [`crate::dampen`](mod@crate::dampen)'s exact stage) and the selector runs exactly on
 /// them; in float arithmetic both stages use doubles.
 ///
 /// `score_scratch` (length ≥ [`local_dampening_scratch_len`]) holds the dampened scores; `perm_scratch`

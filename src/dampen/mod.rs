@@ -243,7 +243,7 @@ pub(crate) fn dampen_exact(
     dampen_int(utilities.len(), |r| g.utility(utilities[r]), &g, kind, out)
 }
 
-/// The integer scores exact local dampening selects from (the exact stage, [`exact`], on the grid of Δ):
+/// The integer scores exact local dampening selects from (the exact stage of this module, on the grid of Δ):
 /// `out[r]` = ⌊2⁶⁰ D(r)⌋ for plain dampening, or U(r) + b(T) for shifted; returns their sensitivity in the
 /// same units (2⁶⁰, or N). The exact mechanism picks r with probability ∝ exp(−ε (max S − S_r) / (2 ·
 /// units)). For audits and tests. Errors as [`dampen`]; nothing is written to `out` on error.

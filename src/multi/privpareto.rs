@@ -258,6 +258,21 @@ fn select_round<R: Rng + ?Sized>(
 ///
 /// `utilities` is n × m row-major, larger is better. Scratch: [`privpareto_scratch_len`]. Cost per round:
 /// one Pareto score, plus one δ^PS sweep per distance examined when local (see the module documentation).
+///
+/// ```
+/// use dpmo::{select_privpareto, Arithmetic, Dominance, ParetoSensitivity, Selector};
+/// use dpmo::multi::privpareto_scratch_len;
+/// # let mut rng = dpmo::GeneratorState::chacha20([3; 32]).load()?;
+/// // Four candidates, two objectives each (row-major): (5, 1), (3, 3), (1, 5), (2, 2).
+/// let u = [5.0, 1.0, 3.0, 3.0, 1.0, 5.0, 2.0, 2.0];
+/// let need = privpareto_scratch_len(4, 2)?;
+/// let (mut values, mut indices) = (vec![0.0; need.values], vec![0; need.indices]);
+/// let mut top2 = [0usize; 2];
+/// select_privpareto(&mut rng, &u, 2, Dominance::Textbook, ParetoSensitivity::Global, Selector::Exponential,
+///                   1.0, &mut top2, &mut values, &mut indices, Arithmetic::Exact)?;
+/// assert_ne!(top2[0], top2[1]);
+/// # Ok::<(), dpmo::Error>(())
+/// ```
 #[allow(clippy::too_many_arguments)]
 pub fn select_privpareto<R: Rng + ?Sized>(
     rng: &mut R,

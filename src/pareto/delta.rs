@@ -6,7 +6,7 @@
 //! hi_i(r′) ≥ lo_i(r) for all i. The comparisons are non-strict: strict ones make δ^PS too small and
 //! break admissibility (the brute-force test in `tests/` keeps that broken variant and catches it).
 //!
-//! The fast functions use the identity (DESIGN.md §2)
+//! The fast functions use the identity (docs/DESIGN.md §2)
 //!
 //! δ^PS(x, t, r) = #{r′ ≠ r : hi(r′) ≥ lo(r) in every objective} − #{r′ : lo(r′) > hi(r) in every objective}:
 //! every dominator lies in the first set (so dominators plus ndom⁺ is that set), and every member of
@@ -179,7 +179,7 @@ pub fn pareto_sensitivity(
 /// `LocalSensitivity::new(DeltaSource::Table { values: out, columns }, (n − 1) as f64, columns, n)`.
 ///
 /// Choosing `columns` is choosing the saturation distance T_max: beyond the table the dampening stage uses
-/// δ = Δ = n − 1, which keeps δ^PS admissible for any `columns` ≥ 1 (DESIGN.md §2, "Clamping and
+/// δ = Δ = n − 1, which keeps δ^PS admissible for any `columns` ≥ 1 (docs/DESIGN.md §2, "Clamping and
 /// saturation"). δ^PS is non-decreasing in t and reaches n − 1 eventually; a larger table only helps
 /// accuracy while it is still below n − 1. Row r is written only from the running sums S_i, which are
 /// updated by one δ_i(x, t, r) per column below saturation and by one product beyond it (no prefix sum

@@ -3,7 +3,7 @@
 //! Every selector runs in one of two arithmetics ([`Arithmetic`]):
 //! * **exact** (the default): the output distribution is exactly the mathematical mechanism's on the
 //!   scores floored onto the grid of Δ, with every coin an exact rational or exp(−γ) of a rational γ
-//!   ([`crate::exact`], [`exact`]). The exponential mechanism is sampled by rejection from uniform
+//!   ([`crate::exact`] and the exact selectors of this module). The exponential mechanism is sampled by rejection from uniform
 //!   proposals; report-noisy-max with Gumbel noise *is* the exponential mechanism and with Exponential
 //!   noise *is* permute-and-flip (same distributions), so those run exactly too; report-noisy-max with
 //!   Laplace noise has no exact form here and is refused with [`Error::Unsupported`].
