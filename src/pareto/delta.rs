@@ -139,7 +139,7 @@ fn from_sums(
 /// parameter. `indices` and `values` are scratch of the lengths [`pareto_sensitivity_scratch_len`] reports.
 ///
 /// Complexity: O(n m min(t, T)) for the sums (T the largest saturation; terms beyond it are Δ_i and are
-/// added as one product), plus two dominance counts: O(n log n) for m ≤ 2, O(n log² n) for
+/// added as one product, and so are the terms of a per-candidate δ), plus two dominance counts: O(n log n) for m ≤ 2, O(n log² n) for
 /// m = 3, worst case O(n² m) with first-objective pruning for m ≥ 4.
 ///
 /// Errors (nothing written to `out`): those of [`crate::pareto::pareto_scores`] for `utilities` and m;
@@ -161,14 +161,25 @@ pub fn pareto_sensitivity(
     }
     let base = &mut values[..n * m];
     base.fill(0.0);
-    let below = deltas
-        .iter()
-        .map(|d| d.saturation())
-        .max()
-        .unwrap_or(0)
-        .min(t.saturating_add(1));
-    for j in 0..below {
-        accumulate(deltas, n, j, base)?;
+    for (i, d) in deltas.iter().enumerate() {
+        let terms = d.saturation().min(t.saturating_add(1));
+        if d.constant_below_saturation(0).is_some() {
+            // A per-candidate δ is constant below its saturation: the sum of its terms is one product, so
+            // any distance t costs O(n) (the automatic saturation of local PrivPareto probes large t).
+            let k = count_up(terms);
+            for r in 0..n {
+                if let Some(c) = d.constant_below_saturation(r) {
+                    base[r * m + i] = mul_up(c, k);
+                }
+            }
+        } else {
+            for j in 0..terms {
+                for r in 0..n {
+                    let s = &mut base[r * m + i];
+                    *s = add_up(*s, d.delta(r, j)?);
+                }
+            }
+        }
     }
     from_sums(utilities, deltas, n, t, values, indices, |r, v| out[r] = v);
     Ok(())
@@ -220,39 +231,6 @@ pub fn pareto_sensitivity_table(
         from_sums(utilities, deltas, n, t, values, indices, |r, v| {
             out[r * columns + t] = v
         });
-    }
-    Ok(())
-}
-
-/// δ^PS one distance at a time (PrivPareto paper, Def. 4.5): calls `visit(t, values)` with δ^PS(x, t, r) of
-/// every candidate r in `out[..n]`, for t = 0, 1, …, until `visit` returns false or `limit` distances were
-/// visited. Only the running sums S_i(t, r) are kept (O(n m) memory, in `values`), so a caller that needs
-/// δ^PS until its own stopping rule — the automatic saturation of local PrivPareto — never tabulates it.
-///
-/// Scratch and errors as [`pareto_sensitivity`]; `out.len()` must be n. A failing δ function value ends
-/// the sweep with [`Error::InvalidSensitivityValue`] (`out` may then hold a partial sweep).
-#[allow(clippy::too_many_arguments)]
-pub fn pareto_sensitivity_sweep(
-    utilities: &[f64],
-    m: usize,
-    deltas: &[LocalSensitivity<'_>],
-    limit: usize,
-    out: &mut [f64],
-    indices: &mut [usize],
-    values: &mut [f64],
-    mut visit: impl FnMut(usize, &[f64]) -> bool,
-) -> Result<(), Error> {
-    let n = check_inputs(utilities, m, deltas, indices, values)?;
-    if out.len() != n {
-        return Err(Error::LengthMismatch);
-    }
-    values[..n * m].fill(0.0);
-    for t in 0..limit {
-        accumulate(deltas, n, t, &mut values[..n * m])?;
-        from_sums(utilities, deltas, n, t, values, indices, |r, v| out[r] = v);
-        if !visit(t, out) {
-            break;
-        }
     }
     Ok(())
 }
