@@ -169,7 +169,7 @@ fn example_4_6_and_function_sources() {
 
 #[test]
 fn score_errors_write_nothing() {
-    let mut scratch = vec![0usize; 64];
+    let mut scratch = vec![0usize; pareto_scores_scratch_len(3).unwrap()];
     let mut out = [7.0; 3];
     let u = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0];
     let d = Dominance::Textbook;

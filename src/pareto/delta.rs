@@ -30,7 +30,7 @@ use crate::Error;
 ///
 /// Errors: a length overflows `usize` → [`Error::Overflow`].
 pub fn pareto_sensitivity_scratch_len(n: usize, m: usize) -> Result<ScratchLen, Error> {
-    let indices = count::scratch_len(n).and_then(|s| s.checked_add(n.checked_mul(2)?));
+    let indices = count::scratch_len(n, m).and_then(|s| s.checked_add(n.checked_mul(2)?));
     let values = n.checked_mul(m).and_then(|v| v.checked_mul(3));
     match (indices, values) {
         (Some(indices), Some(values)) => Ok(ScratchLen { indices, values }),

@@ -9,6 +9,7 @@
 //! *candidates*: a score lies in [−(n − 1), 0].
 
 mod count;
+mod dc;
 mod delta;
 mod dominance;
 mod radix;

@@ -1,17 +1,20 @@
 //! The Pareto score PS(x, r) = −|{r′ ≠ r : r′ dominates r}| (PrivPareto paper, Def. 4.3).
 
-use super::count::{self, dominance_counts};
+use super::count::{self, self_dominance_counts};
 use super::{check_utilities, Dominance};
 use crate::float::cmp;
-use crate::Error;
+use crate::{Error, MAX_OBJECTIVES};
 use core::cmp::Ordering;
 
 /// The `usize` scratch length [`pareto_scores`] needs for n candidates (any m): 7n + 1.
 ///
 /// Errors: the length overflows `usize` → [`Error::Overflow`].
 pub fn pareto_scores_scratch_len(n: usize) -> Result<usize, Error> {
-    count::scratch_len(n)
-        .and_then(|s| s.checked_add(n))
+    let sweep = count::self_scratch_len(n, 2);
+    let split = count::self_scratch_len(n, MAX_OBJECTIVES);
+    sweep
+        .zip(split)
+        .and_then(|(a, b)| a.max(b).checked_add(n))
         .ok_or(Error::Overflow)
 }
 
@@ -53,7 +56,7 @@ pub fn pareto_scores(
     }
     let u = |k: usize, i: usize| utilities[k * m + i];
     let (covering, rest) = scratch.split_at_mut(n);
-    dominance_counts(n, m, u, u, false, covering, rest);
+    self_dominance_counts(n, m, u, covering, rest);
     match dominance {
         // Every candidate covers itself; under weak dominance every other covering candidate dominates.
         Dominance::Weak => {

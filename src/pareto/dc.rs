@@ -1,0 +1,343 @@
+//! Dominance counting in three or more coordinates by multidimensional divide and conquer (Bentley 1980,
+//! "Multidimensional divide-and-conquer", CACM 23(4); the same recursion as Kung, Luccio & Preparata 1975
+//! for maxima): split on the last coordinate at a median, recurse on both halves in the same number of
+//! coordinates, and count the pairs that straddle the split with one coordinate fewer.
+//!
+//! Every coordinate is first replaced by an integer key (one radix sort per coordinate), chosen so that
+//! "point p covers query q" is `key(p) > key(q)` in every coordinate with no tie left between a point and
+//! a query: a tie that covers (≥) gives the point the odd key 2g + 1 and the query 2g, a tie that does not
+//! (>) the reverse, g being the rank of the value among the distinct values. Then
+//!
+//! - the split is a threshold on the integer keys at their median (`select_nth_unstable`, linear), and the
+//!   records (id and keys, contiguous) are partitioned in place: no re-sorting per level and no binary
+//!   search;
+//! - a split never separates a point from a query it ties with, so ties and the strict/non-strict
+//!   variants need no case analysis below the key construction.
+//!
+//! Cost: O(n log^(m−1) n) for m coordinates (Bentley's bound), with small subproblems counted directly
+//! and two-coordinate subproblems by one sort and a merge sort that counts (O(s log s)).
+
+use super::radix::{self, fill_identity, key_of, load};
+
+/// Subproblems with at most this many point–query pairs are counted by a direct double loop.
+const LEAF_PAIRS: usize = 512;
+
+/// `usize` scratch of [`counts_bi`] for n points, n queries and m coordinates: records of 2n · (m + 1)
+/// words (an id and m keys each) and a work area of 2n · (2W + 2) words for the radix sort (W words per
+/// 64-bit key: 1 on 64-bit targets, 2 on 32-bit ones), reused by the recursion.
+pub(crate) fn scratch_len_bi(n: usize, m: usize) -> Option<usize> {
+    let records = n.checked_mul(2)?.checked_mul(m.checked_add(1)?)?;
+    records.checked_add(work_len(n.checked_mul(2)?)?)
+}
+
+/// `usize` scratch of [`counts_mono`] for n points and m coordinates: n · (m + 1) words of records and
+/// n · (2W + 2) of work.
+pub(crate) fn scratch_len_mono(n: usize, m: usize) -> Option<usize> {
+    let records = n.checked_mul(m.checked_add(1)?)?;
+    records.checked_add(work_len(n)?)
+}
+
+/// Work area for s elements: the radix sort's index, key and temporary arrays ((2W + 2) s), which then
+/// hold the recursion's median buffer (s) or the sorted two-coordinate count (at most 5s).
+fn work_len(s: usize) -> Option<usize> {
+    s.checked_mul((2 * radix::WORDS + 2).max(5))
+}
+
+/// Records live in a flat slice, `w` words each: the id, then one key per coordinate.
+#[inline]
+fn key(r: &[usize], w: usize, j: usize, c: usize) -> usize {
+    r[j * w + 1 + c]
+}
+
+/// `counts[q]` = #{k < n : x(k, i) ≥ y(q, i) for every i < m} (with `>` when `strict`), for m ≥ 1.
+///
+/// Requires `counts.len() ≥ n`, `scratch.len() ≥ scratch_len_bi(n, m)` and no NaN in x, y.
+pub(crate) fn counts_bi<X, Y>(n: usize, m: usize, x: X, y: Y, strict: bool, counts: &mut [usize], scratch: &mut [usize])
+where
+    X: Fn(usize, usize) -> f64,
+    Y: Fn(usize, usize) -> f64,
+{
+    let w = m + 1;
+    let (records, work) = scratch.split_at_mut(2 * n * w);
+    let (points, queries) = records.split_at_mut(n * w);
+    for k in 0..n {
+        points[k * w] = k;
+        queries[k * w] = k;
+    }
+    // Elements 0..n are the points, n..2n the queries.
+    let (point_bit, query_bit) = if strict { (0, 1) } else { (1, 0) };
+    for c in 0..m {
+        let (idx, rest) = work.split_at_mut(2 * n);
+        let (keys, tmp) = rest.split_at_mut(2 * n * radix::WORDS);
+        fill_identity(idx);
+        radix::sort_by_key(
+            idx,
+            |e| if e < n { key_of(x(e, c)) } else { key_of(y(e - n, c)) },
+            keys,
+            tmp,
+        );
+        let mut g = 0;
+        for (j, &e) in idx.iter().enumerate() {
+            if j > 0 && load(keys, j) != load(keys, j - 1) {
+                g += 1;
+            }
+            if e < n {
+                points[e * w + 1 + c] = 2 * g + point_bit;
+            } else {
+                queries[(e - n) * w + 1 + c] = 2 * g + query_bit;
+            }
+        }
+    }
+    counts[..n].fill(0);
+    bi(points, queries, w, m, budget(2 * n), counts, work);
+}
+
+/// `counts[q]` = #{k < n : x(k, i) ≥ x(q, i) for every i < m}, itself included: [`counts_bi`] with the
+/// points as their own queries, in half the records. Requires `scratch.len() ≥ scratch_len_mono(n, m)`.
+pub(crate) fn counts_mono<X>(n: usize, m: usize, x: X, counts: &mut [usize], scratch: &mut [usize])
+where
+    X: Fn(usize, usize) -> f64,
+{
+    let w = m + 1;
+    let (records, work) = scratch.split_at_mut(n * w);
+    for k in 0..n {
+        records[k * w] = k;
+    }
+    for c in 0..m {
+        let (idx, rest) = work.split_at_mut(n);
+        let (keys, tmp) = rest.split_at_mut(n * radix::WORDS);
+        fill_identity(idx);
+        radix::sort_by_key(idx, |e| key_of(x(e, c)), keys, tmp);
+        // Odd keys 2g + 1: as a point a record keeps it, as a query it reads 2g (see `mono`).
+        let mut g = 0;
+        for (j, &e) in idx.iter().enumerate() {
+            if j > 0 && load(keys, j) != load(keys, j - 1) {
+                g += 1;
+            }
+            records[e * w + 1 + c] = 2 * g + 1;
+        }
+    }
+    // Every candidate covers itself.
+    counts[..n].fill(1);
+    mono(records, w, m, budget(n), counts, work);
+}
+
+/// Levels of same-coordinate splitting allowed before a subproblem is counted directly: every two levels
+/// at least halve a subproblem (see [`split`]), so this never binds; it bounds the recursion depth
+/// (and the work) whatever the input.
+fn budget(s: usize) -> u32 {
+    2 * (usize::BITS - s.leading_zeros()) + 4
+}
+
+/// The threshold t that splits the keys of coordinate c of the records in `a` and `b` into a low part
+/// (< t) and a high part (≥ t), both non-empty; `None` when all keys are equal. From the median v: t = v + 1
+/// when some key exceeds v, else t = v (then some key is below v). The part that does not hold the median
+/// has at most half the records; the other, when larger, holds a run of equal keys at its end, which the
+/// next split separates.
+fn split(a: &[usize], b: &[usize], w: usize, c: usize, buf: &mut [usize]) -> Option<usize> {
+    let s = (a.len() + b.len()) / w;
+    let buf = &mut buf[..s];
+    let mut max = 0;
+    let mut min = usize::MAX;
+    for (slot, j) in buf.iter_mut().zip(0..) {
+        let k = if j < a.len() / w {
+            key(a, w, j, c)
+        } else {
+            key(b, w, j - a.len() / w, c)
+        };
+        *slot = k;
+        max = max.max(k);
+        min = min.min(k);
+    }
+    if min == max {
+        return None;
+    }
+    let (_, &mut v, _) = buf.select_nth_unstable(s / 2);
+    Some(if max > v { v + 1 } else { v })
+}
+
+/// Moves the records of `r` whose key in coordinate c is below t to the front; returns how many.
+fn partition(r: &mut [usize], w: usize, c: usize, t: usize) -> usize {
+    let (mut i, mut j) = (0, r.len() / w);
+    loop {
+        while i < j && key(r, w, i, c) < t {
+            i += 1;
+        }
+        while i < j && key(r, w, j - 1, c) >= t {
+            j -= 1;
+        }
+        if i + 1 >= j {
+            return i;
+        }
+        let (lo, hi) = r.split_at_mut((j - 1) * w);
+        lo[i * w..(i + 1) * w].swap_with_slice(&mut hi[..w]);
+        i += 1;
+        j -= 1;
+    }
+}
+
+/// Adds to `counts[id(q)]`, for every query q in `q`, the points of `p` that cover it in coordinates
+/// 0..d (key of the point > key of the query in each). The keys of a point and a query never tie.
+fn bi(p: &mut [usize], q: &mut [usize], w: usize, d: usize, budget_left: u32, counts: &mut [usize], buf: &mut [usize]) {
+    let (np, nq) = (p.len() / w, q.len() / w);
+    if np == 0 || nq == 0 {
+        return;
+    }
+    if d == 0 {
+        for j in 0..nq {
+            counts[q[j * w]] += np;
+        }
+        return;
+    }
+    if np.saturating_mul(nq) <= LEAF_PAIRS || budget_left == 0 {
+        return direct_bi(p, q, w, d, counts);
+    }
+    if d <= 2 {
+        return sorted_bi(p, q, w, d, counts, buf);
+    }
+    let c = d - 1;
+    let Some(t) = split(p, q, w, c, buf) else {
+        // Equal keys in coordinate c: all points, or all queries, since the two never tie.
+        return;
+    };
+    let sp = partition(p, w, c, t);
+    let sq = partition(q, w, c, t);
+    let (p_lo, p_hi) = p.split_at_mut(sp * w);
+    let (q_lo, q_hi) = q.split_at_mut(sq * w);
+    // High points cover low queries in coordinate c: one coordinate fewer.
+    bi(p_hi, q_lo, w, c, budget(p_hi.len() / w + q_lo.len() / w), counts, buf);
+    bi(p_hi, q_hi, w, d, budget_left - 1, counts, buf);
+    bi(p_lo, q_lo, w, d, budget_left - 1, counts, buf);
+}
+
+/// [`bi`] for d ≤ 2 in O(s log s), s = |p| + |q|: the points and queries in one list sorted by key d − 1
+/// descending, so that the items before a query are those that cover it there; for d = 1 a count of the
+/// points seen, for d = 2 a bottom-up merge sort of the list by key 0 descending in which every query of
+/// a run gains the points of the run merged before it that have a larger key 0 (the classic inversion
+/// count). Counts gather in a local array first: writing `counts[id]` in the merge loop was a cache miss
+/// per step. Uses 4s + |q| words of `buf`.
+fn sorted_bi(p: &[usize], q: &[usize], w: usize, d: usize, counts: &mut [usize], buf: &mut [usize]) {
+    let (np, nq) = (p.len() / w, q.len() / w);
+    let s = np + nq;
+    let item_key = |j: usize, c: usize| if j < np { key(p, w, j, c) } else { key(q, w, j - np, c) };
+    let (local, rest) = buf.split_at_mut(nq);
+    let (mut tag, rest) = rest.split_at_mut(s);
+    let (mut a, rest) = rest.split_at_mut(s);
+    let (mut tmp_tag, rest) = rest.split_at_mut(s);
+    let mut tmp_a = &mut rest[..s];
+    local.fill(0);
+    fill_identity(tag);
+    tag.sort_unstable_by_key(|&j| core::cmp::Reverse(item_key(j, d - 1)));
+    if d == 1 {
+        let mut seen = 0;
+        for &j in tag.iter() {
+            if j < np {
+                seen += 1;
+            } else {
+                local[j - np] = seen;
+            }
+        }
+    } else {
+        for (slot, &j) in a.iter_mut().zip(tag.iter()) {
+            *slot = item_key(j, 0);
+        }
+        let mut width = 1;
+        while width < s {
+            for start in (0..s).step_by(2 * width) {
+                let mid = (start + width).min(s);
+                let end = (start + 2 * width).min(s);
+                let (mut i, mut j) = (start, mid);
+                let mut points = 0;
+                for k in start..end {
+                    // Take from the left run while its key is larger: equal keys belong to two points or
+                    // two queries (a point and a query never tie), whose order changes no count.
+                    if j >= end || (i < mid && a[i] > a[j]) {
+                        points += usize::from(tag[i] < np);
+                        tmp_a[k] = a[i];
+                        tmp_tag[k] = tag[i];
+                        i += 1;
+                    } else {
+                        if let Some(l) = tag[j].checked_sub(np) {
+                            local[l] += points;
+                        }
+                        tmp_a[k] = a[j];
+                        tmp_tag[k] = tag[j];
+                        j += 1;
+                    }
+                }
+            }
+            core::mem::swap(&mut a, &mut tmp_a);
+            core::mem::swap(&mut tag, &mut tmp_tag);
+            width *= 2;
+        }
+    }
+    for (rec, &c) in q.chunks_exact(w).zip(local.iter()) {
+        counts[rec[0]] += c;
+    }
+}
+
+fn direct_bi(p: &[usize], q: &[usize], w: usize, d: usize, counts: &mut [usize]) {
+    for qr in q.chunks_exact(w) {
+        let qk = &qr[1..1 + d];
+        let c = p
+            .chunks_exact(w)
+            .filter(|pr| pr[1..1 + d].iter().zip(qk).all(|(a, b)| a > b))
+            .count();
+        counts[qr[0]] += c;
+    }
+}
+
+/// Adds to `counts[id(q)]`, for every record q of `r`, the other records that cover it in coordinates
+/// 0..d: key ≥ key of q in each (records hold the odd point keys 2g + 1, equal for tied values).
+fn mono(r: &mut [usize], w: usize, d: usize, budget_left: u32, counts: &mut [usize], buf: &mut [usize]) {
+    let n = r.len() / w;
+    if n < 2 {
+        return;
+    }
+    if d == 0 {
+        for j in 0..n {
+            counts[r[j * w]] += n - 1;
+        }
+        return;
+    }
+    if n.saturating_mul(n) <= 2 * LEAF_PAIRS || budget_left == 0 {
+        return direct_mono(r, w, d, counts);
+    }
+    let c = d - 1;
+    // Ties must not be separated here: every record of a tie covers the others. With odd keys the
+    // threshold of `split` (v or v + 1) falls between two distinct key values.
+    let Some(t) = split(r, &[], w, c, buf) else {
+        // Equal in coordinate c: every record covers every other there.
+        return mono(r, w, c, budget(n), counts, buf);
+    };
+    let s = partition(r, w, c, t);
+    let (lo, hi) = r.split_at_mut(s * w);
+    mono(lo, w, d, budget_left - 1, counts, buf);
+    mono(hi, w, d, budget_left - 1, counts, buf);
+    // High records cover low ones in coordinate c; as queries the low ones read key − 1 = 2g, so that a
+    // tie in a lower coordinate covers.
+    shift_keys(lo, w, c, false);
+    bi(hi, lo, w, c, budget(n), counts, buf);
+    shift_keys(lo, w, c, true);
+}
+
+/// Subtracts one from (or adds one back to) the keys of coordinates 0..d of every record.
+fn shift_keys(r: &mut [usize], w: usize, d: usize, back: bool) {
+    for rec in r.chunks_exact_mut(w) {
+        for k in &mut rec[1..1 + d] {
+            *k = if back { *k + 1 } else { *k - 1 };
+        }
+    }
+}
+
+fn direct_mono(r: &[usize], w: usize, d: usize, counts: &mut [usize]) {
+    for (i, qr) in r.chunks_exact(w).enumerate() {
+        let qk = &qr[1..1 + d];
+        let c = r
+            .chunks_exact(w)
+            .enumerate()
+            .filter(|&(j, pr)| j != i && pr[1..1 + d].iter().zip(qk).all(|(a, b)| a >= b))
+            .count();
+        counts[qr[0]] += c;
+    }
+}
