@@ -22,25 +22,26 @@ use super::radix::{self, fill_identity, key_of, load};
 /// Subproblems with at most this many point–query pairs are counted by a direct double loop.
 const LEAF_PAIRS: usize = 512;
 
-/// `usize` scratch of [`counts_bi`] for n points, n queries and m coordinates: records of 2n · (m + 1)
-/// words (an id and m keys each) and a work area of 2n · (2W + 2) words for the radix sort (W words per
-/// 64-bit key: 1 on 64-bit targets, 2 on 32-bit ones), reused by the recursion.
+/// `usize` scratch of [`counts_bi`] for n points, n queries and m coordinates: records of 2n (m + 1)
+/// words (an id and m keys each) and a work area of 2n · max(m + 2, 2W + 2, 6) words (W words per 64-bit
+/// key: 1 on 64-bit targets, 2 on 32-bit ones), see [`work_len`].
 pub(crate) fn scratch_len_bi(n: usize, m: usize) -> Option<usize> {
     let records = n.checked_mul(2)?.checked_mul(m.checked_add(1)?)?;
-    records.checked_add(work_len(n.checked_mul(2)?)?)
+    records.checked_add(work_len(n.checked_mul(2)?, m + 1)?)
 }
 
-/// `usize` scratch of [`counts_mono`] for n points and m coordinates: n · (m + 1) words of records and
-/// n · (2W + 2) of work.
+/// `usize` scratch of [`counts_mono`] for n points and m coordinates: n (m + 1) words of records and
+/// n · max(m + 2, 2W + 2, 6) of work.
 pub(crate) fn scratch_len_mono(n: usize, m: usize) -> Option<usize> {
     let records = n.checked_mul(m.checked_add(1)?)?;
-    records.checked_add(work_len(n)?)
+    records.checked_add(work_len(n, m + 1)?)
 }
 
-/// Work area for s elements: the radix sort's index, key and temporary arrays ((2W + 2) s), which then
-/// hold the recursion's median buffer (s) or the sorted two-coordinate count (at most 5s).
-fn work_len(s: usize) -> Option<usize> {
-    s.checked_mul((2 * radix::WORDS + 2).max(5))
+/// Work area for s elements of w words: the radix sort's index, key and temporary arrays ((2W + 2) s),
+/// then the reordering of the records (s + s w), then the recursion's median buffer (s), stable
+/// partitions (at most s w) and two-coordinate counts (6s).
+fn work_len(s: usize, w: usize) -> Option<usize> {
+    s.checked_mul((2 * radix::WORDS + 2).max(6).max(w.checked_add(1)?))
 }
 
 /// Records live in a flat slice, `w` words each: the id, then one key per coordinate.
@@ -66,7 +67,7 @@ where
     }
     // Elements 0..n are the points, n..2n the queries.
     let (point_bit, query_bit) = if strict { (0, 1) } else { (1, 0) };
-    for c in 0..m {
+    for c in coordinate_order(m) {
         let (idx, rest) = work.split_at_mut(2 * n);
         let (keys, tmp) = rest.split_at_mut(2 * n * radix::WORDS);
         fill_identity(idx);
@@ -88,6 +89,17 @@ where
             }
         }
     }
+    // `idx` holds the ascending order of coordinate 1: lay points and queries out descending in it.
+    let (idx, rest) = work.split_at_mut(2 * n);
+    let (mut np, mut nq) = (0, n);
+    for &e in idx.iter().rev() {
+        let (src, at) = if e < n { (&*points, e) } else { (&*queries, e - n) };
+        let slot = if e < n { &mut np } else { &mut nq };
+        rest[*slot * w..(*slot + 1) * w].copy_from_slice(&src[at * w..(at + 1) * w]);
+        *slot += 1;
+    }
+    points.copy_from_slice(&rest[..n * w]);
+    queries.copy_from_slice(&rest[n * w..2 * n * w]);
     counts[..n].fill(0);
     bi(points, queries, w, m, budget(2 * n), counts, work);
 }
@@ -103,7 +115,7 @@ where
     for k in 0..n {
         records[k * w] = k;
     }
-    for c in 0..m {
+    for c in coordinate_order(m) {
         let (idx, rest) = work.split_at_mut(n);
         let (keys, tmp) = rest.split_at_mut(n * radix::WORDS);
         fill_identity(idx);
@@ -117,9 +129,23 @@ where
             records[e * w + 1 + c] = 2 * g + 1;
         }
     }
+    let (idx, rest) = work.split_at_mut(n);
+    for (slot, &e) in idx.iter().rev().enumerate() {
+        rest[slot * w..(slot + 1) * w].copy_from_slice(&records[e * w..(e + 1) * w]);
+    }
+    records.copy_from_slice(&rest[..n * w]);
     // Every candidate covers itself.
     counts[..n].fill(1);
     mono(records, w, m, budget(n), counts, work);
+}
+
+/// The coordinates in the order their keys are computed: 1 last, so that its sort order is at hand to
+/// lay the records out descending in coordinate 1 — the order every subproblem keeps (partitions are
+/// stable), which the two-coordinate count needs.
+fn coordinate_order(m: usize) -> impl Iterator<Item = usize> {
+    (0..m)
+        .filter(|&c| c != 1)
+        .chain(core::iter::once(1).filter(move |_| m > 1))
 }
 
 /// Levels of same-coordinate splitting allowed before a subproblem is counted directly: every two levels
@@ -156,23 +182,43 @@ fn split(a: &[usize], b: &[usize], w: usize, c: usize, buf: &mut [usize]) -> Opt
     Some(if max > v { v + 1 } else { v })
 }
 
-/// Moves the records of `r` whose key in coordinate c is below t to the front; returns how many.
-fn partition(r: &mut [usize], w: usize, c: usize, t: usize) -> usize {
-    let (mut i, mut j) = (0, r.len() / w);
-    loop {
-        while i < j && key(r, w, i, c) < t {
+/// Moves the records of `r` whose key in coordinate c is below t to the front, keeping the order on
+/// both sides (the high records wait in `buf`); returns how many.
+fn partition(r: &mut [usize], w: usize, c: usize, t: usize, buf: &mut [usize]) -> usize {
+    let (mut lo, mut hi) = (0, 0);
+    for j in 0..r.len() / w {
+        if key(r, w, j, c) < t {
+            if lo != j {
+                r.copy_within(j * w..(j + 1) * w, lo * w);
+            }
+            lo += 1;
+        } else {
+            buf[hi * w..(hi + 1) * w].copy_from_slice(&r[j * w..(j + 1) * w]);
+            hi += 1;
+        }
+    }
+    r[lo * w..].copy_from_slice(&buf[..hi * w]);
+    lo
+}
+
+/// Undoes [`partition`] as far as the layout goes: merges the runs `r[..a · w]` and `r[a · w..]`, each
+/// descending in key 1, into one run descending in key 1 (the left run waits in `buf`).
+fn merge_back(r: &mut [usize], w: usize, a: usize, buf: &mut [usize]) {
+    let n = r.len() / w;
+    if a == 0 || a == n || key(r, w, a - 1, 1) >= key(r, w, a, 1) {
+        return; // already in order
+    }
+    buf[..a * w].copy_from_slice(&r[..a * w]);
+    let (mut i, mut j) = (0, a);
+    for k in 0..n {
+        if i < a && (j >= n || key(buf, w, i, 1) >= key(r, w, j, 1)) {
+            r[k * w..(k + 1) * w].copy_from_slice(&buf[i * w..(i + 1) * w]);
             i += 1;
+        } else {
+            // k < j always: the write never overtakes the read.
+            r.copy_within(j * w..(j + 1) * w, k * w);
+            j += 1;
         }
-        while i < j && key(r, w, j - 1, c) >= t {
-            j -= 1;
-        }
-        if i + 1 >= j {
-            return i;
-        }
-        let (lo, hi) = r.split_at_mut((j - 1) * w);
-        lo[i * w..(i + 1) * w].swap_with_slice(&mut hi[..w]);
-        i += 1;
-        j -= 1;
     }
 }
 
@@ -200,79 +246,101 @@ fn bi(p: &mut [usize], q: &mut [usize], w: usize, d: usize, budget_left: u32, co
         // Equal keys in coordinate c: all points, or all queries, since the two never tie.
         return;
     };
-    let sp = partition(p, w, c, t);
-    let sq = partition(q, w, c, t);
+    let sp = partition(p, w, c, t, buf);
+    let sq = partition(q, w, c, t, buf);
     let (p_lo, p_hi) = p.split_at_mut(sp * w);
     let (q_lo, q_hi) = q.split_at_mut(sq * w);
     // High points cover low queries in coordinate c: one coordinate fewer.
     bi(p_hi, q_lo, w, c, budget(p_hi.len() / w + q_lo.len() / w), counts, buf);
     bi(p_hi, q_hi, w, d, budget_left - 1, counts, buf);
     bi(p_lo, q_lo, w, d, budget_left - 1, counts, buf);
+    // Every call leaves its records descending in key 1, as it found them.
+    merge_back(p, w, sp, buf);
+    merge_back(q, w, sq, buf);
 }
 
 /// [`bi`] for d ≤ 2 in O(s log s), s = |p| + |q|: the points and queries in one list sorted by key d − 1
-/// descending, so that the items before a query are those that cover it there; for d = 1 a count of the
-/// points seen, for d = 2 a bottom-up merge sort of the list by key 0 descending in which every query of
-/// a run gains the points of the run merged before it that have a larger key 0 (the classic inversion
-/// count). Counts gather in a local array first: writing `counts[id]` in the merge loop was a cache miss
-/// per step. Uses 4s + |q| words of `buf`.
+/// descending (for d = 2 a merge, p and q being sorted already), so that the items before a query are
+/// those that cover it there; for d = 1 a count of the points seen, for d = 2 a bottom-up merge sort of
+/// the list by key 0 descending in which every query of a run gains the points of the run merged before
+/// it that have a larger key 0 (the classic inversion count). Each item carries its count through the
+/// merges, so the loop writes no counter at a random place. Uses 6s words of `buf`.
 fn sorted_bi(p: &[usize], q: &[usize], w: usize, d: usize, counts: &mut [usize], buf: &mut [usize]) {
     let (np, nq) = (p.len() / w, q.len() / w);
     let s = np + nq;
     let item_key = |j: usize, c: usize| if j < np { key(p, w, j, c) } else { key(q, w, j - np, c) };
-    let (local, rest) = buf.split_at_mut(nq);
-    let (mut tag, rest) = rest.split_at_mut(s);
+    let (mut tag, rest) = buf.split_at_mut(s);
     let (mut a, rest) = rest.split_at_mut(s);
+    let (mut acc, rest) = rest.split_at_mut(s);
     let (mut tmp_tag, rest) = rest.split_at_mut(s);
-    let mut tmp_a = &mut rest[..s];
-    local.fill(0);
-    fill_identity(tag);
-    tag.sort_unstable_by_key(|&j| core::cmp::Reverse(item_key(j, d - 1)));
+    let (mut tmp_a, rest) = rest.split_at_mut(s);
+    let mut tmp_acc = &mut rest[..s];
+    acc.fill(0);
     if d == 1 {
+        fill_identity(tag);
+        tag.sort_unstable_by_key(|&j| core::cmp::Reverse(item_key(j, 0)));
         let mut seen = 0;
-        for &j in tag.iter() {
-            if j < np {
-                seen += 1;
-            } else {
-                local[j - np] = seen;
-            }
+        for (&j, c) in tag.iter().zip(acc.iter_mut()) {
+            seen += usize::from(j < np);
+            *c = seen;
         }
     } else {
-        for (slot, &j) in a.iter_mut().zip(tag.iter()) {
-            *slot = item_key(j, 0);
+        // p and q are each descending in key 1 (the layout every subproblem keeps): merge them.
+        let (mut i, mut j) = (0, 0);
+        for (t, a) in tag.iter_mut().zip(a.iter_mut()) {
+            if j >= nq || (i < np && key(p, w, i, 1) > key(q, w, j, 1)) {
+                (*t, *a) = (i, key(p, w, i, 0));
+                i += 1;
+            } else {
+                (*t, *a) = (np + j, key(q, w, j, 0));
+                j += 1;
+            }
         }
         let mut width = 1;
         while width < s {
             for start in (0..s).step_by(2 * width) {
                 let mid = (start + width).min(s);
                 let end = (start + 2 * width).min(s);
-                let (mut i, mut j) = (start, mid);
+                let (mut i, mut j, mut k) = (start, mid, start);
                 let mut points = 0;
-                for k in start..end {
-                    // Take from the left run while its key is larger: equal keys belong to two points or
-                    // two queries (a point and a query never tie), whose order changes no count.
-                    if j >= end || (i < mid && a[i] > a[j]) {
-                        points += usize::from(tag[i] < np);
-                        tmp_a[k] = a[i];
-                        tmp_tag[k] = tag[i];
-                        i += 1;
-                    } else {
-                        if let Some(l) = tag[j].checked_sub(np) {
-                            local[l] += points;
-                        }
-                        tmp_a[k] = a[j];
-                        tmp_tag[k] = tag[j];
-                        j += 1;
-                    }
+                // Branch-free merge step: the left item goes first when its key is larger (equal keys
+                // belong to two points or two queries, never a point and a query, and their order
+                // changes no count); a right item gains the left points taken so far (only the gains
+                // of queries are read).
+                while i < mid && j < end {
+                    let left = usize::from(a[i] > a[j]);
+                    // The source index by arithmetic, not by a branch the compiler would keep: the
+                    // comparison is a coin flip on random data.
+                    let from = j ^ ((i ^ j) & left.wrapping_neg());
+                    tmp_a[k] = a[from];
+                    tmp_tag[k] = tag[from];
+                    tmp_acc[k] = acc[from] + (points & (left.wrapping_sub(1)));
+                    points += left & usize::from(tag[from] < np);
+                    i += left;
+                    j += 1 - left;
+                    k += 1;
+                }
+                let rest = mid - i;
+                tmp_a[k..k + rest].copy_from_slice(&a[i..mid]);
+                tmp_tag[k..k + rest].copy_from_slice(&tag[i..mid]);
+                tmp_acc[k..k + rest].copy_from_slice(&acc[i..mid]);
+                k += rest;
+                tmp_a[k..end].copy_from_slice(&a[j..end]);
+                tmp_tag[k..end].copy_from_slice(&tag[j..end]);
+                for (t, &c) in tmp_acc[k..end].iter_mut().zip(&acc[j..end]) {
+                    *t = c + points;
                 }
             }
             core::mem::swap(&mut a, &mut tmp_a);
             core::mem::swap(&mut tag, &mut tmp_tag);
+            core::mem::swap(&mut acc, &mut tmp_acc);
             width *= 2;
         }
     }
-    for (rec, &c) in q.chunks_exact(w).zip(local.iter()) {
-        counts[rec[0]] += c;
+    for (&j, &c) in tag.iter().zip(acc.iter()) {
+        if let Some(l) = j.checked_sub(np) {
+            counts[q[l * w]] += c;
+        }
     }
 }
 
@@ -310,7 +378,7 @@ fn mono(r: &mut [usize], w: usize, d: usize, budget_left: u32, counts: &mut [usi
         // Equal in coordinate c: every record covers every other there.
         return mono(r, w, c, budget(n), counts, buf);
     };
-    let s = partition(r, w, c, t);
+    let s = partition(r, w, c, t, buf);
     let (lo, hi) = r.split_at_mut(s * w);
     mono(lo, w, d, budget_left - 1, counts, buf);
     mono(hi, w, d, budget_left - 1, counts, buf);
@@ -319,6 +387,7 @@ fn mono(r: &mut [usize], w: usize, d: usize, budget_left: u32, counts: &mut [usi
     shift_keys(lo, w, c, false);
     bi(hi, lo, w, c, budget(n), counts, buf);
     shift_keys(lo, w, c, true);
+    merge_back(r, w, s, buf);
 }
 
 /// Subtracts one from (or adds one back to) the keys of coordinates 0..d of every record.
