@@ -60,7 +60,7 @@ pub(crate) fn dominance_counts<X, Y>(
     Y: Fn(usize, usize) -> f64,
 {
     if m >= 3 {
-        return dc::counts_bi(n, m, x, y, strict, counts, scratch);
+        return dc::counts_bi(n, m, x, y, strict, dc::TUNING, counts, scratch);
     }
     sweep_2d(n, m, &x, &y, strict, counts, scratch);
 }
@@ -73,7 +73,7 @@ where
     X: Fn(usize, usize) -> f64,
 {
     if m >= 3 {
-        return dc::counts_mono(n, m, x, counts, scratch);
+        return dc::counts_mono(n, m, x, dc::TUNING, counts, scratch);
     }
     sweep_2d(n, m, &x, &x, false, counts, scratch);
 }

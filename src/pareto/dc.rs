@@ -17,10 +17,48 @@
 //! Cost: O(n log^(m−1) n) for m coordinates (Bentley's bound), with small subproblems counted directly
 //! and two-coordinate subproblems by one sort and a merge sort that counts (O(s log s)).
 
+use super::bits;
 use super::radix::{self, fill_identity, key_of, load};
 
-/// Subproblems with at most this many point–query pairs are counted by a direct double loop.
-const LEAF_PAIRS: usize = 512;
+/// When the recursion stops splitting.
+#[derive(Clone, Copy)]
+pub(crate) struct Tuning {
+    /// Subproblems with at most this many point–query pairs are counted by a direct double loop.
+    pub(crate) leaf_pairs: usize,
+    /// Subproblems in 3 coordinates with at most this many points and queries go to the word-parallel
+    /// count ([`bits`]); larger ones are split further.
+    pub(crate) bitset_3: usize,
+    /// The same for 4 or more coordinates.
+    pub(crate) bitset_many: usize,
+}
+
+impl Tuning {
+    fn bitset_limit(&self, d: usize) -> usize {
+        if d == 3 {
+            self.bitset_3
+        } else {
+            self.bitset_many
+        }
+    }
+}
+
+/// The thresholds in use, measured on this project's bench machine (`cargo bench --bench pareto`). In
+/// 3 coordinates a split halves the pairs left (a quarter is dropped, a quarter goes to the O(s log s)
+/// two-coordinate count), so splitting pays off sooner than in more coordinates, where a quarter of the
+/// pairs goes on in one coordinate fewer.
+pub(crate) const TUNING: Tuning = Tuning {
+    leaf_pairs: 512,
+    bitset_3: 1 << 13,
+    bitset_many: 1 << 16,
+};
+
+/// The state shared by the recursion: record width, thresholds, the counts and the work area.
+struct Ctx<'c> {
+    w: usize,
+    tuning: Tuning,
+    counts: &'c mut [usize],
+    buf: &'c mut [usize],
+}
 
 /// `usize` scratch of [`counts_bi`] for n points, n queries and m coordinates: records of 2n (m + 1)
 /// words (an id and m keys each) and a work area of 2n · max(m + 2, 2W + 2, 6) words (W words per 64-bit
@@ -46,15 +84,24 @@ fn work_len(s: usize, w: usize) -> Option<usize> {
 
 /// Records live in a flat slice, `w` words each: the id, then one key per coordinate.
 #[inline]
-fn key(r: &[usize], w: usize, j: usize, c: usize) -> usize {
+pub(crate) fn key(r: &[usize], w: usize, j: usize, c: usize) -> usize {
     r[j * w + 1 + c]
 }
 
 /// `counts[q]` = #{k < n : x(k, i) ≥ y(q, i) for every i < m} (with `>` when `strict`), for m ≥ 1.
 ///
 /// Requires `counts.len() ≥ n`, `scratch.len() ≥ scratch_len_bi(n, m)` and no NaN in x, y.
-pub(crate) fn counts_bi<X, Y>(n: usize, m: usize, x: X, y: Y, strict: bool, counts: &mut [usize], scratch: &mut [usize])
-where
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn counts_bi<X, Y>(
+    n: usize,
+    m: usize,
+    x: X,
+    y: Y,
+    strict: bool,
+    tuning: Tuning,
+    counts: &mut [usize],
+    scratch: &mut [usize],
+) where
     X: Fn(usize, usize) -> f64,
     Y: Fn(usize, usize) -> f64,
 {
@@ -101,12 +148,18 @@ where
     points.copy_from_slice(&rest[..n * w]);
     queries.copy_from_slice(&rest[n * w..2 * n * w]);
     counts[..n].fill(0);
-    bi(points, queries, w, m, budget(2 * n), counts, work);
+    let mut cx = Ctx {
+        w,
+        tuning,
+        counts,
+        buf: work,
+    };
+    bi(&mut cx, points, queries, m, budget(2 * n));
 }
 
 /// `counts[q]` = #{k < n : x(k, i) ≥ x(q, i) for every i < m}, itself included: [`counts_bi`] with the
 /// points as their own queries, in half the records. Requires `scratch.len() ≥ scratch_len_mono(n, m)`.
-pub(crate) fn counts_mono<X>(n: usize, m: usize, x: X, counts: &mut [usize], scratch: &mut [usize])
+pub(crate) fn counts_mono<X>(n: usize, m: usize, x: X, tuning: Tuning, counts: &mut [usize], scratch: &mut [usize])
 where
     X: Fn(usize, usize) -> f64,
 {
@@ -136,7 +189,13 @@ where
     records.copy_from_slice(&rest[..n * w]);
     // Every candidate covers itself.
     counts[..n].fill(1);
-    mono(records, w, m, budget(n), counts, work);
+    let mut cx = Ctx {
+        w,
+        tuning,
+        counts,
+        buf: work,
+    };
+    mono(&mut cx, records, m, budget(n));
 }
 
 /// The coordinates in the order their keys are computed: 1 last, so that its sort order is at hand to
@@ -224,39 +283,44 @@ fn merge_back(r: &mut [usize], w: usize, a: usize, buf: &mut [usize]) {
 
 /// Adds to `counts[id(q)]`, for every query q in `q`, the points of `p` that cover it in coordinates
 /// 0..d (key of the point > key of the query in each). The keys of a point and a query never tie.
-fn bi(p: &mut [usize], q: &mut [usize], w: usize, d: usize, budget_left: u32, counts: &mut [usize], buf: &mut [usize]) {
+fn bi(cx: &mut Ctx<'_>, p: &mut [usize], q: &mut [usize], d: usize, budget_left: u32) {
+    let w = cx.w;
     let (np, nq) = (p.len() / w, q.len() / w);
     if np == 0 || nq == 0 {
         return;
     }
     if d == 0 {
         for j in 0..nq {
-            counts[q[j * w]] += np;
+            cx.counts[q[j * w]] += np;
         }
         return;
     }
-    if np.saturating_mul(nq) <= LEAF_PAIRS || budget_left == 0 {
-        return direct_bi(p, q, w, d, counts);
+    if np.saturating_mul(nq) <= cx.tuning.leaf_pairs || budget_left == 0 {
+        return direct_bi(p, q, w, d, cx.counts);
     }
     if d <= 2 {
-        return sorted_bi(p, q, w, d, counts, buf);
+        return sorted_bi(p, q, w, d, cx.counts, cx.buf);
+    }
+    if np + nq <= cx.tuning.bitset_limit(d) && cx.buf.len() >= 2 * nq + bits::scratch_len(d) {
+        return bits::count(p, q, w, d, cx.counts, cx.buf);
     }
     let c = d - 1;
-    let Some(t) = split(p, q, w, c, buf) else {
+    let Some(t) = split(p, q, w, c, cx.buf) else {
         // Equal keys in coordinate c: all points, or all queries, since the two never tie.
         return;
     };
-    let sp = partition(p, w, c, t, buf);
-    let sq = partition(q, w, c, t, buf);
+    let sp = partition(p, w, c, t, cx.buf);
+    let sq = partition(q, w, c, t, cx.buf);
     let (p_lo, p_hi) = p.split_at_mut(sp * w);
     let (q_lo, q_hi) = q.split_at_mut(sq * w);
     // High points cover low queries in coordinate c: one coordinate fewer.
-    bi(p_hi, q_lo, w, c, budget(p_hi.len() / w + q_lo.len() / w), counts, buf);
-    bi(p_hi, q_hi, w, d, budget_left - 1, counts, buf);
-    bi(p_lo, q_lo, w, d, budget_left - 1, counts, buf);
+    let cross = budget(p_hi.len() / w + q_lo.len() / w);
+    bi(cx, p_hi, q_lo, c, cross);
+    bi(cx, p_hi, q_hi, d, budget_left - 1);
+    bi(cx, p_lo, q_lo, d, budget_left - 1);
     // Every call leaves its records descending in key 1, as it found them.
-    merge_back(p, w, sp, buf);
-    merge_back(q, w, sq, buf);
+    merge_back(p, w, sp, cx.buf);
+    merge_back(q, w, sq, cx.buf);
 }
 
 /// [`bi`] for d ≤ 2 in O(s log s), s = |p| + |q|: the points and queries in one list sorted by key d − 1
@@ -357,37 +421,38 @@ fn direct_bi(p: &[usize], q: &[usize], w: usize, d: usize, counts: &mut [usize])
 
 /// Adds to `counts[id(q)]`, for every record q of `r`, the other records that cover it in coordinates
 /// 0..d: key ≥ key of q in each (records hold the odd point keys 2g + 1, equal for tied values).
-fn mono(r: &mut [usize], w: usize, d: usize, budget_left: u32, counts: &mut [usize], buf: &mut [usize]) {
+fn mono(cx: &mut Ctx<'_>, r: &mut [usize], d: usize, budget_left: u32) {
+    let w = cx.w;
     let n = r.len() / w;
     if n < 2 {
         return;
     }
     if d == 0 {
         for j in 0..n {
-            counts[r[j * w]] += n - 1;
+            cx.counts[r[j * w]] += n - 1;
         }
         return;
     }
-    if n.saturating_mul(n) <= 2 * LEAF_PAIRS || budget_left == 0 {
-        return direct_mono(r, w, d, counts);
+    if n.saturating_mul(n) <= 2 * cx.tuning.leaf_pairs || budget_left == 0 {
+        return direct_mono(r, w, d, cx.counts);
     }
     let c = d - 1;
     // Ties must not be separated here: every record of a tie covers the others. With odd keys the
     // threshold of `split` (v or v + 1) falls between two distinct key values.
-    let Some(t) = split(r, &[], w, c, buf) else {
+    let Some(t) = split(r, &[], w, c, cx.buf) else {
         // Equal in coordinate c: every record covers every other there.
-        return mono(r, w, c, budget(n), counts, buf);
+        return mono(cx, r, c, budget(n));
     };
-    let s = partition(r, w, c, t, buf);
+    let s = partition(r, w, c, t, cx.buf);
     let (lo, hi) = r.split_at_mut(s * w);
-    mono(lo, w, d, budget_left - 1, counts, buf);
-    mono(hi, w, d, budget_left - 1, counts, buf);
+    mono(cx, lo, d, budget_left - 1);
+    mono(cx, hi, d, budget_left - 1);
     // High records cover low ones in coordinate c; as queries the low ones read key − 1 = 2g, so that a
     // tie in a lower coordinate covers.
     shift_keys(lo, w, c, false);
-    bi(hi, lo, w, c, budget(n), counts, buf);
+    bi(cx, hi, lo, c, budget(n));
     shift_keys(lo, w, c, true);
-    merge_back(r, w, s, buf);
+    merge_back(r, w, s, cx.buf);
 }
 
 /// Subtracts one from (or adds one back to) the keys of coordinates 0..d of every record.
@@ -408,5 +473,129 @@ fn direct_mono(r: &[usize], w: usize, d: usize, counts: &mut [usize]) {
             .filter(|&(j, pr)| j != i && pr[1..1 + d].iter().zip(qk).all(|(a, b)| a >= b))
             .count();
         counts[qr[0]] += c;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use super::*;
+    use std::vec;
+    use std::vec::Vec;
+
+    struct Rng(u64);
+    impl Rng {
+        fn below(&mut self, n: usize) -> usize {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            (self.0 % n as u64) as usize
+        }
+    }
+
+    /// Values with many ties, both zeros, and sometimes reals.
+    fn values(rng: &mut Rng, len: usize) -> Vec<f64> {
+        let style = rng.below(4);
+        (0..len)
+            .map(|_| match style {
+                0 => rng.below(2) as f64,
+                1 => [0.0, -0.0, 1.0][rng.below(3)],
+                2 => rng.below(5) as f64 * 0.5,
+                _ => rng.below(1 << 20) as f64 / 7.0,
+            })
+            .collect()
+    }
+
+    fn naive(n: usize, m: usize, x: &[f64], y: &[f64], strict: bool) -> Vec<usize> {
+        (0..n)
+            .map(|q| {
+                (0..n)
+                    .filter(|&k| {
+                        (0..m).all(|i| {
+                            if strict {
+                                x[k * m + i] > y[q * m + i]
+                            } else {
+                                x[k * m + i] >= y[q * m + i]
+                            }
+                        })
+                    })
+                    .count()
+            })
+            .collect()
+    }
+
+    const NO_BITSET: Tuning = Tuning {
+        bitset_3: 0,
+        bitset_many: 0,
+        ..TUNING
+    };
+    const ALL_BITSET: Tuning = Tuning {
+        bitset_3: usize::MAX,
+        bitset_many: usize::MAX,
+        ..TUNING
+    };
+    const NO_LEAVES: Tuning = Tuning {
+        leaf_pairs: 0,
+        bitset_3: 0,
+        bitset_many: 0,
+    };
+    const TUNINGS: [Tuning; 4] = [TUNING, NO_BITSET, ALL_BITSET, NO_LEAVES];
+
+    /// The first seed for which `counts_bi` with `flip` applied to `strict` differs from the naive count,
+    /// with each tuning, i.e. through every path: direct leaves, splits, two-coordinate merges, bitsets.
+    fn first_mismatch(flip: bool, seeds: u64) -> Option<u64> {
+        for seed in 1..=seeds {
+            let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+            let m = [3, 3, 4, 5, 6, 8, 16][rng.below(7)];
+            let big = rng.below(4) == 0;
+            let n = 1 + rng.below(if big { 700 } else { 60 });
+            let x = values(&mut rng, n * m);
+            // Queries: the points themselves (the Pareto score), or shifted copies (δ^PS corners).
+            let y: Vec<f64> = if rng.below(2) == 0 {
+                x.clone()
+            } else {
+                values(&mut rng, n * m)
+            };
+            let strict = rng.below(2) == 0;
+            let expect = naive(n, m, &x, &y, strict);
+            for tuning in TUNINGS {
+                let mut counts = vec![usize::MAX; n];
+                let mut scratch = vec![usize::MAX; scratch_len_bi(n, m).unwrap()];
+                let (xs, ys) = (&x, &y);
+                counts_bi(
+                    n,
+                    m,
+                    |k, i| xs[k * m + i],
+                    |q, i| ys[q * m + i],
+                    strict ^ flip,
+                    tuning,
+                    &mut counts,
+                    &mut scratch,
+                );
+                if counts != expect {
+                    return Some(seed);
+                }
+                if !flip {
+                    let mut counts = vec![usize::MAX; n];
+                    let mut scratch = vec![usize::MAX; scratch_len_mono(n, m).unwrap()];
+                    counts_mono(n, m, |k, i| xs[k * m + i], tuning, &mut counts, &mut scratch);
+                    if counts != naive(n, m, &x, &x, false) {
+                        return Some(seed);
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    #[test]
+    fn every_path_counts_exactly() {
+        assert_eq!(first_mismatch(false, 400), None);
+    }
+
+    #[test]
+    fn the_checker_catches_strict_and_non_strict_swapped() {
+        let caught = first_mismatch(true, 400);
+        assert!(matches!(caught, Some(seed) if seed <= 5), "{caught:?}");
     }
 }
