@@ -48,8 +48,8 @@ impl Tuning {
 /// pairs goes on in one coordinate fewer.
 pub(crate) const TUNING: Tuning = Tuning {
     leaf_pairs: 512,
-    bitset_3: 1 << 13,
-    bitset_many: 1 << 16,
+    bitset_3: 1 << 12,
+    bitset_many: 1 << 14,
 };
 
 /// The state shared by the recursion: record width, thresholds, the counts and the work area.
@@ -61,18 +61,25 @@ struct Ctx<'c> {
 }
 
 /// `usize` scratch of [`counts_bi`] for n points, n queries and m coordinates: records of 2n (m + 1)
-/// words (an id and m keys each) and a work area of 2n · max(m + 2, 2W + 2, 6) words (W words per 64-bit
-/// key: 1 on 64-bit targets, 2 on 32-bit ones), see [`work_len`].
+/// words (an id and m keys each) and a work area (see [`work_len`]) that also holds the word-parallel
+/// count of n points against n queries ([`bits::scratch_len`], about 2n (3m − 1) words).
 pub(crate) fn scratch_len_bi(n: usize, m: usize) -> Option<usize> {
     let records = n.checked_mul(2)?.checked_mul(m.checked_add(1)?)?;
-    records.checked_add(work_len(n.checked_mul(2)?, m + 1)?)
+    let bitset = if m >= 3 { bits::scratch_len(n, n, m) } else { 0 };
+    records.checked_add(work_len(n.checked_mul(2)?, m + 1)?.max(bitset))
 }
 
-/// `usize` scratch of [`counts_mono`] for n points and m coordinates: n (m + 1) words of records and
-/// n · max(m + 2, 2W + 2, 6) of work.
+/// `usize` scratch of [`counts_mono`] for n points and m coordinates: n (m + 1) words of records and a
+/// work area that also holds the word-parallel count of any split of the n records into points and
+/// queries in m − 1 coordinates ([`bits::scratch_bound`], about n (2m − 3) words).
 pub(crate) fn scratch_len_mono(n: usize, m: usize) -> Option<usize> {
     let records = n.checked_mul(m.checked_add(1)?)?;
-    records.checked_add(work_len(n, m + 1)?)
+    let bitset = if m >= 4 {
+        bits::scratch_len(n, n, m).max(bits::scratch_bound(n, m - 1))
+    } else {
+        0
+    };
+    records.checked_add(work_len(n, m + 1)?.max(bitset))
 }
 
 /// Work area for s elements of w words: the radix sort's index, key and temporary arrays ((2W + 2) s),
@@ -301,8 +308,8 @@ fn bi(cx: &mut Ctx<'_>, p: &mut [usize], q: &mut [usize], d: usize, budget_left:
     if d <= 2 {
         return sorted_bi(p, q, w, d, cx.counts, cx.buf);
     }
-    if np + nq <= cx.tuning.bitset_limit(d) && cx.buf.len() >= 2 * nq + bits::scratch_len(d) {
-        return bits::count(p, q, w, d, cx.counts, cx.buf);
+    if np + nq <= cx.tuning.bitset_limit(d) && cx.buf.len() >= bits::scratch_len(np, nq, d) {
+        return bits::count(p, q, w, d, 0, cx.counts, cx.buf);
     }
     let c = d - 1;
     let Some(t) = split(p, q, w, c, cx.buf) else {
@@ -435,6 +442,14 @@ fn mono(cx: &mut Ctx<'_>, r: &mut [usize], d: usize, budget_left: u32) {
     }
     if n.saturating_mul(n) <= 2 * cx.tuning.leaf_pairs || budget_left == 0 {
         return direct_mono(r, w, d, cx.counts);
+    }
+    if d >= 4 && n <= cx.tuning.bitset_limit(d) && cx.buf.len() >= bits::scratch_len(n, n, d) {
+        // The records against themselves, word-parallel: they cover themselves there, once.
+        bits::count(r, r, w, d, 1, cx.counts, cx.buf);
+        for rec in r.chunks_exact(w) {
+            cx.counts[rec[0]] -= 1;
+        }
+        return;
     }
     let c = d - 1;
     // Ties must not be separated here: every record of a tie covers the others. With odd keys the

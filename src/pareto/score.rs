@@ -122,7 +122,7 @@ mod tests {
     #[test]
     fn example_4_4() {
         let u = [3.0, 5.0, 5.0, 3.0, 4.0, 2.0, 2.0, 4.0, 1.0, 1.0];
-        let mut scratch = [0usize; 256];
+        let mut scratch = [0usize; 2048];
         assert!(scratch.len() >= pareto_scores_scratch_len(5).unwrap());
         for d in [Dominance::Textbook, Dominance::Weak] {
             let mut out = [9.0; 5];
