@@ -14,7 +14,8 @@ fn sweep_scratch_len(n: usize) -> Option<usize> {
 }
 
 /// Scratch (in `usize`) that [`dominance_counts`] needs for n points and queries in m coordinates:
-/// (7 + 5W) n + 1 for m ≤ 2, 2n (m + 1) + 2n (2W + 2) for m ≥ 3 (see [`dc::scratch_len_bi`]).
+/// (7 + 5W) n + 1 for m ≤ 2; for m ≥ 3 records of 2n (m + 1) words and a work area of 2n · max(m + 2, 6)
+/// words or the bitset count's, whichever is larger (see [`dc::scratch_len_bi`]).
 pub(crate) fn scratch_len(n: usize, m: usize) -> Option<usize> {
     if m <= 2 {
         sweep_scratch_len(n)
@@ -24,7 +25,8 @@ pub(crate) fn scratch_len(n: usize, m: usize) -> Option<usize> {
 }
 
 /// Scratch (in `usize`) that [`self_dominance_counts`] needs for n points in m coordinates:
-/// (7 + 5W) n + 1 for m ≤ 2, n (m + 1) + n (2W + 2) for m ≥ 3 (see [`dc::scratch_len_mono`]).
+/// (7 + 5W) n + 1 for m ≤ 2; for m ≥ 3 records of n (m + 1) words and a work area of n · max(m + 2, 6)
+/// words or the bitset count's, whichever is larger (see [`dc::scratch_len_mono`]).
 pub(crate) fn self_scratch_len(n: usize, m: usize) -> Option<usize> {
     if m <= 2 {
         sweep_scratch_len(n)
@@ -39,7 +41,9 @@ pub(crate) fn self_scratch_len(n: usize, m: usize) -> Option<usize> {
 ///   over the rank of the second coordinate: O(n log n), with the sorts done by radix over contiguous keys
 ///   ([`radix`]) and every rank and threshold computed once by a merge, so no step reads the utilities at
 ///   random positions more than once per item.
-/// - m ≥ 3: multidimensional divide and conquer on integer keys ([`dc`]): O(n log^(m−1) n).
+/// - m ≥ 3: multidimensional divide and conquer on integer keys ([`dc`], Bentley 1980), O(n log^(m−1) n):
+///   O(n log² n) for m = 3, and for m ≥ 4 with subproblems of a few thousand points counted by chunked
+///   bitsets ([`super::bits`]).
 ///
 /// Ties need no special casing: with `≥` a point whose coordinate equals the query's is inserted before
 /// the query, with `>` after it, and thresholds are lower or upper bounds in sorted coordinates, so tied

@@ -1,21 +1,35 @@
-//! Dominance counting in three or more coordinates by multidimensional divide and conquer (Bentley 1980,
-//! "Multidimensional divide-and-conquer", CACM 23(4); the same recursion as Kung, Luccio & Preparata 1975
-//! for maxima): split on the last coordinate at a median, recurse on both halves in the same number of
-//! coordinates, and count the pairs that straddle the split with one coordinate fewer.
+//! Dominance counting in three or more coordinates by multidimensional divide and conquer (J. L. Bentley,
+//! "Multidimensional divide-and-conquer", CACM 23(4), 1980; the recursion of H. T. Kung, F. Luccio and
+//! F. P. Preparata, "On finding the maxima of a set of vectors", JACM 22(4), 1975): split the points and
+//! queries on the last coordinate at a median, recurse on both halves in the same coordinates, and count
+//! the pairs that straddle the split — high points over low queries — in one coordinate fewer.
 //!
 //! Every coordinate is first replaced by an integer key (one radix sort per coordinate), chosen so that
 //! "point p covers query q" is `key(p) > key(q)` in every coordinate with no tie left between a point and
 //! a query: a tie that covers (≥) gives the point the odd key 2g + 1 and the query 2g, a tie that does not
 //! (>) the reverse, g being the rank of the value among the distinct values. Then
 //!
-//! - the split is a threshold on the integer keys at their median (`select_nth_unstable`, linear), and the
-//!   records (id and keys, contiguous) are partitioned in place: no re-sorting per level and no binary
-//!   search;
+//! - a split is a threshold on the integer keys at their median (`select_nth_unstable`, linear) and a
+//!   stable partition of the records (id and keys, contiguous): no comparison sort per level, no binary
+//!   search, no access to the caller's utilities after the keys are built;
 //! - a split never separates a point from a query it ties with, so ties and the strict/non-strict
-//!   variants need no case analysis below the key construction.
+//!   variants need no case analysis below the key construction;
+//! - every subproblem keeps its points and its queries descending in coordinate 1 (partitions are
+//!   stable, and each call merges its halves back before returning), so a two-coordinate subproblem is a
+//!   merge and a merge sort that counts inversions, O(s log s), and the word-parallel count ([`bits`])
+//!   gets coordinate 1 as a prefix for free;
+//! - the Pareto score counts one record set against itself ([`counts_mono`]): records keep the point
+//!   keys 2g + 1, and a straddling count reads the low half's keys less one, so that ties cover.
 //!
-//! Cost: O(n log^(m−1) n) for m coordinates (Bentley's bound), with small subproblems counted directly
-//! and two-coordinate subproblems by one sort and a merge sort that counts (O(s log s)).
+//! Subproblems stop splitting when small: a direct double loop under [`Tuning::leaf_pairs`] pairs, the
+//! word-parallel count of [`bits`] in 3 or more coordinates under [`Tuning::bitset_3`] or
+//! [`Tuning::bitset_many`] points and queries.
+//!
+//! Cost: O(s log^(d−1) s) for s points and queries in d ≥ 2 coordinates (Bentley's bound; the bounded
+//! leaves add O(1) per element and level). A split leaves at most half the records on the side without
+//! the median; the other side, when larger, ends in a run of equal keys that the next split separates,
+//! so within one coordinate every two levels halve a subproblem. Recursion depth ≤ d (2 log₂ s + 5),
+//! enforced by a budget (a subproblem that exhausts it — none can — would be counted directly).
 
 use super::bits;
 use super::radix::{self, fill_identity, key_of, load};
@@ -33,6 +47,15 @@ pub(crate) struct Tuning {
 }
 
 impl Tuning {
+    /// The largest subproblem the word-parallel count takes.
+    const fn largest(&self) -> usize {
+        if self.bitset_3 > self.bitset_many {
+            self.bitset_3
+        } else {
+            self.bitset_many
+        }
+    }
+
     fn bitset_limit(&self, d: usize) -> usize {
         if d == 3 {
             self.bitset_3
@@ -62,20 +85,26 @@ struct Ctx<'c> {
 
 /// `usize` scratch of [`counts_bi`] for n points, n queries and m coordinates: records of 2n (m + 1)
 /// words (an id and m keys each) and a work area (see [`work_len`]) that also holds the word-parallel
-/// count of n points against n queries ([`bits::scratch_len`], about 2n (3m − 1) words).
+/// count of any subproblem small enough for it ([`bits::scratch_bound`] of at most [`TUNING`]'s largest
+/// limit: a constant once n exceeds it).
 pub(crate) fn scratch_len_bi(n: usize, m: usize) -> Option<usize> {
     let records = n.checked_mul(2)?.checked_mul(m.checked_add(1)?)?;
-    let bitset = if m >= 3 { bits::scratch_len(n, n, m) } else { 0 };
+    let bitset = if m >= 3 {
+        bits::scratch_bound(n.checked_mul(2)?.min(TUNING.largest()), m)
+    } else {
+        0
+    };
     records.checked_add(work_len(n.checked_mul(2)?, m + 1)?.max(bitset))
 }
 
 /// `usize` scratch of [`counts_mono`] for n points and m coordinates: n (m + 1) words of records and a
-/// work area that also holds the word-parallel count of any split of the n records into points and
-/// queries in m − 1 coordinates ([`bits::scratch_bound`], about n (2m − 3) words).
+/// work area that also holds the word-parallel count of the records against themselves when n is small
+/// enough, or of any subproblem small enough (a constant once n exceeds [`TUNING`]'s largest limit).
 pub(crate) fn scratch_len_mono(n: usize, m: usize) -> Option<usize> {
     let records = n.checked_mul(m.checked_add(1)?)?;
     let bitset = if m >= 4 {
-        bits::scratch_len(n, n, m).max(bits::scratch_bound(n, m - 1))
+        let small = n.min(TUNING.largest());
+        bits::scratch_len(small, small, m).max(bits::scratch_bound(small, m - 1))
     } else {
         0
     };
