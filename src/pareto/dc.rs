@@ -284,11 +284,11 @@ fn partition(r: &mut [usize], w: usize, c: usize, t: usize, buf: &mut [usize]) -
     for j in 0..r.len() / w {
         if key(r, w, j, c) < t {
             if lo != j {
-                r.copy_within(j * w..(j + 1) * w, lo * w);
+                move_record(r, lo, j, w);
             }
             lo += 1;
         } else {
-            buf[hi * w..(hi + 1) * w].copy_from_slice(&r[j * w..(j + 1) * w]);
+            copy_record(buf, hi, r, j, w);
             hi += 1;
         }
     }
@@ -307,14 +307,40 @@ fn merge_back(r: &mut [usize], w: usize, a: usize, buf: &mut [usize]) {
     let (mut i, mut j) = (0, a);
     for k in 0..n {
         if i < a && (j >= n || key(buf, w, i, 1) >= key(r, w, j, 1)) {
-            r[k * w..(k + 1) * w].copy_from_slice(&buf[i * w..(i + 1) * w]);
+            copy_record(r, k, buf, i, w);
             i += 1;
         } else {
-            // k < j always: the write never overtakes the read.
-            r.copy_within(j * w..(j + 1) * w, k * w);
+            // k ≤ j always (k = i + j − a): the write never overtakes the read.
+            if k < j {
+                move_record(r, k, j, w);
+            }
             j += 1;
         }
     }
+}
+
+/// Copies record `from` of `src` over record `to` of `dst`. The usual widths get fixed-length moves: a
+/// call to `memcpy` per record of a few words cost more than the copy.
+#[inline(always)]
+fn copy_record(dst: &mut [usize], to: usize, src: &[usize], from: usize, w: usize) {
+    let d = &mut dst[to * w..(to + 1) * w];
+    let s = &src[from * w..(from + 1) * w];
+    match w {
+        4 => d[..4].copy_from_slice(&s[..4]),
+        5 => d[..5].copy_from_slice(&s[..5]),
+        6 => d[..6].copy_from_slice(&s[..6]),
+        7 => d[..7].copy_from_slice(&s[..7]),
+        8 => d[..8].copy_from_slice(&s[..8]),
+        9 => d[..9].copy_from_slice(&s[..9]),
+        _ => d.copy_from_slice(s),
+    }
+}
+
+/// Moves record `from` of `r` over record `to` < `from`.
+#[inline(always)]
+fn move_record(r: &mut [usize], to: usize, from: usize, w: usize) {
+    let (head, tail) = r.split_at_mut(from * w);
+    copy_record(head, to, tail, 0, w);
 }
 
 /// Adds to `counts[id(q)]`, for every query q in `q`, the points of `p` that cover it in coordinates
@@ -401,34 +427,24 @@ fn sorted_bi(p: &[usize], q: &[usize], w: usize, d: usize, counts: &mut [usize],
             for start in (0..s).step_by(2 * width) {
                 let mid = (start + width).min(s);
                 let end = (start + 2 * width).min(s);
-                let (mut i, mut j, mut k) = (start, mid, start);
+                let (mut i, mut j) = (start, mid);
                 let mut points = 0;
-                // Branch-free merge step: the left item goes first when its key is larger (equal keys
-                // belong to two points or two queries, never a point and a query, and their order
-                // changes no count); a right item gains the left points taken so far (only the gains
-                // of queries are read).
-                while i < mid && j < end {
-                    let left = usize::from(a[i] > a[j]);
-                    // The source index by arithmetic, not by a branch the compiler would keep: the
-                    // comparison is a coin flip on random data.
-                    let from = j ^ ((i ^ j) & left.wrapping_neg());
+                // Branch-free merge step over the whole output, tails included (a call to `memcpy` per
+                // short tail cost more than the loop): the left item goes first when the right run is
+                // spent or the left key is larger (equal keys belong to two points or two queries, never
+                // a point and a query, and their order changes no count); a right item gains the left
+                // points taken so far (only the gains of queries are read). Indices past a spent run are
+                // clamped so that every read stays in bounds.
+                for k in start..end {
+                    let (ii, jj) = (i.min(mid - 1), j.min(end - 1));
+                    let left = usize::from((i < mid) & ((j >= end) | (a[ii] > a[jj])));
+                    let from = jj ^ ((ii ^ jj) & left.wrapping_neg());
                     tmp_a[k] = a[from];
                     tmp_tag[k] = tag[from];
-                    tmp_acc[k] = acc[from] + (points & (left.wrapping_sub(1)));
+                    tmp_acc[k] = acc[from] + (points & left.wrapping_sub(1));
                     points += left & usize::from(tag[from] < np);
                     i += left;
                     j += 1 - left;
-                    k += 1;
-                }
-                let rest = mid - i;
-                tmp_a[k..k + rest].copy_from_slice(&a[i..mid]);
-                tmp_tag[k..k + rest].copy_from_slice(&tag[i..mid]);
-                tmp_acc[k..k + rest].copy_from_slice(&acc[i..mid]);
-                k += rest;
-                tmp_a[k..end].copy_from_slice(&a[j..end]);
-                tmp_tag[k..end].copy_from_slice(&tag[j..end]);
-                for (t, &c) in tmp_acc[k..end].iter_mut().zip(&acc[j..end]) {
-                    *t = c + points;
                 }
             }
             core::mem::swap(&mut a, &mut tmp_a);
