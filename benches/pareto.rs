@@ -181,7 +181,7 @@ fn versus_naive(opts: &Options) {
         row("Pareto score", m, n, &tl, &tn);
     }
     // δ^PS at t = 3: per-candidate δ_i uniform in (0, 0.01], Δ_i = 1, saturated at T = 16.
-    let n = if opts.quick { 1_000 } else { 4_000 };
+    let n = if opts.quick { 1_000 } else { 2_000 };
     let t = 3;
     for m in [2usize, 3, 4, 8] {
         let u = kind.utilities(7 + m as u64, n, m);

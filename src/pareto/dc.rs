@@ -422,7 +422,26 @@ fn sorted_bi(p: &[usize], q: &[usize], w: usize, d: usize, counts: &mut [usize],
                 j += 1;
             }
         }
-        let mut width = 1;
+        // Runs of RUN items first: counted pair by pair and sorted by insertion, which is cheaper than
+        // the first merge passes over runs of 1, 2 and 4.
+        const RUN: usize = 8;
+        for start in (0..s).step_by(RUN) {
+            let end = (start + RUN).min(s);
+            for k in start..end {
+                let (ak, tk) = (a[k], tag[k]);
+                let mut gain = 0;
+                for i in start..k {
+                    gain += usize::from((tag[i] < np) & (a[i] > ak));
+                }
+                let mut at = k;
+                while at > start && a[at - 1] < ak {
+                    (a[at], tag[at], acc[at]) = (a[at - 1], tag[at - 1], acc[at - 1]);
+                    at -= 1;
+                }
+                (a[at], tag[at], acc[at]) = (ak, tk, gain);
+            }
+        }
+        let mut width = RUN;
         while width < s {
             for start in (0..s).step_by(2 * width) {
                 let mid = (start + width).min(s);
