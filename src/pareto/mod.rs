@@ -8,7 +8,9 @@
 //! The global sensitivity of PS is n − 1 ([`pareto_global_sensitivity`]), n being the number of
 //! *candidates*: a score lies in [−(n − 1), 0].
 
+mod bits;
 mod count;
+mod dc;
 mod delta;
 mod dominance;
 mod radix;
