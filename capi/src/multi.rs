@@ -151,8 +151,8 @@ pub unsafe extern "C" fn dpmo_pareto_scores_scratch_len(n: usize, out_len: *mut 
 /// The Pareto score (PrivPareto paper, Def. 4.3): writes PS(x, r) = −#{r′ ≠ r : r′ dominates r} to
 /// `out_scores[r]` for the n candidates, under `dominance` (`DPMO_DOMINANCE_TEXTBOOK` or
 /// `DPMO_DOMINANCE_WEAK`). Scores are integers in [−(n − 1), 0]; their global sensitivity is n − 1.
-/// `scratch` needs `dpmo_pareto_scores_scratch_len(n)` size_t. O(n log n) for m ≤ 2, O(n log² n) for m = 3,
-/// O(n² m) worst case beyond.
+/// `scratch` needs `dpmo_pareto_scores_scratch_len(n)` size_t. O(n log n) for m ≤ 2, O(n log^(m−1) n) for
+/// m ≥ 3 (a divide and conquer over integer ranks, with chunked bitsets for small subproblems).
 ///
 /// Errors: m = 0, an unknown `dominance` → `DPMO_INVALID_ARGUMENT`; m > `DPMO_MAX_OBJECTIVES` →
 /// `DPMO_CAPACITY_EXCEEDED`; n = 0 → `DPMO_EMPTY_INPUT`; a NaN or infinite utility →
@@ -190,7 +190,8 @@ pub unsafe extern "C" fn dpmo_pareto_scores(
 }
 
 /// Writes the scratch lengths `dpmo_pareto_sensitivity_table` needs for n candidates and m objectives:
-/// `*out_index_len` = 8n + 1 size_t and `*out_value_len` = 3 n m doubles.
+/// `*out_index_len` size_t (O(n m): the dominance counts' sorts and records) and `*out_value_len` = 3 n m
+/// doubles.
 ///
 /// Errors: null, misaligned or overlapping outputs; a length not representable → `DPMO_OVERFLOW`.
 ///
