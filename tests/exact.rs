@@ -66,9 +66,7 @@ fn pack(bits: &str) -> Vec<u64> {
 /// fractional coin's first Bernoulli(frac) fails at once (U = 0.111… > frac), so K = 1 is odd and the coin
 /// succeeds.
 fn exact_tape_for_second(whole: usize) -> Tape {
-    // The exponential mechanism draws 16 proposals ahead: all index 1 (the top bit of each word). Permute-and-
-    // flip reads only the first as its first index; the next words then feed its coins (ones, harmless:
-    // padded below).
+    // The exponential mechanism draws 16 proposals ahead: all index 1 (the top bit of each word).
     let mut words = vec![u64::MAX; 16];
     words.extend(pack(&"01".repeat(whole)));
     Tape::new(words)
@@ -126,12 +124,12 @@ fn permute_and_flip_pair_is_impossible_in_float_and_possible_in_exact() {
     for s in [far, near] {
         let mut perm = [0usize; 2];
         assert_eq!(
-            select_permute_and_flip(&mut exact_tape_for_second(36), &s, 1.0, 1.0, &mut perm).unwrap(),
+            select_permute_and_flip(&mut exact_pf_tape_for_second(36), &s, 1.0, 1.0, &mut perm).unwrap(),
             1
         );
         assert_eq!(
             select_noisy_max(
-                &mut exact_tape_for_second(36),
+                &mut exact_pf_tape_for_second(36),
                 &s,
                 1.0,
                 1.0,
