@@ -11,6 +11,7 @@ pub mod dampen;
 mod error;
 mod fenwick;
 pub mod float;
+pub mod generalize;
 pub mod graph;
 pub mod local;
 pub mod multi;
