@@ -16,7 +16,7 @@
 mod common;
 mod generalize_support;
 
-use common::{assert_fits, rng};
+use common::{assert_fits, chi_square_p_value, rng, ALPHA};
 use dpmo::generalize::{
     lattice_scratch_len, record_probabilities, release, release_scratch_len, FrequentSet, Lattice, NoisyThreshold,
     Objective, Parameters, ReleaseScratch, RiskWeights, Settings, UtilityMeasure,
@@ -276,7 +276,8 @@ fn private_distribution(m: &Model, db: &[Element], keep: f64, nt: NoisyThreshold
     total
 }
 
-/// Samples `release` and fits the histogram of sorted outputs to `exact`.
+/// Samples `release` and fits the histogram of sorted outputs to `exact`; the same histogram must be
+/// rejected against `wrong` (the distribution of a broken variant).
 fn fit_release(
     label: &str,
     l: &Lattice<'_>,
@@ -284,6 +285,7 @@ fn fit_release(
     p: &Parameters,
     db: &[Element],
     exact: &HashMap<Vec<u32>, f64>,
+    wrong: &HashMap<Vec<u32>, f64>,
 ) {
     let flat: Vec<u32> = db.concat();
     let k = m.k();
@@ -318,6 +320,10 @@ fn fit_release(
         hist[i] += 1;
     }
     assert_fits(label, &hist, &probs);
+    let wrong: Vec<f64> = keys.iter().map(|k| wrong.get(*k).copied().unwrap_or(0.0)).collect();
+    let p_wrong = chi_square_p_value(&hist, &wrong);
+    eprintln!("{label}: against the broken variant, p-value {p_wrong:.3e}");
+    assert!(p_wrong < ALPHA, "{label}: the checker must reject the broken variant");
 }
 
 #[test]
@@ -340,7 +346,9 @@ fn release_samples_fit_the_exact_output_distribution() {
         let m = model(&parents, &c, &p);
         let exact = m.output_distribution(&db, 1.0 - c.beta, &|_, cnt| cnt >= c.t);
         eprintln!("paper's 𝓛′: {} possible outputs", exact.len());
-        fit_release("release, paper's 𝓛′", l, &m, &p, &db, &exact);
+        // broken: records kept with probability 0.45 instead of 0.5
+        let wrong = m.output_distribution(&db, 0.45, &|_, cnt| cnt >= c.t);
+        fit_release("release, paper's 𝓛′", l, &m, &p, &db, &exact, &wrong);
 
         let cp = Config {
             frequent: FrequentSet::Private {
@@ -356,7 +364,10 @@ fn release_samples_fit_the_exact_output_distribution() {
         let m = model(&parents, &cp, &p);
         let exact = private_distribution(&m, &db, 1.0 - cp.beta, nt);
         eprintln!("private 𝓛′: {} possible outputs", exact.len());
-        fit_release("release, private 𝓛′", l, &m, &p, &db, &exact);
+        // broken: the noise threshold one lower (T = 3 instead of 4)
+        let lower = NoisyThreshold { threshold: 3, ..nt };
+        let wrong = private_distribution(&m, &db, 1.0 - cp.beta, lower);
+        fit_release("release, private 𝓛′", l, &m, &p, &db, &exact, &wrong);
     });
 }
 
