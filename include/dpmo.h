@@ -1035,7 +1035,8 @@ enum dpmo_status dpmo_generalize_derive(const struct dpmo_hierarchy *hierarchies
  * Guarantee: (ε + ε_F, δ + δ_F)-differential privacy for adding or removing a record, by Theorem 4 with
  * the corrections documented in the core's `generalize` module, when t satisfies condition (10) (checked).
  *
- * `weights`: NULL with `weights_len` = 0 (Model II), k shared Model I weights, or m · k per-record weights.
+ * `weights`: `weights_len` = 0 for Model II (`weights` may then be NULL), k shared Model I weights, or m · k
+ * per-record weights.
  * Scratch: `counts`, `scores` and `candidates` each N entries (`dpmo_lattice_check`); `out_rows`: m · k
  * ids. `budget` (nullable) is charged ε + ε_F after the arguments are checked and before the records are
  * read; a failure caused by the records or their weights (an id out of range, a non-finite or negative

@@ -19,6 +19,10 @@
 //!   of at most N elements), which is what Theorem 4's Claims 2–3 need of 𝓛′. Elements only a₀
 //!   generalizes (|ρ| = 1) are among them.
 //!
+//! Outside that event of probability δ_F, Theorem 4 with 𝓛′ fixed bounds the release by (ε, δ), and
+//! moving the noisy counts from D to D₋ₐ₀ (or back) costs e^{ε_F} on any event of the noise: the release is
+//! (ε + ε_F, δ + δ_F)-differentially private in both directions.
+//!
 //! The noise Z_x is drawn lazily, when an element is first examined, from ChaCha20 keyed by 32 fresh bytes of
 //! the caller's generator with x's index in 𝓛 as the stream: every examination of x sees the same Z_x
 //! without storing it, and distinct elements get independent streams.
