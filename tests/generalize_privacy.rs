@@ -1,7 +1,7 @@
 //! Exact privacy of Algorithm 3 (Fouad et al., Theorem 4), by enumeration of its output distribution.
 //!
 //! * **Tiny domains** (k = 2 and 3 attributes, heights ≤ 2, every database of up to 4 records over the
-//!   leaves, and the neighbours removing one record): the library's per-record distributions equal an
+//!   leaves — up to 6 with heights 1, up to 3 with k = 3 — and the neighbours removing one record): the library's per-record distributions equal an
 //!   independent reference; `release` samples fit the exact distribution of the released multiset
 //!   (chi-square at α = 1e-6), with the paper's 𝓛′ and with the private 𝓛′; Claim 1 of the proof (the
 //!   lower bound e^{−ε} on outputs of at most i₁ records) holds exactly with 𝓛′ fixed, and the checker
@@ -21,7 +21,7 @@ use dpmo::generalize::{
     lattice_scratch_len, record_probabilities, release, release_scratch_len, FrequentSet, Lattice, NoisyThreshold,
     Objective, Parameters, ReleaseScratch, RiskWeights, Settings, UtilityMeasure,
 };
-use generalize_support::{laplace_tail, profile, Element, Measure, Model, Obj, Profile, Vgh, Weights};
+use generalize_support::{laplace_tail, profile, Element, Key, Measure, Model, Obj, Profile, Vgh, Weights};
 use std::collections::{HashMap, HashSet};
 
 // k = 2: A = ⊥(0) → A1(1), A2(2); A1 → a(3), b(4) (height 2); B = ⊥(0) → x(1), y(2) (height 1). N = 6.
@@ -155,7 +155,8 @@ const LAGRANGIAN: Obj = Obj::Lagrangian {
     phi_min: 0.5,
 };
 
-fn tiny_configs() -> Vec<(Vec<Vec<u32>>, Config)> {
+/// (hierarchies, settings, largest database size enumerated).
+fn tiny_configs() -> Vec<(Vec<Vec<u32>>, Config, usize)> {
     let two = vec![A_H.to_vec(), B_H.to_vec()];
     let three = vec![A_H.to_vec(), B_H.to_vec(), C_H.to_vec()];
     let base = Config {
@@ -168,8 +169,10 @@ fn tiny_configs() -> Vec<(Vec<Vec<u32>>, Config)> {
         min_records: 1,
         frequent: FrequentSet::Exact,
     };
+    // k = 2, both of height 1 (⊥ → two leaves each): small enough to enumerate every database of ≤ 6 records.
+    let flat = vec![B_H.to_vec(), B_H.to_vec()];
     vec![
-        (two.clone(), base),
+        (two.clone(), base, 4),
         (
             two.clone(),
             Config {
@@ -179,6 +182,7 @@ fn tiny_configs() -> Vec<(Vec<Vec<u32>>, Config)> {
                 t: 2,
                 ..base
             },
+            4,
         ),
         (
             two,
@@ -189,15 +193,17 @@ fn tiny_configs() -> Vec<(Vec<Vec<u32>>, Config)> {
                 epsilon: 1.0,
                 ..base
             },
+            4,
         ),
-        (three, Config { t: 2, ..base }),
+        (three, Config { t: 2, ..base }, 3),
+        (flat, Config { epsilon: 2.0, ..base }, 6),
     ]
 }
 
 #[test]
 fn per_record_distributions_equal_the_reference() {
     let mut checked = 0;
-    for (parents, c) in tiny_configs() {
+    for (parents, c, _) in tiny_configs() {
         with_lattice(&parents, |l| {
             let p = Parameters::without_condition_10(l, settings(&c)).unwrap();
             let m = model(&parents, &c, &p);
@@ -247,14 +253,14 @@ fn per_record_distributions_equal_the_reference() {
 
 /// The exact distribution of the released multiset with the private 𝓛′: a mixture over the memberships
 /// of the reachable elements, each independent with P[x ∈ 𝓛′] = P[Z ≥ T − |ρ(x, D)|].
-fn private_distribution(m: &Model, db: &[Element], keep: f64, nt: NoisyThreshold) -> HashMap<Vec<u32>, f64> {
+fn private_distribution(m: &Model, db: &[Element], keep: f64, nt: NoisyThreshold) -> HashMap<Key, f64> {
     let reach = m.reachable(db);
     assert!(reach.len() <= 14, "too many elements to enumerate 𝓛′: {}", reach.len());
     let probs: Vec<f64> = reach
         .iter()
         .map(|x| laplace_tail(nt.threshold as i64 - m.rho(x, db) as i64, nt.scale))
         .collect();
-    let mut total: HashMap<Vec<u32>, f64> = HashMap::new();
+    let mut total: HashMap<Key, f64> = HashMap::new();
     for mask in 0u32..(1 << reach.len()) {
         let mut w = 1.0;
         let mut set = HashSet::new();
@@ -284,16 +290,16 @@ fn fit_release(
     m: &Model,
     p: &Parameters,
     db: &[Element],
-    exact: &HashMap<Vec<u32>, f64>,
-    wrong: &HashMap<Vec<u32>, f64>,
+    exact: &HashMap<Key, f64>,
+    wrong: &HashMap<Key, f64>,
 ) {
     let flat: Vec<u32> = db.concat();
     let k = m.k();
     let n = release_scratch_len(l);
     let (mut counts, mut scores, mut cands) = (vec![0u64; n], vec![0.0; n], vec![0usize; n]);
     let mut out = vec![0u32; flat.len()];
-    let keys: Vec<&Vec<u32>> = exact.keys().collect();
-    let index: HashMap<&Vec<u32>, usize> = keys.iter().enumerate().map(|(i, k)| (*k, i)).collect();
+    let keys: Vec<&Key> = exact.keys().collect();
+    let index: HashMap<&Key, usize> = keys.iter().enumerate().map(|(i, k)| (*k, i)).collect();
     let probs: Vec<f64> = keys.iter().map(|k| exact[*k]).collect();
     let mut hist = vec![0u64; keys.len()];
     let mut g = rng(21);
@@ -312,8 +318,9 @@ fn fit_release(
             &mut out,
         )
         .unwrap();
-        let key: Vec<u32> = out[..r * k].chunks(k).map(|x| m.code(x)).collect();
-        assert!(key.windows(2).all(|w| w[0] <= w[1]));
+        let codes: Vec<u32> = out[..r * k].chunks(k).map(|x| m.code(x)).collect();
+        assert!(codes.windows(2).all(|w| w[0] <= w[1]), "rows sorted");
+        let key = Key::of(&codes);
         let i = *index
             .get(&key)
             .unwrap_or_else(|| panic!("{label}: output {key:?} has probability 0"));
@@ -399,12 +406,12 @@ fn pair(m: &Model, db: &[Element], nb: &[Element], v: Variant, keep: f64, nt: Op
     (dist(db), dist(nb))
 }
 
-type Profile2 = (HashMap<Vec<u32>, f64>, HashMap<Vec<u32>, f64>);
+type Profile2 = (HashMap<Key, f64>, HashMap<Key, f64>);
 
 /// Claim 1 of Theorem 4's proof: Pr[𝒜(D) = G] ≥ e^{−ε} Pr[𝒜(D₋ₐ₀) = G] for every output of at most
 /// i₁ = (ε + ln β) m̄/(2ε′η) released records, with 𝓛′ the same on both databases. Returns the number of
 /// outputs checked and of violations.
-fn claim_1(p: &HashMap<Vec<u32>, f64>, q: &HashMap<Vec<u32>, f64>, i1: f64, epsilon: f64) -> (usize, usize) {
+fn claim_1(p: &HashMap<Key, f64>, q: &HashMap<Key, f64>, i1: f64, epsilon: f64) -> (usize, usize) {
     let (mut checked, mut violations) = (0, 0);
     for (g, &b) in q {
         if (g.len() as f64) > i1 {
@@ -422,12 +429,12 @@ fn claim_1(p: &HashMap<Vec<u32>, f64>, q: &HashMap<Vec<u32>, f64>, i1: f64, epsi
 #[test]
 fn claim_1_holds_exactly_with_a_fixed_or_private_frequent_set() {
     let mut totals = [(0usize, 0usize); 3];
-    for (parents, c) in tiny_configs().into_iter().take(3) {
+    for (parents, c, max_m) in tiny_configs().into_iter().take(3) {
         with_lattice(&parents, |l| {
             let p = Parameters::without_condition_10(l, settings(&c)).unwrap();
             let m = model(&parents, &c, &p);
             let keep = 1.0 - c.beta;
-            for db in databases(&leaves(&parents), 4) {
+            for db in databases(&leaves(&parents), max_m) {
                 let mbar = (db.len() as f64).max(c.min_records as f64 + 1.0);
                 let i1 = (c.epsilon + c.beta.ln()) * mbar / (2.0 * p.epsilon_prime() * p.eta());
                 for (_, nb) in neighbours(&db) {
@@ -446,7 +453,7 @@ fn claim_1_holds_exactly_with_a_fixed_or_private_frequent_set() {
         });
     }
     // The private 𝓛′ (ε = 1, ε_F = 1: s = 6, T = t + 19) on databases of up to 3 records: e^{−(ε + ε_F)}.
-    let (parents, c) = tiny_configs().remove(0);
+    let (parents, c, _) = tiny_configs().remove(0);
     let c = Config {
         epsilon: 1.0,
         frequent: FrequentSet::Private {
@@ -501,20 +508,27 @@ fn tiny_domains_profile_and_broken_variants() {
         ("no sampling (β → 0)", Variant::NoSampling),
         ("no frequency restriction", Variant::NoFrequency),
     ];
-    for (index, (parents, c)) in tiny_configs().into_iter().enumerate() {
+    for (index, (parents, c, max_m)) in tiny_configs().into_iter().enumerate() {
         with_lattice(&parents, |l| {
             let p = Parameters::without_condition_10(l, settings(&c)).unwrap();
             let m = model(&parents, &c, &p);
             let keep = 1.0 - c.beta;
-            let max_m = if parents.len() == 2 { 4 } else { 3 };
             let mut worst: HashMap<Variant, Profile> = HashMap::new();
+            // the worst mass outside e^±ε with 𝓛′ fixed and published, by database size
+            let mut by_size = vec![(0.0f64, 0.0f64); max_m + 1];
             let mut pairs = 0;
             for db in databases(&leaves(&parents), max_m) {
                 for (_, nb) in neighbours(&db) {
                     pairs += 1;
                     for (_, v) in NAMES {
                         let (d, dn) = pair(&m, &db, &nb, v, keep, None);
-                        worst.entry(v).or_default().merge(&profile(&d, &dn, c.epsilon));
+                        let pr = profile(&d, &dn, c.epsilon);
+                        match v {
+                            Variant::Fixed => by_size[db.len()].0 = by_size[db.len()].0.max(pr.outside()),
+                            Variant::Published => by_size[db.len()].1 = by_size[db.len()].1.max(pr.outside()),
+                            _ => {}
+                        }
+                        worst.entry(v).or_default().merge(&pr);
                     }
                 }
             }
@@ -529,6 +543,10 @@ fn tiny_domains_profile_and_broken_variants() {
             for (name, v) in NAMES {
                 summarize(name, &worst[&v], pairs);
             }
+            let sizes: Vec<String> = (1..=max_m)
+                .map(|n| format!("|D| = {n}: {:.3} / {:.3}", by_size[n].0, by_size[n].1))
+                .collect();
+            eprintln!("  worst mass outside e^±ε, 𝓛′ fixed / published: {}", sizes.join(", "));
             // Without sampling the output size is |D|: the supports of D and D₋ₐ₀ are disjoint.
             assert!(worst[&Variant::NoSampling].outside() > 1.0 - 1e-9);
             assert!(worst[&Variant::NoFrequency].outside() > 0.1);
@@ -538,7 +556,7 @@ fn tiny_domains_profile_and_broken_variants() {
         });
     }
 
-    let (parents, c) = tiny_configs().remove(0);
+    let (parents, c, _) = tiny_configs().remove(0);
     with_lattice(&parents, |l| {
         let p = Parameters::without_condition_10(l, settings(&c)).unwrap();
         let m = model(&parents, &c, &p);
@@ -551,7 +569,7 @@ fn tiny_domains_profile_and_broken_variants() {
         // a₀ released as an element only it generalizes never happens without it.
         let alone: f64 = d
             .iter()
-            .filter(|(g, _)| g.iter().any(|&x| m.rho(&m.decode(x), &nb) == 0))
+            .filter(|(g, _)| g.codes().iter().any(|&x| m.rho(&m.decode(x), &nb) == 0))
             .map(|(_, p)| p)
             .sum();
         eprintln!("Example 1 without 𝓛′: mass of outputs impossible without a₀ = {alone:.3} (δ = 0.1)");

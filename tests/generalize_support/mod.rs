@@ -205,27 +205,28 @@ impl Model {
         cands.into_iter().zip(w).map(|((x, _), w)| (x, w / total)).collect()
     }
 
-    /// The exact distribution of the released multiset (sorted element codes) when every record of `db`
-    /// is kept with probability `keep` and, if kept, releases per `record_distribution` with the given 𝓛′.
+    /// The exact distribution of the released multiset when every record of `db` is kept with probability
+    /// `keep` and, if kept, releases per `record_distribution` with the given 𝓛′.
     pub fn output_distribution(
         &self,
         db: &[Element],
         keep: f64,
         member: &dyn Fn(&[u32], u64) -> bool,
-    ) -> HashMap<Vec<u32>, f64> {
-        let mut dist: HashMap<Vec<u32>, f64> = HashMap::new();
-        dist.insert(vec![], 1.0);
+    ) -> HashMap<Key, f64> {
+        let mut dist: HashMap<Key, f64> = HashMap::new();
+        dist.insert(Key::EMPTY, 1.0);
         for a in db {
-            let q = self.record_distribution(a, db, member);
+            let q: Vec<(u32, f64)> = self
+                .record_distribution(a, db, member)
+                .into_iter()
+                .map(|(x, p)| (self.code(&x), p))
+                .collect();
             let released: f64 = q.iter().map(|c| c.1).sum::<f64>() * keep;
-            let mut next: HashMap<Vec<u32>, f64> = HashMap::new();
-            for (g, p) in &dist {
-                *next.entry(g.clone()).or_default() += p * (1.0 - released);
-                for (x, px) in &q {
-                    let mut h = g.clone();
-                    h.push(self.code(x));
-                    h.sort_unstable();
-                    *next.entry(h).or_default() += p * keep * px;
+            let mut next: HashMap<Key, f64> = HashMap::with_capacity(dist.len() * (q.len() + 1));
+            for (&g, &p) in &dist {
+                *next.entry(g).or_default() += p * (1.0 - released);
+                for &(x, px) in &q {
+                    *next.entry(g.with(x)).or_default() += p * keep * px;
                 }
             }
             dist = next;
@@ -257,6 +258,44 @@ impl Model {
         all.sort();
         all.dedup();
         all
+    }
+}
+
+/// A multiset of at most 10 element codes below 64, packed: the length in the top 4 bits, the codes sorted
+/// in 6-bit slots.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Key(pub u64);
+
+impl Key {
+    pub const EMPTY: Key = Key(0);
+
+    pub fn len(self) -> usize {
+        (self.0 >> 60) as usize
+    }
+
+    pub fn is_empty(self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn codes(self) -> Vec<u32> {
+        (0..self.len()).map(|i| ((self.0 >> (6 * i)) & 63) as u32).collect()
+    }
+
+    pub fn of(codes: &[u32]) -> Key {
+        let mut sorted = codes.to_vec();
+        sorted.sort_unstable();
+        assert!(sorted.len() <= 10 && sorted.iter().all(|&c| c < 64));
+        let mut k = (sorted.len() as u64) << 60;
+        for (i, &c) in sorted.iter().enumerate() {
+            k |= u64::from(c) << (6 * i);
+        }
+        Key(k)
+    }
+
+    pub fn with(self, code: u32) -> Key {
+        let mut c = self.codes();
+        c.push(code);
+        Key::of(&c)
     }
 }
 
