@@ -22,7 +22,7 @@ use dpmo::pareto::{
 use dpmo::sensitivity::degree::{degree_all, degree_delta_table, DEGREE_GLOBAL_SENSITIVITY};
 use dpmo::sensitivity::egodensity::{egodensity_all, egodensity_delta_table, EGODENSITY_GLOBAL_SENSITIVITY};
 use dpmo::sensitivity::{DeltaSource, LocalSensitivity};
-use dpmo::{select_privagg, select_privpareto, AggSensitivity, Dominance, ParetoSensitivity, Selector};
+use dpmo::{select_privagg, select_privpareto, AggSensitivity, Arithmetic, Dominance, ParetoSensitivity, Selector};
 use rand_core::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::hint::black_box;
@@ -260,19 +260,19 @@ fn enron(quick: bool) {
     ];
     let budget = Duration::from_millis(if quick { 100 } else { 1000 });
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
-    let need = privpareto_scratch_len(n, 2, cols).unwrap();
-    let agg_need = privagg_scratch_len(n, cols).unwrap();
+    let need = privpareto_scratch_len(n, 2).unwrap();
+    let agg_need = privagg_scratch_len(n, 2).unwrap();
     let mut values = vec![0.0; need.values.max(agg_need.values)];
     let mut indices = vec![0usize; need.indices.max(agg_need.indices)];
     let mut out = [0usize; 1];
     let eps = 1.0;
     let local = ParetoSensitivity::Local {
         deltas: &deltas,
-        columns: cols,
+        max_distance: 0,
         dampening: Dampening::Shifted,
     };
     let cases: [(&str, ParetoSensitivity<'_>); 2] = [
-        ("local PrivPareto (shifted, exponential, 16 columns)", local),
+        ("local PrivPareto (shifted, exponential, automatic)", local),
         ("global PrivPareto (Δ = n − 1, exponential)", ParetoSensitivity::Global),
     ];
     for (name, sens) in cases {
@@ -288,6 +288,7 @@ fn enron(quick: bool) {
                 &mut out,
                 &mut values,
                 &mut indices,
+                Arithmetic::Exact,
             )
             .unwrap();
             black_box(out);
@@ -302,7 +303,7 @@ fn enron(quick: bool) {
             &weights,
             AggSensitivity::Local {
                 deltas: &deltas,
-                columns: cols,
+                max_distance: 0,
                 dampening: Dampening::Shifted,
             },
             Selector::Exponential,
@@ -310,6 +311,7 @@ fn enron(quick: bool) {
             &mut out,
             &mut values,
             &mut indices,
+            Arithmetic::Exact,
         )
         .unwrap();
         black_box(out);

@@ -3,7 +3,7 @@
 //! the library is faster). Not a test: nothing here asserts a time.
 
 use dpmo::dampen::Dampening;
-use dpmo::select::{select, Noise, Selector};
+use dpmo::select::{select, Arithmetic, Noise, Selector};
 use dpmo::sensitivity::{DeltaSource, LocalSensitivity};
 use dpmo::{sample, select_local_dampening};
 use rand_core::{Rng, SeedableRng};
@@ -90,16 +90,40 @@ fn main() {
         let n = 10usize.pow(exp);
         let scores: Vec<f64> = (0..n).map(|_| 100.0 * sample::uniform_open01(&mut rng)).collect();
         let mut perm = vec![0usize; n];
-        let cases: [(&str, Selector); 5] = [
-            ("exponential", Selector::Exponential),
-            ("permute-and-flip", Selector::PermuteAndFlip),
-            ("noisy-max Laplace", Selector::NoisyMax(Noise::Laplace)),
-            ("noisy-max Gumbel", Selector::NoisyMax(Noise::Gumbel)),
-            ("noisy-max Exponential", Selector::NoisyMax(Noise::Exponential)),
+        let cases: [(&str, Selector, Arithmetic); 9] = [
+            ("exponential (exact)", Selector::Exponential, Arithmetic::Exact),
+            ("exponential (float)", Selector::Exponential, Arithmetic::Float),
+            ("permute-and-flip (exact)", Selector::PermuteAndFlip, Arithmetic::Exact),
+            ("permute-and-flip (float)", Selector::PermuteAndFlip, Arithmetic::Float),
+            (
+                "noisy-max Laplace (float)",
+                Selector::NoisyMax(Noise::Laplace),
+                Arithmetic::Float,
+            ),
+            (
+                "noisy-max Gumbel (exact)",
+                Selector::NoisyMax(Noise::Gumbel),
+                Arithmetic::Exact,
+            ),
+            (
+                "noisy-max Gumbel (float)",
+                Selector::NoisyMax(Noise::Gumbel),
+                Arithmetic::Float,
+            ),
+            (
+                "noisy-max Exp (exact)",
+                Selector::NoisyMax(Noise::Exponential),
+                Arithmetic::Exact,
+            ),
+            (
+                "noisy-max Exp (float)",
+                Selector::NoisyMax(Noise::Exponential),
+                Arithmetic::Float,
+            ),
         ];
-        for (name, sel) in cases {
+        for (name, sel, arithmetic) in cases {
             let t = time(budget, || {
-                select(&mut rng, sel, &scores, delta, eps, &mut perm).unwrap_or(0)
+                select(&mut rng, sel, &scores, delta, eps, &mut perm, arithmetic).unwrap_or(0)
             });
             let r = time(budget, || match sel {
                 Selector::Exponential => reference_exponential(&mut rng, &scores, delta, eps),
@@ -133,11 +157,13 @@ fn main() {
             n,
         )
         .unwrap();
-        let mut scratch = vec![0.0; n];
+        let mut scratch = vec![0.0; 2 * n];
         let mut perm = vec![0usize; n];
-        for (name, kind) in [
-            ("local dampening", Dampening::Plain),
-            ("shifted local dampening", Dampening::Shifted),
+        for (name, kind, arithmetic) in [
+            ("local dampening (exact)", Dampening::Plain, Arithmetic::Exact),
+            ("local dampening (float)", Dampening::Plain, Arithmetic::Float),
+            ("shifted (exact)", Dampening::Shifted, Arithmetic::Exact),
+            ("shifted (float)", Dampening::Shifted, Arithmetic::Float),
         ] {
             let t = time(budget, || {
                 select_local_dampening(
@@ -149,6 +175,7 @@ fn main() {
                     eps,
                     &mut scratch,
                     &mut perm,
+                    arithmetic,
                 )
                 .unwrap_or(0)
             });

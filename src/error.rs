@@ -36,11 +36,14 @@ pub enum Error {
     BudgetExhausted,
     /// An output buffer overlaps an input buffer (C ABI only).
     OverlappingBuffers,
+    /// The request has no implementation in the arithmetic asked for (report-noisy-max with Laplace noise
+    /// in exact arithmetic), or the platform lacks a facility (an operating-system random source).
+    Unsupported,
 }
 
 impl Error {
     /// Every variant, in status-code order (code = index + 1; 0 is success).
-    pub const ALL: [Error; 14] = [
+    pub const ALL: [Error; 15] = [
         Error::NullPointer,
         Error::EmptyInput,
         Error::NonFiniteInput,
@@ -55,6 +58,7 @@ impl Error {
         Error::CapacityExceeded,
         Error::BudgetExhausted,
         Error::OverlappingBuffers,
+        Error::Unsupported,
     ];
 
     /// The stable numeric status code of this error (0 is reserved for success).
@@ -74,6 +78,7 @@ impl Error {
             Error::CapacityExceeded => 12,
             Error::BudgetExhausted => 13,
             Error::OverlappingBuffers => 14,
+            Error::Unsupported => 15,
         }
     }
 
@@ -100,6 +105,9 @@ impl Error {
             Error::CapacityExceeded => c"An input exceeds a fixed capacity of the library (more than 16 objectives, or a contingency table larger than 16 x 16).",
             Error::BudgetExhausted => c"The remaining privacy budget is smaller than the epsilon requested.",
             Error::OverlappingBuffers => c"An output buffer overlaps an input buffer.",
+            Error::Unsupported => {
+                c"Not supported: this mechanism has no exact implementation (report-noisy-max with Laplace noise: ask for floating-point arithmetic explicitly, or use Gumbel or exponential noise), or the platform lacks the facility asked for."
+            }
         }
     }
 

@@ -79,6 +79,21 @@ pub fn mul_up(a: f64, b: f64) -> f64 {
     }
 }
 
+/// A lower bound on the exact a / b for finite a ≥ 0 and b > 0: fl(a / b), moved down one ulp when the
+/// rounding went up (the remainder a − q·b, exact by FMA, is then negative).
+#[inline]
+pub fn div_down(a: f64, b: f64) -> f64 {
+    let q = a / b;
+    if !q.is_finite() || q == 0.0 {
+        return q;
+    }
+    if libm::fma(-q, b, a) < 0.0 {
+        next_down(q)
+    } else {
+        q
+    }
+}
+
 /// A total order on non-NaN doubles that agrees with IEEE comparison (so −0 and +0 tie, unlike
 /// `f64::total_cmp`). Callers validate that no NaN reaches it.
 #[inline]
@@ -112,5 +127,11 @@ mod tests {
         assert_eq!(next_up(-f64::from_bits(1)), -0.0);
         assert_eq!(next_down(0.0), -f64::from_bits(1));
         assert_eq!(cmp(-0.0, 0.0), core::cmp::Ordering::Equal);
+        assert_eq!(div_down(1.0, 4.0), 0.25);
+        for (a, b) in [(1.0, 3.0), (0.1, 7.0), (2.0, 3.0), (1e-300, 3.0), (5.0, 1e10)] {
+            let q = div_down(a, b);
+            assert!(libm::fma(-q, b, a) >= 0.0, "{a}/{b}: {q}·{b} exceeds {a}");
+            assert!(q == a / b || next_up(q) == a / b);
+        }
     }
 }

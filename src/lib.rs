@@ -2,13 +2,33 @@
 //!
 //! A `#![no_std]`, allocation-free core. Every private selection is the same pipeline:
 //! **score** (a utility, the Pareto score, or a weighted sum) → **dampen** (only with local sensitivity) →
-//! **select** (exponential mechanism, permute-and-flip, report-noisy-max).
+//! **select** (exponential mechanism, permute-and-flip, report-noisy-max). Every selector runs in exact
+//! arithmetic by default ([`exact`], [`Arithmetic`]): each output has exactly the probability of the
+//! mathematical mechanism, so the ε-DP guarantee holds in the arithmetic that runs.
+//!
+//! Functions take slices, caller scratch and any [`rand_core::Rng`]; in production use ChaCha20 seeded from
+//! the operating system ([`GeneratorState::chacha20`]).
+//!
+//! ```
+//! use dpmo::{select_exponential, GeneratorState};
+//! use dpmo::privacy::PrivacyBudget;
+//!
+//! let mut rng = GeneratorState::chacha20([42; 32]).load()?; // seed from the OS in production
+//! let mut budget = PrivacyBudget::new(1.0)?;
+//! let counts = [120.0, 95.0, 130.0, 40.0]; // one person changes one count by at most 1
+//! budget.charge(0.5)?;
+//! let featured = select_exponential(&mut rng, &counts, 1.0, 0.5)?;
+//! assert!(featured < 4);
+//! assert_eq!(budget.remaining(), 0.5);
+//! # Ok::<(), dpmo::Error>(())
+//! ```
 #![no_std]
 #![forbid(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs)]
 
 pub mod dampen;
 mod error;
+pub mod exact;
 mod fenwick;
 pub mod float;
 pub mod generalize;
@@ -24,7 +44,9 @@ pub mod sensitivity;
 
 pub use dampen::{dampen, dampen_shifted, Dampening};
 pub use error::Error;
-pub use local::{local_dampening_probabilities, select_local_dampening, select_local_dampening_top_k};
+pub use local::{
+    local_dampening_probabilities, local_dampening_scratch_len, select_local_dampening, select_local_dampening_top_k,
+};
 pub use multi::{
     privagg_probabilities, privpareto_probabilities, select_privagg, select_privpareto, AggSensitivity,
     ParetoSensitivity,
@@ -33,7 +55,7 @@ pub use pareto::Dominance;
 pub use rng::{Generator, GeneratorKind, GeneratorState};
 pub use select::{
     exponential_probabilities, select, select_exponential, select_noisy_max, select_permute_and_flip, select_top_k,
-    select_top_k_gumbel, Noise, Selector,
+    select_top_k_gumbel, Arithmetic, Noise, Selector,
 };
 pub use sensitivity::{DeltaSource, LocalSensitivity};
 

@@ -7,8 +7,9 @@
 //! * Because the dampened scores have sensitivity 1 (Lemma 3.7), any global-sensitivity selector may follow
 //!   instead of the exponential mechanism; permute-and-flip is never less accurate.
 
-use crate::dampen::{dampen_with, Dampening};
-use crate::select::{probabilities_in_place, select, select_top_k, Selector};
+use crate::dampen::{dampen_exact, dampen_with, Dampening};
+use crate::select::exact::as_words;
+use crate::select::{probabilities_in_place, select, select_int, select_top_k, top_k_int, Arithmetic, Noise, Selector};
 use crate::sensitivity::LocalSensitivity;
 use crate::Error;
 use rand_core::Rng;
@@ -34,10 +35,22 @@ pub fn local_dampening_probabilities(
     probabilities_in_place(&mut out[..utilities.len()], 1.0, epsilon)
 }
 
-/// Local dampening (plain or shifted) followed by `selector` with Δ = 1.
+/// The double scratch [`select_local_dampening`] needs for n candidates (2n: exact arithmetic keeps each
+/// dampened score as a 128-bit integer), and the same for each of the two double scratches of
+/// [`select_local_dampening_top_k`]. [`Error::Overflow`] when 2n does not fit.
+pub fn local_dampening_scratch_len(n: usize) -> Result<usize, Error> {
+    n.checked_mul(2).ok_or(Error::Overflow)
+}
+
+/// Local dampening (plain or shifted) followed by `selector` with Δ = 1, in `arithmetic`.
 ///
-/// `score_scratch` (length ≥ n) holds the dampened scores; `perm_scratch` (length ≥ n) is needed only by
-/// permute-and-flip and may be empty otherwise. O(n) plus the dampening cost.
+/// In exact arithmetic the dampened scores are computed without rounding on the grid of Δ (the δ values
+/// rounded up, the utilities floored: [`crate::dampen`](mod@crate::dampen)'s exact stage) and the selector runs exactly on
+/// them; in float arithmetic both stages use doubles.
+///
+/// `score_scratch` (length ≥ [`local_dampening_scratch_len`]) holds the dampened scores; `perm_scratch`
+/// (length ≥ n) is needed only when [`Selector::needs_permutation`] and may be empty otherwise. O(n) plus
+/// the dampening cost.
 #[allow(clippy::too_many_arguments)]
 pub fn select_local_dampening<R: Rng + ?Sized>(
     rng: &mut R,
@@ -48,24 +61,50 @@ pub fn select_local_dampening<R: Rng + ?Sized>(
     epsilon: f64,
     score_scratch: &mut [f64],
     perm_scratch: &mut [usize],
+    arithmetic: Arithmetic,
 ) -> Result<usize, Error> {
     if !(epsilon.is_finite() && epsilon > 0.0) {
         return Err(Error::InvalidEpsilon);
     }
     let n = utilities.len();
-    if score_scratch.len() < n || (selector == Selector::PermuteAndFlip && perm_scratch.len() < n) {
+    if arithmetic == Arithmetic::Exact && selector == Selector::NoisyMax(Noise::Laplace) {
+        return Err(Error::Unsupported);
+    }
+    let need = match arithmetic {
+        Arithmetic::Exact => local_dampening_scratch_len(n)?,
+        Arithmetic::Float => n,
+    };
+    if score_scratch.len() < need || (selector.needs_permutation(arithmetic) && perm_scratch.len() < n) {
         return Err(Error::ScratchTooSmall);
     }
-    dampen_with(utilities, delta, kind, score_scratch)?;
-    select(rng, selector, &score_scratch[..n], 1.0, epsilon, perm_scratch)
+    match arithmetic {
+        Arithmetic::Float => {
+            dampen_with(utilities, delta, kind, score_scratch)?;
+            select(
+                rng,
+                selector,
+                &score_scratch[..n],
+                1.0,
+                epsilon,
+                perm_scratch,
+                arithmetic,
+            )
+        }
+        Arithmetic::Exact => {
+            let words = as_words(&mut score_scratch[..need]);
+            let units = dampen_exact(utilities, delta, kind, words)?;
+            select_int(rng, selector, words, units, epsilon, perm_scratch)
+        }
+    }
 }
 
 /// Top-k without replacement with local dampening: the dampened scores do not depend on the candidate set
 /// (δ(x, t, r) is per candidate), so they are computed once and k rounds of `selector` at ε/k each run on
-/// them with Δ = 1 ([`select_top_k`]). ε-DP in total by sequential composition.
+/// them with Δ = 1 ([`select_top_k`]), in `arithmetic`. ε-DP in total by sequential composition.
 ///
-/// Scratch: `dampened`, `score_scratch` and `index_scratch` of length ≥ n, `perm_scratch` of length ≥ n for
-/// permute-and-flip (may be empty otherwise). Writes k = `out.len()` indices in pick order.
+/// Scratch: `dampened` and `score_scratch` of length ≥ [`local_dampening_scratch_len`], `index_scratch` of
+/// length ≥ n, `perm_scratch` of length ≥ n when [`Selector::needs_permutation`] (may be empty
+/// otherwise). Writes k = `out.len()` indices in pick order.
 #[allow(clippy::too_many_arguments)]
 pub fn select_local_dampening_top_k<R: Rng + ?Sized>(
     rng: &mut R,
@@ -79,6 +118,7 @@ pub fn select_local_dampening_top_k<R: Rng + ?Sized>(
     score_scratch: &mut [f64],
     index_scratch: &mut [usize],
     perm_scratch: &mut [usize],
+    arithmetic: Arithmetic,
 ) -> Result<(), Error> {
     if !(epsilon.is_finite() && epsilon > 0.0) {
         return Err(Error::InvalidEpsilon);
@@ -87,19 +127,55 @@ pub fn select_local_dampening_top_k<R: Rng + ?Sized>(
     if out.is_empty() || out.len() > n {
         return Err(Error::InvalidArgument);
     }
-    if dampened.len() < n {
-        return Err(Error::ScratchTooSmall);
+    if arithmetic == Arithmetic::Exact && selector == Selector::NoisyMax(Noise::Laplace) {
+        return Err(Error::Unsupported);
     }
-    dampen_with(utilities, delta, kind, dampened)?;
-    select_top_k(
-        rng,
-        selector,
-        &dampened[..n],
-        1.0,
-        epsilon,
-        out,
-        score_scratch,
-        index_scratch,
-        perm_scratch,
-    )
+    match arithmetic {
+        Arithmetic::Float => {
+            if dampened.len() < n
+                || score_scratch.len() < n
+                || index_scratch.len() < n
+                || (selector.needs_permutation(arithmetic) && perm_scratch.len() < n)
+            {
+                return Err(Error::ScratchTooSmall);
+            }
+            dampen_with(utilities, delta, kind, dampened)?;
+            select_top_k(
+                rng,
+                selector,
+                &dampened[..n],
+                1.0,
+                epsilon,
+                out,
+                score_scratch,
+                index_scratch,
+                perm_scratch,
+                arithmetic,
+            )
+        }
+        Arithmetic::Exact => {
+            let need = local_dampening_scratch_len(n)?;
+            if dampened.len() < need
+                || score_scratch.len() < need
+                || index_scratch.len() < n
+                || (selector.needs_permutation(arithmetic) && perm_scratch.len() < n)
+            {
+                return Err(Error::ScratchTooSmall);
+            }
+            let words = as_words(&mut dampened[..need]);
+            let units = dampen_exact(utilities, delta, kind, words)?;
+            let work = as_words(&mut score_scratch[..need]);
+            top_k_int(
+                rng,
+                selector,
+                words,
+                units,
+                epsilon,
+                out,
+                work,
+                index_scratch,
+                perm_scratch,
+            )
+        }
+    }
 }

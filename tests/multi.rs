@@ -10,23 +10,25 @@ use dpmo::pareto::pareto_scores_naive;
 use dpmo::sensitivity::{DeltaSource, LocalSensitivity};
 use dpmo::{
     exponential_probabilities, privagg_probabilities, privpareto_probabilities, select_privagg, select_privpareto,
-    AggSensitivity, Dominance, Error, ParetoSensitivity, Selector,
+    AggSensitivity, Arithmetic, Dominance, Error, ParetoSensitivity, Selector,
 };
+
+const BOTH: [Arithmetic; 2] = [Arithmetic::Exact, Arithmetic::Float];
 
 const DRAWS: usize = 200_000;
 
 /// Five candidates, two objectives (the shape of PrivPareto Example 4.4), with ties.
 const U: [f64; 10] = [5.0, 1.0, 1.0, 5.0, 3.0, 3.0, 2.0, 2.0, 1.0, 0.5];
 
-fn scratch(n: usize, m: usize, cols: usize) -> (Vec<f64>, Vec<usize>) {
-    let a = privpareto_scratch_len(n, m, cols).unwrap();
-    let b = privagg_scratch_len(n, cols).unwrap();
+fn scratch(n: usize, m: usize) -> (Vec<f64>, Vec<usize>) {
+    let a = privpareto_scratch_len(n, m).unwrap();
+    let b = privagg_scratch_len(n, m).unwrap();
     (vec![0.0; a.values.max(b.values)], vec![0; a.indices.max(b.indices)])
 }
 
 #[test]
 fn global_privpareto_is_the_exponential_mechanism_on_pareto_scores() {
-    let (mut v, mut ix) = scratch(5, 2, 0);
+    let (mut v, mut ix) = scratch(5, 2);
     for dom in [Dominance::Textbook, Dominance::Weak] {
         let mut ps = [0.0; 5];
         pareto_scores_naive(&U, 2, dom, &mut ps).unwrap();
@@ -39,23 +41,26 @@ fn global_privpareto_is_the_exponential_mechanism_on_pareto_scores() {
         }
         let mut g = rng(21);
         let mut out = [0usize; 1];
-        let counts = histogram(5, DRAWS, || {
-            select_privpareto(
-                &mut g,
-                &U,
-                2,
-                dom,
-                ParetoSensitivity::Global,
-                Selector::Exponential,
-                2.0,
-                &mut out,
-                &mut v,
-                &mut ix,
-            )
-            .unwrap();
-            out[0]
-        });
-        assert_fits(&format!("global PrivPareto {dom:?}"), &counts, &p);
+        for a in BOTH {
+            let counts = histogram(5, DRAWS, || {
+                select_privpareto(
+                    &mut g,
+                    &U,
+                    2,
+                    dom,
+                    ParetoSensitivity::Global,
+                    Selector::Exponential,
+                    2.0,
+                    &mut out,
+                    &mut v,
+                    &mut ix,
+                    a,
+                )
+                .unwrap();
+                out[0]
+            });
+            assert_fits(&format!("{a:?} global PrivPareto {dom:?}"), &counts, &p);
+        }
     }
 }
 
@@ -67,11 +72,11 @@ fn local_privpareto_samples_match_its_exact_probabilities() {
         LocalSensitivity::new(DeltaSource::PerCandidate(&ones), 1.0, 4, 5).unwrap(),
         LocalSensitivity::new(DeltaSource::PerCandidate(&halves), 1.0, 4, 5).unwrap(),
     ];
-    let (mut v, mut ix) = scratch(5, 2, 3);
+    let (mut v, mut ix) = scratch(5, 2);
     for damp in [Dampening::Plain, Dampening::Shifted] {
         let sens = ParetoSensitivity::Local {
             deltas: &d,
-            columns: 3,
+            max_distance: 3,
             dampening: damp,
         };
         let mut p = [0.0; 5];
@@ -79,23 +84,26 @@ fn local_privpareto_samples_match_its_exact_probabilities() {
         assert!((p.iter().sum::<f64>() - 1.0).abs() < 1e-12);
         let mut g = rng(22);
         let mut out = [0usize; 1];
-        let counts = histogram(5, DRAWS, || {
-            select_privpareto(
-                &mut g,
-                &U,
-                2,
-                Dominance::Textbook,
-                sens,
-                Selector::Exponential,
-                3.0,
-                &mut out,
-                &mut v,
-                &mut ix,
-            )
-            .unwrap();
-            out[0]
-        });
-        assert_fits(&format!("local PrivPareto {damp:?}"), &counts, &p);
+        for a in BOTH {
+            let counts = histogram(5, DRAWS, || {
+                select_privpareto(
+                    &mut g,
+                    &U,
+                    2,
+                    Dominance::Textbook,
+                    sens,
+                    Selector::Exponential,
+                    3.0,
+                    &mut out,
+                    &mut v,
+                    &mut ix,
+                    a,
+                )
+                .unwrap();
+                out[0]
+            });
+            assert_fits(&format!("{a:?} local PrivPareto {damp:?}"), &counts, &p);
+        }
     }
 }
 
@@ -123,44 +131,48 @@ fn privpareto_top_k_rescores_the_remaining_candidates() {
             exact.push((vec![a, b], p1[i] * p2[j]));
         }
     }
-    let (mut v, mut ix) = scratch(n, 2, 0);
+    let (mut v, mut ix) = scratch(n, 2);
     let mut g = rng(23);
     let mut out = [0usize; 2];
-    assert_tuples_fit("global PrivPareto top-2", &exact, DRAWS, || {
-        select_privpareto(
-            &mut g,
-            &U,
-            2,
-            Dominance::Textbook,
-            ParetoSensitivity::Global,
-            Selector::Exponential,
-            3.0,
-            &mut out,
-            &mut v,
-            &mut ix,
-        )
-        .unwrap();
-        out.to_vec()
-    });
+    for a in BOTH {
+        assert_tuples_fit(&format!("{a:?} global PrivPareto top-2"), &exact, DRAWS, || {
+            select_privpareto(
+                &mut g,
+                &U,
+                2,
+                Dominance::Textbook,
+                ParetoSensitivity::Global,
+                Selector::Exponential,
+                3.0,
+                &mut out,
+                &mut v,
+                &mut ix,
+                a,
+            )
+            .unwrap();
+            out.to_vec()
+        });
+    }
     // k = n returns every candidate once, for every selector and both sensitivities.
     let ones = [1.0; 5];
     let d = [
         LocalSensitivity::new(DeltaSource::PerCandidate(&ones), 1.0, 4, 5).unwrap(),
         LocalSensitivity::new(DeltaSource::PerCandidate(&ones), 1.0, 4, 5).unwrap(),
     ];
-    let (mut v, mut ix) = scratch(n, 2, 4);
+    let (mut v, mut ix) = scratch(n, 2);
     for sens in [
         ParetoSensitivity::Global,
         ParetoSensitivity::Local {
             deltas: &d,
-            columns: 4,
+            max_distance: 4,
             dampening: Dampening::Shifted,
         },
     ] {
-        for sel in [
-            Selector::Exponential,
-            Selector::PermuteAndFlip,
-            Selector::NoisyMax(dpmo::Noise::Laplace),
+        for (sel, a) in [
+            (Selector::Exponential, Arithmetic::Exact),
+            (Selector::PermuteAndFlip, Arithmetic::Exact),
+            (Selector::NoisyMax(dpmo::Noise::Exponential), Arithmetic::Exact),
+            (Selector::NoisyMax(dpmo::Noise::Laplace), Arithmetic::Float),
         ] {
             let mut all = [0usize; 5];
             select_privpareto(
@@ -174,6 +186,7 @@ fn privpareto_top_k_rescores_the_remaining_candidates() {
                 &mut all,
                 &mut v,
                 &mut ix,
+                a,
             )
             .unwrap();
             all.sort();
@@ -189,7 +202,7 @@ fn privagg_matches_the_weighted_sum_with_its_sensitivities() {
     let agg: Vec<f64> = (0..5).map(|r| 2.0 * U[2 * r] - U[2 * r + 1]).collect();
     let mut expected = [0.0; 5];
     exponential_probabilities(&agg, 2.0 * 1.0 + 1.0 * 3.0, 1.0, &mut expected).unwrap();
-    let (mut v, mut ix) = scratch(5, 2, 2);
+    let (mut v, mut ix) = scratch(5, 2);
     let mut p = [0.0; 5];
     privagg_probabilities(&U, &w, AggSensitivity::Global(&globals), 1.0, &mut p, &mut v).unwrap();
     for (a, b) in p.iter().zip(&expected) {
@@ -197,22 +210,25 @@ fn privagg_matches_the_weighted_sum_with_its_sensitivities() {
     }
     let mut g = rng(24);
     let mut out = [0usize; 1];
-    let counts = histogram(5, DRAWS, || {
-        select_privagg(
-            &mut g,
-            &U,
-            &w,
-            AggSensitivity::Global(&globals),
-            Selector::Exponential,
-            1.0,
-            &mut out,
-            &mut v,
-            &mut ix,
-        )
-        .unwrap();
-        out[0]
-    });
-    assert_fits("global PrivAgg", &counts, &p);
+    for a in BOTH {
+        let counts = histogram(5, DRAWS, || {
+            select_privagg(
+                &mut g,
+                &U,
+                &w,
+                AggSensitivity::Global(&globals),
+                Selector::Exponential,
+                1.0,
+                &mut out,
+                &mut v,
+                &mut ix,
+                a,
+            )
+            .unwrap();
+            out[0]
+        });
+        assert_fits(&format!("{a:?} global PrivAgg"), &counts, &p);
+    }
 
     // Local: δ_agg = 2·δ_1 + 1·δ_2, Δ_agg = 5, then dampening.
     let d1 = [0.5, 1.0, 0.25, 1.0, 1.0];
@@ -236,34 +252,37 @@ fn privagg_matches_the_weighted_sum_with_its_sensitivities() {
     dpmo::local_dampening_probabilities(&agg, &by_hand, Dampening::Plain, 1.0, &mut expected).unwrap();
     let sens = AggSensitivity::Local {
         deltas: &d,
-        columns: 2,
+        max_distance: 2,
         dampening: Dampening::Plain,
     };
     privagg_probabilities(&U, &w, sens, 1.0, &mut p, &mut v).unwrap();
     for (a, b) in p.iter().zip(&expected) {
         assert!((a - b).abs() < 1e-15, "{p:?} vs {expected:?}");
     }
-    let counts = histogram(5, DRAWS, || {
-        select_privagg(
-            &mut g,
-            &U,
-            &w,
-            sens,
-            Selector::Exponential,
-            1.0,
-            &mut out,
-            &mut v,
-            &mut ix,
-        )
-        .unwrap();
-        out[0]
-    });
-    assert_fits("local PrivAgg", &counts, &p);
+    for a in BOTH {
+        let counts = histogram(5, DRAWS, || {
+            select_privagg(
+                &mut g,
+                &U,
+                &w,
+                sens,
+                Selector::Exponential,
+                1.0,
+                &mut out,
+                &mut v,
+                &mut ix,
+                a,
+            )
+            .unwrap();
+            out[0]
+        });
+        assert_fits(&format!("{a:?} local PrivAgg"), &counts, &p);
+    }
 }
 
 #[test]
 fn multi_objective_inputs_are_validated_and_nothing_is_written() {
-    let (mut v, mut ix) = scratch(5, 2, 2);
+    let (mut v, mut ix) = scratch(5, 2);
     let mut g = rng(25);
     let mut out = [9usize; 2];
     let sel = Selector::Exponential;
@@ -279,6 +298,7 @@ fn multi_objective_inputs_are_validated_and_nothing_is_written() {
             out,
             v,
             ix,
+            Arithmetic::Exact,
         )
     };
     assert_eq!(
@@ -298,8 +318,13 @@ fn multi_objective_inputs_are_validated_and_nothing_is_written() {
         Err(Error::EmptyInput)
     );
     assert_eq!(
-        run(&[1.0, f64::NAN], 2, 1.0, &mut out, &mut v, &mut ix, &mut g),
+        run(&[1.0, f64::NAN], 2, 1.0, &mut out[..1], &mut v, &mut ix, &mut g),
         Err(Error::NonFiniteInput)
+    );
+    // k > n is an argument error and is reported before the data is looked at.
+    assert_eq!(
+        run(&[1.0, f64::NAN], 2, 1.0, &mut out, &mut v, &mut ix, &mut g),
+        Err(Error::InvalidArgument)
     );
     assert_eq!(
         run(&U, 2, 0.0, &mut out, &mut v, &mut ix, &mut g),
@@ -325,7 +350,8 @@ fn multi_objective_inputs_are_validated_and_nothing_is_written() {
             1.0,
             &mut out,
             &mut v,
-            &mut ix
+            &mut ix,
+            Arithmetic::Exact
         ),
         Err(Error::NonFiniteInput)
     );
@@ -339,7 +365,8 @@ fn multi_objective_inputs_are_validated_and_nothing_is_written() {
             1.0,
             &mut out,
             &mut v,
-            &mut ix
+            &mut ix,
+            Arithmetic::Exact
         ),
         Err(Error::LengthMismatch)
     );
@@ -348,7 +375,7 @@ fn multi_objective_inputs_are_validated_and_nothing_is_written() {
     let ds = [d, d];
     let sens = ParetoSensitivity::Local {
         deltas: &ds,
-        columns: 2,
+        max_distance: 2,
         dampening: Dampening::Plain,
     };
     assert_eq!(
@@ -362,7 +389,8 @@ fn multi_objective_inputs_are_validated_and_nothing_is_written() {
             1.0,
             &mut out,
             &mut v,
-            &mut ix
+            &mut ix,
+            Arithmetic::Exact
         ),
         Err(Error::InvalidSensitivityValue)
     );

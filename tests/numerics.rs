@@ -3,7 +3,7 @@
 mod common;
 
 use dpmo::dampen::Dampening;
-use dpmo::select::{exponential_probabilities, select, Noise, Selector};
+use dpmo::select::{exponential_probabilities, select, Arithmetic, Noise, Selector};
 use dpmo::sensitivity::{DeltaSource, LocalSensitivity};
 use dpmo::{dampen, local_dampening_probabilities, Error};
 
@@ -14,6 +14,19 @@ const SELECTORS: [Selector; 5] = [
     Selector::NoisyMax(Noise::Gumbel),
     Selector::NoisyMax(Noise::Exponential),
 ];
+
+/// Every selector in every arithmetic that implements it (Laplace noise has no exact form).
+fn runnable() -> Vec<(Selector, Arithmetic)> {
+    let mut v = Vec::new();
+    for a in [Arithmetic::Exact, Arithmetic::Float] {
+        for sel in SELECTORS {
+            if !(a == Arithmetic::Exact && sel == Selector::NoisyMax(Noise::Laplace)) {
+                v.push((sel, a));
+            }
+        }
+    }
+    v
+}
 
 fn extreme_inputs() -> Vec<(Vec<f64>, f64, f64)> {
     let mut v = Vec::new();
@@ -60,9 +73,9 @@ fn every_selector_returns_a_valid_index_for_extreme_inputs() {
     let mut g = common::rng(1);
     for (s, delta, eps) in extreme_inputs() {
         let mut perm = vec![0; s.len()];
-        for sel in SELECTORS {
+        for (sel, a) in runnable() {
             for _ in 0..20 {
-                let r = select(&mut g, sel, &s, delta, eps, &mut perm).unwrap();
+                let r = select(&mut g, sel, &s, delta, eps, &mut perm, a).unwrap();
                 assert!(r < s.len());
             }
         }
@@ -81,13 +94,13 @@ fn tiny_budgets_stay_random_and_huge_budgets_concentrate() {
     assert!((p[0] - 0.5).abs() < 1e-9);
     let mut g = common::rng(2);
     let mut perm = [0; 2];
-    for sel in SELECTORS {
+    for (sel, a) in runnable() {
         let picks: usize = (0..2000)
-            .map(|_| select(&mut g, sel, &s, 1.0, 1e-12, &mut perm).unwrap())
+            .map(|_| select(&mut g, sel, &s, 1.0, 1e-12, &mut perm, a).unwrap())
             .sum();
         assert!(
             (800..1200).contains(&picks),
-            "{sel:?} picked index 1 {picks} times out of 2000"
+            "{sel:?} {a:?} picked index 1 {picks} times out of 2000"
         );
     }
     exponential_probabilities(&s, 1.0, 1e12, &mut p).unwrap();
@@ -98,41 +111,76 @@ fn tiny_budgets_stay_random_and_huge_budgets_concentrate() {
 fn invalid_inputs_are_refused_by_every_selector() {
     let mut g = common::rng(3);
     let mut perm = [0; 4];
-    for sel in SELECTORS {
-        assert_eq!(select(&mut g, sel, &[], 1.0, 1.0, &mut perm), Err(Error::EmptyInput));
+    for (sel, a) in runnable() {
+        assert_eq!(select(&mut g, sel, &[], 1.0, 1.0, &mut perm, a), Err(Error::EmptyInput));
         assert_eq!(
-            select(&mut g, sel, &[1.0, f64::NAN], 1.0, 1.0, &mut perm),
+            select(&mut g, sel, &[1.0, f64::NAN], 1.0, 1.0, &mut perm, a),
             Err(Error::NonFiniteInput)
         );
         assert_eq!(
-            select(&mut g, sel, &[1.0, f64::INFINITY], 1.0, 1.0, &mut perm),
+            select(&mut g, sel, &[1.0, f64::INFINITY], 1.0, 1.0, &mut perm, a),
             Err(Error::NonFiniteInput)
         );
         assert_eq!(
-            select(&mut g, sel, &[1.0], 1.0, 0.0, &mut perm),
+            select(&mut g, sel, &[1.0], 1.0, 0.0, &mut perm, a),
             Err(Error::InvalidEpsilon)
         );
         assert_eq!(
-            select(&mut g, sel, &[1.0], 1.0, -0.0, &mut perm),
+            select(&mut g, sel, &[1.0], 1.0, -0.0, &mut perm, a),
             Err(Error::InvalidEpsilon)
         );
         assert_eq!(
-            select(&mut g, sel, &[1.0], 1.0, f64::NAN, &mut perm),
+            select(&mut g, sel, &[1.0], 1.0, f64::NAN, &mut perm, a),
             Err(Error::InvalidEpsilon)
         );
         assert_eq!(
-            select(&mut g, sel, &[1.0], -1.0, 1.0, &mut perm),
+            select(&mut g, sel, &[1.0], -1.0, 1.0, &mut perm, a),
             Err(Error::InvalidSensitivity)
         );
         assert_eq!(
-            select(&mut g, sel, &[1.0], f64::NAN, 1.0, &mut perm),
+            select(&mut g, sel, &[1.0], f64::NAN, 1.0, &mut perm, a),
             Err(Error::InvalidSensitivity)
+        );
+    }
+    // Laplace noise has no exact implementation: refused before anything else is looked at.
+    let laplace = Selector::NoisyMax(Noise::Laplace);
+    for s in [&[][..], &[1.0, f64::NAN][..], &[1.0][..]] {
+        assert_eq!(
+            select(&mut g, laplace, s, 1.0, 1.0, &mut perm, Arithmetic::Exact),
+            Err(Error::Unsupported)
         );
     }
     let mut short = [0usize; 1];
     assert_eq!(
-        select(&mut g, Selector::PermuteAndFlip, &[1.0, 2.0], 1.0, 1.0, &mut short),
+        select(
+            &mut g,
+            Selector::PermuteAndFlip,
+            &[1.0, 2.0],
+            1.0,
+            1.0,
+            &mut short,
+            Arithmetic::Exact
+        ),
         Err(Error::ScratchTooSmall)
+    );
+    for a in [Arithmetic::Exact, Arithmetic::Float] {
+        assert_eq!(
+            select(&mut g, Selector::PermuteAndFlip, &[1.0, 2.0], 1.0, 1.0, &mut short, a),
+            Err(Error::ScratchTooSmall)
+        );
+    }
+    assert_eq!(
+        select(
+            &mut g,
+            Selector::NoisyMax(Noise::Exponential),
+            &[1.0, 2.0],
+            1.0,
+            1.0,
+            &mut short,
+            Arithmetic::Exact
+        ),
+        Err(Error::ScratchTooSmall),
+        "exact report-noisy-max with exponential noise runs as permute-and-flip"
     );
     let mut out = [7.0; 1];
     assert_eq!(

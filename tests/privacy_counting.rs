@@ -1,4 +1,4 @@
-//! Exact privacy of the output distributions in the counting model (DESIGN.md §3, level 2).
+//! Exact privacy of the output distributions in the counting model (docs/DESIGN.md §3, level 2).
 //!
 //! World: a database is a multiset of K = 3 records, each one of the 2^n = 8 patterns of 0/1 entries over
 //! n = 3 candidates; neighbours replace one record. c_r(x) counts the records with entry r set. Utilities:
@@ -6,7 +6,12 @@
 //! * `square` u = c_r², local sensitivity 2c + 1 grows with the count (Δ = 5);
 //! * `pairs`  u = C(c_r, 2), whose local sensitivity is 0 at c_r = 0 (zero-width dampening intervals, Δ = 2);
 //! * `steep`  u = [0, 9, 10, 10][c_r]: flat near the top, a cliff two steps away (Δ = 9), the shape that
-//!   makes plain local sensitivity (without the growth over distance) leak.
+//!   makes plain local sensitivity (without the growth over distance) leak;
+//! * `thirds` u = c_r / 3 in doubles: values and sensitivities that are not dyadic, so the exact mode's
+//!   grid (utilities floored, δ rounded up) really rounds.
+//!
+//! Every mechanism is checked in both arithmetics: the exact mode's distribution is computed from the very
+//! integer scores it selects from ([`exact_dampened_scores`]), the float mode's from its double scores.
 //!
 //! The local sensitivity at distance t, LS(x, t, r) (Local Dampening paper, Def. 3.1), is computed exactly by
 //! breadth-first search over the neighbour graph; it is the smallest admissible δ (Lemma 3.4).
@@ -14,7 +19,7 @@
 
 mod common;
 
-use dpmo::dampen::Dampening;
+use dpmo::dampen::{exact_dampened_scores, Dampening};
 use dpmo::sensitivity::{DeltaSource, LocalSensitivity};
 use dpmo::{exponential_probabilities, local_dampening_probabilities};
 use std::collections::HashMap;
@@ -80,6 +85,7 @@ enum Utility {
     Square,
     Pairs,
     Steep,
+    Thirds,
 }
 
 fn utility(kind: Utility, d: &Db) -> [f64; N] {
@@ -90,6 +96,7 @@ fn utility(kind: Utility, d: &Db) -> [f64; N] {
             Utility::Square => c * c,
             Utility::Pairs => c * (c - 1.0) / 2.0,
             Utility::Steep => [0.0, 9.0, 10.0, 10.0][c as usize],
+            Utility::Thirds => c / 3.0,
         }
     })
 }
@@ -136,6 +143,10 @@ enum Mechanism {
     Exponential,
     Local(Dampening),
     LocalPermuteAndFlip(Dampening),
+    /// The exact mode: the exponential mechanism on the integer dampened scores it computes.
+    ExactLocal(Dampening),
+    /// The exact mode with permute-and-flip on its integer dampened scores.
+    ExactLocalPermuteAndFlip(Dampening),
     /// Broken: the mechanism is run with twice the budget it claims.
     ExponentialDoubleEpsilon,
     /// Broken: δ(x, t, r) = LS(x, 0, r) for every t, i.e. plain local sensitivity without the growth over
@@ -175,6 +186,17 @@ fn probabilities(m: Mechanism, u: &[f64; N], ls: &[[f64; N]; T], global: f64, ep
             let mut d = [0.0; N];
             dpmo::dampen::dampen_with(u, &delta, kind, &mut d).unwrap();
             p.copy_from_slice(&common::exact_permute_and_flip(&d, 1.0, eps));
+        }
+        Mechanism::ExactLocal(kind) | Mechanism::ExactLocalPermuteAndFlip(kind) => {
+            let mut s = [0i128; N];
+            let units = exact_dampened_scores(u, &delta, kind, &mut s).unwrap();
+            let best = s.iter().copied().max().unwrap();
+            // Gaps in units of sensitivity: exact integers, divided once.
+            let d = s.map(|x| -((best - x) as f64 / units as f64));
+            p.copy_from_slice(&match m {
+                Mechanism::ExactLocal(_) => common::exact_exponential(&d, 1.0, eps),
+                _ => common::exact_permute_and_flip(&d, 1.0, eps),
+            });
         }
     }
     p
@@ -234,9 +256,19 @@ fn every_mechanism_is_epsilon_dp_in_the_counting_world() {
         Mechanism::Local(Dampening::Shifted),
         Mechanism::LocalPermuteAndFlip(Dampening::Plain),
         Mechanism::LocalPermuteAndFlip(Dampening::Shifted),
+        Mechanism::ExactLocal(Dampening::Plain),
+        Mechanism::ExactLocal(Dampening::Shifted),
+        Mechanism::ExactLocalPermuteAndFlip(Dampening::Plain),
+        Mechanism::ExactLocalPermuteAndFlip(Dampening::Shifted),
     ];
     for m in mechanisms {
-        for kind in [Utility::Count, Utility::Square, Utility::Pairs, Utility::Steep] {
+        for kind in [
+            Utility::Count,
+            Utility::Square,
+            Utility::Pairs,
+            Utility::Steep,
+            Utility::Thirds,
+        ] {
             for eps in EPSILONS {
                 let (pairs, violations, worst) = check(m, kind, eps);
                 eprintln!("{m:?} {kind:?} ε={eps}: {pairs} neighbour pairs, {violations} violations, worst ratio/ε {worst:.4}");

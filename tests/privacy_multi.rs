@@ -1,4 +1,4 @@
-//! Exact privacy of the multi-objective mechanisms' output distributions (DESIGN.md §3, level 2): for every
+//! Exact privacy of the multi-objective mechanisms' output distributions (docs/DESIGN.md §3, level 2): for every
 //! database x and every neighbour y, max_r |ln P_x(r) − ln P_y(r)| ≤ ε (relative tolerance 1e-9), where P
 //! are the exact probabilities of PrivPareto (`privpareto_probabilities`: global; local plain; local
 //! shifted; both dominance relations) and PrivAgg (`privagg_probabilities`: global; local plain; local
@@ -20,7 +20,7 @@ mod common;
 
 use common::graphs::{graph_pairs, with_graph};
 use dpmo::dampen::{dampen_with, Dampening};
-use dpmo::multi::{privagg_scratch_len, privpareto_scratch_len};
+use dpmo::multi::{privagg_exact_scores, privagg_scratch_len, privpareto_scratch_len};
 use dpmo::pareto::{
     pareto_scores, pareto_scores_scratch_len, pareto_sensitivity_scratch_len, pareto_sensitivity_table,
 };
@@ -134,6 +134,8 @@ enum Mechanism {
     Pareto(Dominance, Option<Dampening>, Selector),
     /// PrivAgg; `None` = global (Δ_agg = Σ |w_i| Δ_i), else local with this dampening.
     Agg([f64; M], Option<Dampening>, Selector),
+    /// PrivAgg in exact arithmetic, from the integer scores it selects from (`privagg_exact_scores`).
+    ExactAgg([f64; M], Option<Dampening>, Selector),
     /// Broken: global PrivPareto (exponential) with this Δ instead of n − 1; 0 = records − 1 (≥ 1).
     ParetoWrongDelta(Dominance, f64),
     /// Broken: local PrivAgg (exponential) whose δ_agg keeps only |w_1| δ_1; with `true`, its Δ too is
@@ -148,7 +150,7 @@ fn staged_scores(world: &World, db: &Db, mech: Mechanism) -> (Vec<f64>, f64) {
         // Δ = 0 stands for records − 1 (at least 1).
         Mechanism::ParetoWrongDelta(dom, 0.0) => pareto_stages(world, db, dom, None, (db.records.max(2) - 1) as f64),
         Mechanism::ParetoWrongDelta(dom, delta) => pareto_stages(world, db, dom, None, delta),
-        Mechanism::Agg(w, damp, _) => agg_stages(world, db, &w, damp, None),
+        Mechanism::Agg(w, damp, _) | Mechanism::ExactAgg(w, damp, _) => agg_stages(world, db, &w, damp, None),
         Mechanism::AggFirstObjectiveOnly(w, damp, first_global) => {
             agg_stages(world, db, &w, Some(damp), Some(first_global))
         }
@@ -241,11 +243,11 @@ fn probabilities(world: &World, db: &Db, mech: Mechanism, eps: f64) -> Vec<f64> 
                 None => ParetoSensitivity::Global,
                 Some(dampening) => ParetoSensitivity::Local {
                     deltas: &deltas,
-                    columns: COLS,
+                    max_distance: COLS,
                     dampening,
                 },
             };
-            let need = privpareto_scratch_len(n, M, COLS).unwrap();
+            let need = privpareto_scratch_len(n, M).unwrap();
             let (mut v, mut ix) = (vec![0.0; need.values], vec![0usize; need.indices]);
             privpareto_probabilities(&db.u, M, dom, sens, eps, &mut p, &mut v, &mut ix).unwrap();
         }
@@ -255,12 +257,31 @@ fn probabilities(world: &World, db: &Db, mech: Mechanism, eps: f64) -> Vec<f64> 
                 None => AggSensitivity::Global(&GLOBALS),
                 Some(dampening) => AggSensitivity::Local {
                     deltas: &deltas,
-                    columns: C_IN,
+                    max_distance: C_IN,
                     dampening,
                 },
             };
-            let mut v = vec![0.0; privagg_scratch_len(n, C_IN).unwrap().values];
+            let mut v = vec![0.0; privagg_scratch_len(n, M).unwrap().values];
             privagg_probabilities(&db.u, &w, sens, eps, &mut p, &mut v).unwrap();
+        }
+        Mechanism::ExactAgg(w, damp, sel) => {
+            let deltas = db.deltas(n);
+            let sens = match damp {
+                None => AggSensitivity::Global(&GLOBALS),
+                Some(dampening) => AggSensitivity::Local {
+                    deltas: &deltas,
+                    max_distance: C_IN,
+                    dampening,
+                },
+            };
+            let mut s = vec![0i128; n];
+            let units = privagg_exact_scores(&db.u, &w, sens, &mut s).unwrap();
+            let best = s.iter().copied().max().unwrap();
+            let unit_scores: Vec<f64> = s.iter().map(|&x| -((best - x) as f64 / units as f64)).collect();
+            p = match sel {
+                Selector::PermuteAndFlip => common::exact_permute_and_flip(&unit_scores, 1.0, eps),
+                _ => common::exact_exponential(&unit_scores, 1.0, eps),
+            };
         }
         Mechanism::Pareto(.., Selector::PermuteAndFlip) | Mechanism::Agg(.., Selector::PermuteAndFlip) => {
             let (s, delta) = staged_scores(world, db, mech);
@@ -323,6 +344,7 @@ fn mechanisms() -> Vec<Mechanism> {
         for w in WEIGHTS {
             for damp in [None, Some(Dampening::Plain), Some(Dampening::Shifted)] {
                 v.push(Mechanism::Agg(w, damp, sel));
+                v.push(Mechanism::ExactAgg(w, damp, sel));
             }
         }
     }

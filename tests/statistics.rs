@@ -1,5 +1,5 @@
 //! Every sampler and selector against exact probabilities, by chi-square tests at level 1e-6 with at least
-//! 10^5 draws (DESIGN.md §3, level 3).
+//! 10^5 draws (docs/DESIGN.md §3, level 3).
 
 mod common;
 
@@ -7,7 +7,8 @@ use common::*;
 use dpmo::dampen::Dampening;
 use dpmo::sample;
 use dpmo::select::{
-    exponential_probabilities, select_exponential, select_noisy_max, select_permute_and_flip, Noise, Selector,
+    exponential_probabilities, select_exponential, select_exponential_float, select_noisy_max, select_noisy_max_float,
+    select_permute_and_flip, select_permute_and_flip_float, Arithmetic, Noise, Selector,
 };
 use dpmo::sensitivity::{DeltaSource, LocalSensitivity};
 use dpmo::{local_dampening_probabilities, select_local_dampening, GeneratorState};
@@ -116,7 +117,11 @@ fn exponential_mechanism_matches_its_exact_probabilities() {
         }
         let mut g = rng(100 + i as u64);
         let counts = histogram(s.len(), DRAWS, || select_exponential(&mut g, &s, delta, eps).unwrap());
-        assert_fits(&format!("exponential mechanism, set {i}"), &counts, &exact);
+        assert_fits(&format!("exact exponential mechanism, set {i}"), &counts, &exact);
+        let counts = histogram(s.len(), DRAWS, || {
+            select_exponential_float(&mut g, &s, delta, eps).unwrap()
+        });
+        assert_fits(&format!("float exponential mechanism, set {i}"), &counts, &exact);
     }
 }
 
@@ -129,7 +134,11 @@ fn permute_and_flip_matches_enumerated_probabilities() {
         let counts = histogram(s.len(), DRAWS, || {
             select_permute_and_flip(&mut g, &s, delta, eps, &mut perm).unwrap()
         });
-        assert_fits(&format!("permute-and-flip, set {i}"), &counts, &exact);
+        assert_fits(&format!("exact permute-and-flip, set {i}"), &counts, &exact);
+        let counts = histogram(s.len(), DRAWS, || {
+            select_permute_and_flip_float(&mut g, &s, delta, eps, &mut perm).unwrap()
+        });
+        assert_fits(&format!("float permute-and-flip, set {i}"), &counts, &exact);
     }
 }
 
@@ -138,11 +147,20 @@ fn noisy_max_gumbel_equals_the_exponential_mechanism() {
     for (i, (s, delta, eps)) in score_sets().into_iter().enumerate() {
         let exact = exact_exponential(&s, delta, eps);
         let mut g = rng(300 + i as u64);
+        // The float version is the Gumbel-max trick, a different algorithm from the reservoir sampler.
         let counts = histogram(s.len(), DRAWS, || {
-            select_noisy_max(&mut g, &s, delta, eps, Noise::Gumbel).unwrap()
+            select_noisy_max_float(&mut g, &s, delta, eps, Noise::Gumbel).unwrap()
         });
         assert_fits(
-            &format!("noisy max (Gumbel) vs exponential mechanism, set {i}"),
+            &format!("float noisy max (Gumbel) vs exponential mechanism, set {i}"),
+            &counts,
+            &exact,
+        );
+        let counts = histogram(s.len(), DRAWS, || {
+            select_noisy_max(&mut g, &s, delta, eps, Noise::Gumbel, &mut []).unwrap()
+        });
+        assert_fits(
+            &format!("exact noisy max (Gumbel) vs exponential mechanism, set {i}"),
             &counts,
             &exact,
         );
@@ -155,10 +173,19 @@ fn noisy_max_exponential_equals_permute_and_flip() {
         let exact = exact_permute_and_flip(&s, delta, eps);
         let mut g = rng(400 + i as u64);
         let counts = histogram(s.len(), DRAWS, || {
-            select_noisy_max(&mut g, &s, delta, eps, Noise::Exponential).unwrap()
+            select_noisy_max_float(&mut g, &s, delta, eps, Noise::Exponential).unwrap()
         });
         assert_fits(
-            &format!("noisy max (Exponential) vs permute-and-flip, set {i}"),
+            &format!("float noisy max (Exponential) vs permute-and-flip, set {i}"),
+            &counts,
+            &exact,
+        );
+        let mut perm = vec![0usize; s.len()];
+        let counts = histogram(s.len(), DRAWS, || {
+            select_noisy_max(&mut g, &s, delta, eps, Noise::Exponential, &mut perm).unwrap()
+        });
+        assert_fits(
+            &format!("exact noisy max (Exponential) vs permute-and-flip, set {i}"),
             &counts,
             &exact,
         );
@@ -175,7 +202,7 @@ fn noisy_max_laplace_matches_numerical_integration() {
         );
         let mut g = rng(500 + i as u64);
         let counts = histogram(s.len(), DRAWS, || {
-            select_noisy_max(&mut g, &s, delta, eps, Noise::Laplace).unwrap()
+            select_noisy_max_float(&mut g, &s, delta, eps, Noise::Laplace).unwrap()
         });
         assert_fits(&format!("noisy max (Laplace), set {i}"), &counts, &exact);
     }
@@ -210,9 +237,12 @@ fn local_dampening_samples_match_their_exact_probabilities() {
         u.len(),
     )
     .unwrap();
-    let mut scratch = vec![0.0; u.len()];
+    let mut scratch = vec![0.0; 2 * u.len()];
     let mut perm = vec![0usize; u.len()];
-    for (k, kind) in [Dampening::Plain, Dampening::Shifted].into_iter().enumerate() {
+    let runs = [Dampening::Plain, Dampening::Shifted]
+        .into_iter()
+        .flat_map(|k| [Arithmetic::Exact, Arithmetic::Float].map(move |a| (k, a)));
+    for (k, (kind, arithmetic)) in runs.enumerate() {
         let eps = 1.5;
         let mut exact = vec![0.0; u.len()];
         local_dampening_probabilities(&u, &delta, kind, eps, &mut exact).unwrap();
@@ -227,14 +257,20 @@ fn local_dampening_samples_match_their_exact_probabilities() {
                 eps,
                 &mut scratch,
                 &mut perm,
+                arithmetic,
             )
             .unwrap()
         });
-        assert_fits(&format!("local dampening {kind:?} + exponential"), &counts, &exact);
+        assert_fits(
+            &format!("{arithmetic:?} local dampening {kind:?} + exponential"),
+            &counts,
+            &exact,
+        );
 
         // Permute-and-flip on the dampened scores (sensitivity 1), against enumeration.
-        dpmo::dampen::dampen_with(&u, &delta, kind, &mut scratch).unwrap();
-        let exact_pf = exact_permute_and_flip(&scratch, 1.0, eps);
+        let mut damp = vec![0.0; u.len()];
+        dpmo::dampen::dampen_with(&u, &delta, kind, &mut damp).unwrap();
+        let exact_pf = exact_permute_and_flip(&damp, 1.0, eps);
         let counts = histogram(u.len(), DRAWS, || {
             select_local_dampening(
                 &mut g,
@@ -245,11 +281,12 @@ fn local_dampening_samples_match_their_exact_probabilities() {
                 eps,
                 &mut scratch,
                 &mut perm,
+                arithmetic,
             )
             .unwrap()
         });
         assert_fits(
-            &format!("local dampening {kind:?} + permute-and-flip"),
+            &format!("{arithmetic:?} local dampening {kind:?} + permute-and-flip"),
             &counts,
             &exact_pf,
         );

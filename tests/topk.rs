@@ -5,7 +5,7 @@ mod common;
 
 use common::*;
 use dpmo::dampen::Dampening;
-use dpmo::select::{select_top_k, select_top_k_gumbel, Noise, Selector};
+use dpmo::select::{select_top_k, select_top_k_gumbel, Arithmetic, Noise, Selector};
 use dpmo::sensitivity::{DeltaSource, LocalSensitivity};
 use dpmo::{select_local_dampening_top_k, Error};
 
@@ -21,56 +21,71 @@ fn peeling_and_one_shot_gumbel_match_the_exact_top_k_distribution() {
     let n = s.len();
     let (mut w, mut idx, mut perm, mut out) = (vec![0.0; n], vec![0; n], vec![0; n], vec![0; k]);
     let mut g = rng(11);
-    assert_tuples_fit("peeling with the exponential mechanism", &exact, DRAWS, || {
-        select_top_k(
-            &mut g,
-            Selector::Exponential,
-            &s,
-            delta,
-            eps,
-            &mut out,
-            &mut w,
-            &mut idx,
-            &mut perm,
-        )
-        .unwrap();
-        out.clone()
-    });
-    assert_tuples_fit("peeling with noisy-max Gumbel", &exact, DRAWS, || {
-        select_top_k(
-            &mut g,
-            Selector::NoisyMax(Noise::Gumbel),
-            &s,
-            delta,
-            eps,
-            &mut out,
-            &mut w,
-            &mut idx,
-            &mut perm,
-        )
-        .unwrap();
-        out.clone()
-    });
-    assert_tuples_fit("one-shot Gumbel top-k", &exact, DRAWS, || {
-        select_top_k_gumbel(&mut g, &s, delta, eps, &mut out, &mut w, &mut idx).unwrap();
-        out.clone()
-    });
-    let exact_pf = exact_peeling(&s, k, &|sub| exact_permute_and_flip(sub, delta, eps / k as f64));
-    assert_tuples_fit("peeling with permute-and-flip", &exact_pf, DRAWS, || {
-        select_top_k(
-            &mut g,
-            Selector::PermuteAndFlip,
-            &s,
-            delta,
-            eps,
-            &mut out,
-            &mut w,
-            &mut idx,
-            &mut perm,
-        )
-        .unwrap();
-        out.clone()
-    });
+    for a in [Arithmetic::Exact, Arithmetic::Float] {
+        assert_tuples_fit(
+            &format!("{a:?} peeling with the exponential mechanism"),
+            &exact,
+            DRAWS,
+            || {
+                select_top_k(
+                    &mut g,
+                    Selector::Exponential,
+                    &s,
+                    delta,
+                    eps,
+                    &mut out,
+                    &mut w,
+                    &mut idx,
+                    &mut perm,
+                    a,
+                )
+                .unwrap();
+                out.clone()
+            },
+        );
+        assert_tuples_fit(&format!("{a:?} peeling with noisy-max Gumbel"), &exact, DRAWS, || {
+            select_top_k(
+                &mut g,
+                Selector::NoisyMax(Noise::Gumbel),
+                &s,
+                delta,
+                eps,
+                &mut out,
+                &mut w,
+                &mut idx,
+                &mut perm,
+                a,
+            )
+            .unwrap();
+            out.clone()
+        });
+        assert_tuples_fit(&format!("{a:?} one-shot Gumbel top-k"), &exact, DRAWS, || {
+            select_top_k_gumbel(&mut g, &s, delta, eps, &mut out, &mut w, &mut idx, a).unwrap();
+            out.clone()
+        });
+        let exact_pf = exact_peeling(&s, k, &|sub| exact_permute_and_flip(sub, delta, eps / k as f64));
+        assert_tuples_fit(
+            &format!("{a:?} peeling with permute-and-flip"),
+            &exact_pf,
+            DRAWS,
+            || {
+                select_top_k(
+                    &mut g,
+                    Selector::PermuteAndFlip,
+                    &s,
+                    delta,
+                    eps,
+                    &mut out,
+                    &mut w,
+                    &mut idx,
+                    &mut perm,
+                    a,
+                )
+                .unwrap();
+                out.clone()
+            },
+        );
+    }
 }
 
 #[test]
@@ -90,25 +105,28 @@ fn local_dampening_top_k_peels_the_dampened_scores() {
     let mut damp = [0.0; 4];
     dpmo::dampen::dampen_shifted(&u, &d, &mut damp).unwrap();
     let exact = exact_peeling(&damp, 3, &|sub| exact_exponential(sub, 1.0, 3.0 / 3.0));
-    let (mut a, mut w, mut idx, mut out) = ([0.0; 4], [0.0; 4], [0; 4], [0; 3]);
+    let (mut a, mut w, mut idx, mut out) = ([0.0; 8], [0.0; 8], [0; 4], [0; 3]);
     let mut g = rng(12);
-    assert_tuples_fit("shifted local dampening top-3", &exact, DRAWS, || {
-        select_local_dampening_top_k(
-            &mut g,
-            &u,
-            &d,
-            Dampening::Shifted,
-            Selector::Exponential,
-            3.0,
-            &mut out,
-            &mut a,
-            &mut w,
-            &mut idx,
-            &mut [],
-        )
-        .unwrap();
-        out.to_vec()
-    });
+    for ar in [Arithmetic::Exact, Arithmetic::Float] {
+        assert_tuples_fit(&format!("{ar:?} shifted local dampening top-3"), &exact, DRAWS, || {
+            select_local_dampening_top_k(
+                &mut g,
+                &u,
+                &d,
+                Dampening::Shifted,
+                Selector::Exponential,
+                3.0,
+                &mut out,
+                &mut a,
+                &mut w,
+                &mut idx,
+                &mut [],
+                ar,
+            )
+            .unwrap();
+            out.to_vec()
+        });
+    }
 }
 
 #[test]
@@ -127,17 +145,18 @@ fn top_k_refuses_bad_k_and_writes_nothing() {
             &mut out,
             &mut w,
             &mut idx,
-            &mut perm
+            &mut perm,
+            Arithmetic::Exact
         ),
         Err(Error::InvalidArgument)
     );
     assert_eq!(
-        select_top_k_gumbel(&mut g, &s, 1.0, 1.0, &mut out, &mut w, &mut idx),
+        select_top_k_gumbel(&mut g, &s, 1.0, 1.0, &mut out, &mut w, &mut idx, Arithmetic::Float),
         Err(Error::InvalidArgument)
     );
     let mut none: [usize; 0] = [];
     assert_eq!(
-        select_top_k_gumbel(&mut g, &s, 1.0, 1.0, &mut none, &mut w, &mut idx),
+        select_top_k_gumbel(&mut g, &s, 1.0, 1.0, &mut none, &mut w, &mut idx, Arithmetic::Exact),
         Err(Error::InvalidArgument)
     );
     let mut out = [9usize; 2];
@@ -151,12 +170,13 @@ fn top_k_refuses_bad_k_and_writes_nothing() {
             &mut out,
             &mut w,
             &mut idx,
-            &mut perm
+            &mut perm,
+            Arithmetic::Exact
         ),
         Err(Error::NonFiniteInput)
     );
     assert_eq!(
-        select_top_k_gumbel(&mut g, &s, 1.0, 1.0, &mut out, &mut w[..1], &mut idx),
+        select_top_k_gumbel(&mut g, &s, 1.0, 1.0, &mut out, &mut w[..1], &mut idx, Arithmetic::Float),
         Err(Error::ScratchTooSmall)
     );
     assert_eq!(out, [9, 9]);
@@ -171,6 +191,7 @@ fn top_k_refuses_bad_k_and_writes_nothing() {
         &mut w,
         &mut idx,
         &mut perm,
+        Arithmetic::Exact,
     )
     .unwrap();
     out.sort();

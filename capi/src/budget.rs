@@ -65,33 +65,61 @@ pub(crate) fn budget_region(budget: *const dpmo_budget) -> Region {
     }
 }
 
-/// An optional budget charge that is decided before a mechanism runs and written only after it succeeded.
-pub(crate) struct PendingCharge {
+/// An optional budget charge, written *before* a mechanism looks at the private data, so that no failure
+/// caused by the data can be free (a refused selection would otherwise reveal something at no cost).
+///
+/// The charge is refused up front (`DPMO_BUDGET_EXHAUSTED`, nothing written) when the budget left is too
+/// small. Once the mechanism has run, [`Charged::settle`] keeps the charge on success and on a failure
+/// caused by the data (a non-finite utility, an invalid local-sensitivity value, an overflow), and refunds it
+/// on a failure caused by the arguments — unless a callback of the caller changed the budget meanwhile, in
+/// which case the charge is kept (over-charging is the safe side).
+pub(crate) struct Charged {
     budget: *mut dpmo_budget,
-    after: Option<PrivacyBudget>,
+    before: dpmo_budget,
+    after: dpmo_budget,
 }
 
-impl PendingCharge {
-    /// Loads the budget (if not null) and charges `epsilon` to a copy: `DPMO_BUDGET_EXHAUSTED` when the
-    /// remaining budget is too small, `DPMO_INVALID_EPSILON` for an unusable ε. Nothing is written.
+/// True for the failures a mechanism reports about the private data rather than about its arguments.
+pub(crate) fn caused_by_data(e: Error) -> bool {
+    matches!(
+        e,
+        Error::NonFiniteInput | Error::InvalidSensitivityValue | Error::Overflow
+    )
+}
+
+impl Charged {
+    /// Loads the budget (if not null), charges `epsilon` and writes it back.
     ///
     /// # Safety
     /// `budget` must be null or point to a valid `dpmo_budget`, disjoint from every other buffer.
-    pub(crate) unsafe fn prepare(budget: *mut dpmo_budget, epsilon: f64) -> Result<Self, Error> {
+    pub(crate) unsafe fn charge(budget: *mut dpmo_budget, epsilon: f64) -> Result<Option<Self>, Error> {
         if budget.is_null() {
-            return Ok(PendingCharge { budget, after: None });
+            return Ok(None);
         }
         // SAFETY: forwarded caller contract.
         let mut p = unsafe { load(budget) }?;
+        // SAFETY: as above.
+        let before = unsafe { budget.read() };
         p.charge(epsilon)?;
-        Ok(PendingCharge { budget, after: Some(p) })
+        store(budget, &p);
+        // SAFETY: as above.
+        let after = unsafe { budget.read() };
+        Ok(Some(Charged { budget, before, after }))
     }
 
-    /// Writes the charged budget back (after the mechanism succeeded).
-    pub(crate) fn commit(self) {
-        if let Some(p) = self.after {
-            store(self.budget, &p);
+    /// Keeps or refunds the charge according to the mechanism's result (see the type's documentation).
+    pub(crate) fn settle<T>(charge: Option<Self>, result: Result<T, Error>) -> Result<T, Error> {
+        if let (Some(c), Err(e)) = (charge, &result) {
+            // SAFETY: `charge` checked the pointer; the budget outlives the call (caller contract).
+            let now = unsafe { c.budget.read() };
+            let untouched =
+                now.total.to_bits() == c.after.total.to_bits() && now.spent.to_bits() == c.after.spent.to_bits();
+            if !caused_by_data(*e) && untouched {
+                // SAFETY: as above.
+                unsafe { c.budget.write(c.before) };
+            }
         }
+        result
     }
 }
 

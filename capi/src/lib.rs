@@ -19,6 +19,7 @@ mod local;
 mod multi;
 mod rng;
 mod select;
+mod selection;
 mod status;
 
 pub use applications::*;

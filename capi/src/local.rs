@@ -1,13 +1,16 @@
 //! Local sensitivity input, the dampening stage, and local dampening end to end.
 
+use crate::budget::dpmo_budget;
 use crate::buffers::{check_disjoint, check_out, input, output, Region};
-use crate::rng::{dpmo_rng, rng_region, with_generator};
+use crate::rng::dpmo_rng;
 use crate::select::selector_of;
+use crate::selection::Selection;
 use crate::status::{dpmo_status, status_of};
 use core::ffi::c_void;
 use dpmo_core::dampen::{dampen_with, Dampening};
+use dpmo_core::select::Arithmetic;
 use dpmo_core::sensitivity::{max_over_candidates, DeltaFunction, DeltaSource, LocalSensitivity};
-use dpmo_core::{local, Error};
+use dpmo_core::{local, Error, MAX_OBJECTIVES};
 
 /// δ(t, r) = values[r] for every t < t_max (`values_len` = n).
 pub const DPMO_DELTA_PER_CANDIDATE: u32 = 0;
@@ -123,6 +126,84 @@ pub(crate) unsafe fn sensitivity_of<'a>(
     Ok((LocalSensitivity::new(source, s.global, s.t_max, n)?, values_region))
 }
 
+/// A spec with nothing in it, to fill the unused slots of [`Specs`].
+pub(crate) const NO_SPEC: dpmo_sensitivity = dpmo_sensitivity {
+    kind: 0,
+    values: core::ptr::null(),
+    values_len: 0,
+    columns: 0,
+    callback: None,
+    context: core::ptr::null_mut(),
+    global: 0.0,
+    t_max: 0,
+};
+
+/// Up to `DPMO_MAX_OBJECTIVES` specs copied from the caller (so later writes cannot race), with the regions
+/// they read. The values are *not* validated here: a selecting function charges its budget first and builds
+/// the sensitivities afterwards ([`Specs::build`]), because a NaN or negative δ in a table is a property of the
+/// data, like a NaN utility, and must not be free to discover.
+pub(crate) struct Specs {
+    copies: [dpmo_sensitivity; MAX_OBJECTIVES],
+    callbacks: [Option<CCallback>; MAX_OBJECTIVES],
+    m: usize,
+    regions: [Region; MAX_OBJECTIVES + 1],
+}
+
+impl Specs {
+    /// Copies the m specs at `specs` (1 ≤ m ≤ `DPMO_MAX_OBJECTIVES`).
+    ///
+    /// # Safety
+    /// `specs` must be null or point to m readable specs.
+    pub(crate) unsafe fn read(specs: *const dpmo_sensitivity, m: usize) -> Result<Self, Error> {
+        if m == 0 {
+            return Err(Error::InvalidArgument);
+        }
+        if m > MAX_OBJECTIVES {
+            return Err(Error::CapacityExceeded);
+        }
+        // SAFETY: the caller promises m readable specs.
+        let given = unsafe { input(specs, m) }?;
+        let mut s = Specs {
+            copies: [NO_SPEC; MAX_OBJECTIVES],
+            callbacks: [None; MAX_OBJECTIVES],
+            m,
+            regions: [Region::EMPTY; MAX_OBJECTIVES + 1],
+        };
+        s.copies[..m].copy_from_slice(given);
+        for i in 0..m {
+            s.callbacks[i] = callback_of(&s.copies[i]);
+            s.regions[i] = match s.copies[i].kind {
+                DPMO_DELTA_CALLBACK => Region::EMPTY,
+                _ => Region::of(s.copies[i].values, s.copies[i].values_len),
+            };
+        }
+        s.regions[m] = Region::of(specs, m);
+        Ok(s)
+    }
+
+    /// The regions the specs occupy and read (their values, and the specs themselves).
+    pub(crate) fn regions(&self) -> &[Region] {
+        &self.regions[..=self.m]
+    }
+
+    /// The validated sensitivities for n candidates (`dpmo_sensitivity_value`'s checks), in the first m slots.
+    ///
+    /// # Safety
+    /// Every spec's `values` must hold `values_len` doubles that stay valid and unmodified during the call.
+    pub(crate) unsafe fn build(&self, n: usize) -> Result<[LocalSensitivity<'_>; MAX_OBJECTIVES], Error> {
+        if n == 0 {
+            return Err(Error::EmptyInput);
+        }
+        let placeholder = LocalSensitivity::new(DeltaSource::Shared(&[]), 1.0, 1, 1)?;
+        let mut deltas = [placeholder; MAX_OBJECTIVES];
+        for (i, d) in deltas.iter_mut().enumerate().take(self.m) {
+            // SAFETY: forwarded caller contract; the callbacks live in `self`, which outlives `deltas`.
+            *d = unsafe { sensitivity_of(&self.copies[i], &self.callbacks[i], n) }?.0;
+        }
+        Ok(deltas)
+    }
+}
+
 /// Copies the spec, borrows its values and runs `f` with the validated sensitivity. The region of the
 /// values is returned too so callers can check their outputs against it.
 ///
@@ -175,9 +256,15 @@ pub unsafe extern "C" fn dpmo_sensitivity_value(
     })())
 }
 
+/// The largest n `dpmo_sensitivity_max_over_candidates` accepts (2^32): with a callback or shared spec no
+/// buffer bounds n, and the work is n · T evaluations.
+pub const DPMO_MAX_UNBUFFERED_CANDIDATES: u64 = 4_294_967_296;
+
 /// The "δ replacement" of the Local Dampening paper (§4.2): writes δ̂(t) = max over r of δ(x, t, r) for
-/// t < T to `out[0..T]`, T = min(t_max, table columns), and T to `*out_len`. Build a
-/// `DPMO_DELTA_SHARED` spec over `out` to dampen every candidate with the same scale (no inversions).
+/// t < T to `out[0..T]`, T = min(t_max, table columns, `out_capacity`… see below), and T to `*out_len`.
+/// Build a `DPMO_DELTA_SHARED` spec over `out` to dampen every candidate with the same scale (no
+/// inversions). The work is n · T evaluations of δ; n above `DPMO_MAX_UNBUFFERED_CANDIDATES` →
+/// `DPMO_INVALID_ARGUMENT`; `out_capacity` below T → `DPMO_SCRATCH_TOO_SMALL`.
 ///
 /// # Safety
 /// `sensitivity`: a valid spec for n candidates; `out`: `out_capacity` writable doubles; `out_len`: one
@@ -193,6 +280,9 @@ pub unsafe extern "C" fn dpmo_sensitivity_max_over_candidates(
     status_of((|| {
         check_out(out_len)?;
         check_out(out)?;
+        if n as u64 > DPMO_MAX_UNBUFFERED_CANDIDATES {
+            return Err(Error::InvalidArgument);
+        }
         // SAFETY: forwarded caller contract; outputs checked disjoint from inputs before slicing.
         unsafe {
             with_sensitivity(sensitivity, n, |d, inputs| {
@@ -265,14 +355,84 @@ pub unsafe extern "C" fn dpmo_local_dampening_probabilities(
     })())
 }
 
-/// Local dampening end to end: dampen the n utilities with δ (plain or shifted), then select with
-/// `selector` (`DPMO_SELECTOR_*`) at sensitivity 1. epsilon-DP when δ is admissible (Local Dampening paper,
-/// Thms. 3.10 and 4.4; any selector is valid because dampened scores have sensitivity 1, Lemma 3.7).
-/// `score_scratch` needs n doubles; `perm_scratch` n size_t for `DPMO_SELECTOR_PERMUTE_AND_FLIP` (it may be
-/// NULL with length 0 otherwise).
+/// Writes scratch lengths that suffice for both `dpmo_select_local_dampening` and
+/// `dpmo_select_local_dampening_top_k` with n candidates, k picks and `selector`, in either arithmetic:
+/// `*out_values_len` = 4n doubles (exact arithmetic keeps each dampened score as a 128-bit integer, and top-k
+/// a working copy of them) and `*out_indices_len` size_t = n, plus n for a selector that needs a
+/// permutation (permute-and-flip, and report-noisy-max with Exponential noise in exact arithmetic). A single
+/// selection needs only 2n doubles and, for such a selector, n size_t of `perm_scratch`.
+///
+/// Errors: k = 0 or k > n, or an unknown selector → `DPMO_INVALID_ARGUMENT` (Laplace noise without
+/// `DPMO_FLOAT` → `DPMO_UNSUPPORTED`); null, misaligned or overlapping outputs; a length not representable
+/// → `DPMO_OVERFLOW`.
 ///
 /// # Safety
-/// `rng`: an initialised generator; buffers valid for their lengths; no output overlapping another buffer.
+/// `out_values_len`, `out_indices_len`: one writable size_t each.
+#[no_mangle]
+pub unsafe extern "C" fn dpmo_local_dampening_scratch_len(
+    n: usize,
+    k: usize,
+    selector: u32,
+    out_values_len: *mut usize,
+    out_indices_len: *mut usize,
+) -> dpmo_status {
+    status_of((|| {
+        let (selector, _) = selector_of(selector)?;
+        if k == 0 || k > n {
+            return Err(Error::InvalidArgument);
+        }
+        let values = local::local_dampening_scratch_len(n)?
+            .checked_mul(2)
+            .ok_or(Error::Overflow)?;
+        // Exact arithmetic needs a permutation wherever float does (and for exponential noise too).
+        let perm = if selector.needs_permutation(Arithmetic::Exact) {
+            n
+        } else {
+            0
+        };
+        write_lengths(
+            values,
+            n.checked_add(perm).ok_or(Error::Overflow)?,
+            out_values_len,
+            out_indices_len,
+        )
+    })())
+}
+
+/// Checks that `values` doubles and `indices` size_t are representable, and writes the two lengths.
+pub(crate) fn write_lengths(
+    values: usize,
+    indices: usize,
+    out_values_len: *mut usize,
+    out_indices_len: *mut usize,
+) -> Result<(), Error> {
+    check_out(out_values_len)?;
+    check_out(out_indices_len)?;
+    check_disjoint(&[Region::of(out_values_len, 1), Region::of(out_indices_len, 1)], &[])?;
+    let bytes_ok = |len: usize, size: usize| len.checked_mul(size).is_some_and(|b| b <= isize::MAX as usize);
+    if !bytes_ok(values, core::mem::size_of::<f64>()) || !bytes_ok(indices, core::mem::size_of::<usize>()) {
+        return Err(Error::Overflow);
+    }
+    // SAFETY: checked non-null, aligned and disjoint.
+    unsafe {
+        out_values_len.write(values);
+        out_indices_len.write(indices);
+    }
+    Ok(())
+}
+
+/// Local dampening end to end: dampen the n utilities with δ (plain or shifted), then select with
+/// `selector` (`DPMO_SELECTOR_*`, optionally `| DPMO_FLOAT`) at sensitivity 1. epsilon-DP when δ is
+/// admissible (Local Dampening paper, Thms. 3.10 and 4.4; any selector is valid because dampened scores
+/// have sensitivity 1, Lemma 3.7). In exact arithmetic (the default) δ is rounded up and the utilities
+/// floored onto a grid of about 2^-62 Δ, the dampened scores are computed without rounding, and the
+/// selection is exact. `scratch` and `perm_scratch` as `dpmo_local_dampening_scratch_len(n, 1, selector)`
+/// reports (`perm_scratch` may be NULL with length 0 when the selector needs no permutation). `budget`
+/// (nullable) is charged epsilon.
+///
+/// # Safety
+/// `rng`: an initialised generator; buffers valid for their lengths; no output overlapping another buffer;
+/// `budget`: NULL or a valid budget.
 #[no_mangle]
 pub unsafe extern "C" fn dpmo_select_local_dampening(
     rng: *mut dpmo_rng,
@@ -282,53 +442,47 @@ pub unsafe extern "C" fn dpmo_select_local_dampening(
     dampening: u32,
     selector: u32,
     epsilon: f64,
-    score_scratch: *mut f64,
-    score_scratch_len: usize,
+    scratch: *mut f64,
+    scratch_len: usize,
     perm_scratch: *mut usize,
     perm_scratch_len: usize,
     out_index: *mut usize,
+    budget: *mut dpmo_budget,
 ) -> dpmo_status {
     status_of((|| {
         let kind = dampening_of(dampening)?;
-        let selector = selector_of(selector)?;
-        let uses_perm = selector == dpmo_core::Selector::PermuteAndFlip;
-        check_out(rng)?;
-        check_out(out_index)?;
-        check_out(score_scratch)?;
-        if uses_perm {
-            check_out(perm_scratch)?;
-        }
+        let (selector, arithmetic) = selector_of(selector)?;
+        let perm = if selector.needs_permutation(arithmetic) {
+            (perm_scratch, perm_scratch_len)
+        } else {
+            (core::ptr::null_mut(), 0)
+        };
+        let selection = Selection {
+            rng,
+            budget,
+            out: (out_index, 1),
+            values: (scratch, scratch_len),
+            indices: perm,
+        };
+        selection.check()?;
+        check_out(scratch)?;
         // SAFETY: the caller promises n readable doubles.
         let u = unsafe { input(utilities, n) }?;
-        let perm_region = if uses_perm {
-            Region::of(perm_scratch, perm_scratch_len)
-        } else {
-            Region::EMPTY
-        };
-        // SAFETY: forwarded caller contract; outputs checked disjoint from inputs before slicing.
+        // SAFETY: the caller promises one readable spec.
+        let specs = unsafe { Specs::read(sensitivity, 1) }?;
+        // SAFETY: forwarded caller contract; `run` checks the outputs disjoint from every buffer, and the
+        // sensitivity is built (its values validated) only once the budget is charged.
         unsafe {
-            with_sensitivity(sensitivity, n, |d, [a, b]| {
-                check_disjoint(
-                    &[
-                        rng_region(rng),
-                        Region::of(out_index, 1),
-                        Region::of(score_scratch, score_scratch_len),
-                        perm_region,
-                    ],
-                    &[Region::of(utilities, n), a, b],
-                )?;
-                let scores = output(score_scratch, score_scratch_len)?;
-                let perm: &mut [usize] = if uses_perm {
-                    output(perm_scratch, perm_scratch_len)?
-                } else {
-                    &mut []
-                };
-                let index = with_generator(rng, |g| {
-                    local::select_local_dampening(g, u, d, kind, selector, epsilon, scores, perm)
-                })?;
-                out_index.write(index);
-                Ok(())
-            })
+            selection.run(
+                epsilon,
+                &[Region::of(utilities, n)],
+                specs.regions(),
+                |g, out, scores, perm| {
+                    let d = &specs.build(n)?[0];
+                    out[0] = local::select_local_dampening(g, u, d, kind, selector, epsilon, scores, perm, arithmetic)?;
+                    Ok(())
+                },
+            )
         }
     })())
 }

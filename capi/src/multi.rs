@@ -12,18 +12,19 @@
 //! `DPMO_BUDGET_EXHAUSTED` and nothing else happens; the budget is written only when the selection
 //! succeeded. The budget is checked after the pointer and overlap checks, before the mechanism runs.
 
-use crate::budget::{budget_region, dpmo_budget, PendingCharge};
+use crate::budget::dpmo_budget;
 use crate::buffers::{check_disjoint, check_out, input, output, Region};
-use crate::local::{callback_of, dampening_of, dpmo_sensitivity, read_spec, sensitivity_of};
-use crate::rng::{dpmo_rng, rng_region, with_generator};
-use crate::select::selector_of;
+use crate::local::{dampening_of, dpmo_sensitivity, write_lengths, Specs};
+use crate::rng::dpmo_rng;
+use crate::select::{flags_of, selector_of};
+use crate::selection::Selection;
 use crate::status::{dpmo_status, status_of};
 use core::mem::size_of;
 use dpmo_core::multi::{self, AggSensitivity, ParetoSensitivity};
 use dpmo_core::pareto::{self, Dominance};
-use dpmo_core::select;
+use dpmo_core::select::{self, Arithmetic};
 use dpmo_core::sensitivity::weighted_sum;
-use dpmo_core::sensitivity::{DeltaSource, LocalSensitivity};
+use dpmo_core::sensitivity::LocalSensitivity;
 use dpmo_core::{local, Error, MAX_OBJECTIVES};
 
 /// The largest number m of objectives; more gives `DPMO_CAPACITY_EXCEEDED`.
@@ -77,19 +78,9 @@ fn disjoint(outputs: &[Region], inputs: &[Region], more: &[Region]) -> Result<()
     check_disjoint(outputs, &all[..inputs.len() + more.len()])
 }
 
-const NO_SPEC: dpmo_sensitivity = dpmo_sensitivity {
-    kind: 0,
-    values: core::ptr::null(),
-    values_len: 0,
-    columns: 0,
-    callback: None,
-    context: core::ptr::null_mut(),
-    global: 0.0,
-    t_max: 0,
-};
-
 /// Copies the m specs at `specs`, validates them for n candidates (as `dpmo_sensitivity_value` does for
-/// one) and runs `f` with the m sensitivities and the regions they read (the specs and their values).
+/// one) and runs `f` with the m sensitivities and the regions they read (the specs and their values). For the
+/// functions without a budget; a selecting function builds its sensitivities after charging ([`Specs`]).
 ///
 /// # Safety
 /// `specs` must be null or point to m valid specs whose values stay valid and unmodified during the call.
@@ -99,35 +90,24 @@ unsafe fn with_sensitivities<T>(
     n: usize,
     f: impl FnOnce(&[LocalSensitivity<'_>], &[Region]) -> Result<T, Error>,
 ) -> Result<T, Error> {
-    if m == 0 {
-        return Err(Error::InvalidArgument);
+    // SAFETY: forwarded caller contract.
+    let specs = unsafe { Specs::read(specs, m) }?;
+    // SAFETY: as above.
+    let deltas = unsafe { specs.build(n) }?;
+    f(&deltas[..m], specs.regions())
+}
+
+/// The optional specs of a selecting function: None for the global mechanisms (`specs` null).
+///
+/// # Safety
+/// As for `Specs::read`.
+unsafe fn optional_specs(specs: *const dpmo_sensitivity, m: usize) -> Result<Option<Specs>, Error> {
+    if specs.is_null() {
+        Ok(None)
+    } else {
+        // SAFETY: forwarded caller contract.
+        unsafe { Specs::read(specs, m).map(Some) }
     }
-    if m > MAX_OBJECTIVES {
-        return Err(Error::CapacityExceeded);
-    }
-    // No candidates is reported as such, not as specs of the wrong length.
-    if n == 0 {
-        return Err(Error::EmptyInput);
-    }
-    // SAFETY: the caller promises m readable specs; they are copied so later writes cannot race.
-    let given = unsafe { input(specs, m) }?;
-    let mut copies = [NO_SPEC; MAX_OBJECTIVES];
-    copies[..m].copy_from_slice(given);
-    let mut callbacks = [None; MAX_OBJECTIVES];
-    for (cb, s) in callbacks.iter_mut().zip(&copies[..m]) {
-        *cb = callback_of(s);
-    }
-    let mut regions = [Region::EMPTY; MAX_OBJECTIVES + 1];
-    regions[MAX_OBJECTIVES] = Region::of(specs, m);
-    let placeholder = LocalSensitivity::new(DeltaSource::Shared(&[]), 1.0, 1, 1)?;
-    let mut deltas = [placeholder; MAX_OBJECTIVES];
-    for i in 0..m {
-        // SAFETY: forwarded caller contract; the callbacks outlive `deltas`.
-        let (d, r) = unsafe { sensitivity_of(&copies[i], &callbacks[i], n) }?;
-        deltas[i] = d;
-        regions[i] = r;
-    }
-    f(&deltas[..m], &regions)
 }
 
 /// `with_sensitivities`, or `f(None, [])` when `specs` is null (the global mechanisms).
@@ -145,70 +125,6 @@ unsafe fn with_optional_sensitivities<T>(
     } else {
         // SAFETY: forwarded caller contract.
         unsafe { with_sensitivities(specs, m, n, |d, r| f(Some(d), r)) }
-    }
-}
-
-/// The buffers every selecting function writes through: the generator, the optional budget, the k chosen
-/// indices and the two scratch slices. One place checks them and charges the budget.
-struct Selection {
-    rng: *mut dpmo_rng,
-    budget: *mut dpmo_budget,
-    out: (*mut usize, usize),
-    values: (*mut f64, usize),
-    indices: (*mut usize, usize),
-}
-
-impl Selection {
-    /// Null and alignment checks of the pointers, before any input is read.
-    fn check(&self) -> Result<(), Error> {
-        check_out(self.rng)?;
-        check_out(self.out.0)?;
-        if !self.budget.is_null() {
-            check_out(self.budget)?;
-        }
-        check_out(self.values.0)?;
-        check_out(self.indices.0)
-    }
-
-    /// Checks every buffer disjoint from the inputs (`inputs` and `more`) and from each other, then runs `f`
-    /// with the live generator and the output slices (chosen indices, values scratch, index scratch),
-    /// charging `epsilon` to the optional budget atomically: refused before anything runs when the budget
-    /// is too small, written back only when `f` succeeds.
-    ///
-    /// # Safety
-    /// Every pointer valid for its length (the contract of the public functions).
-    unsafe fn run(
-        self,
-        epsilon: f64,
-        inputs: &[Region],
-        more: &[Region],
-        f: impl FnOnce(&mut dpmo_core::Generator, &mut [usize], &mut [f64], &mut [usize]) -> Result<(), Error>,
-    ) -> Result<(), Error> {
-        disjoint(
-            &[
-                rng_region(self.rng),
-                budget_region(self.budget),
-                Region::of(self.out.0, self.out.1),
-                Region::of(self.values.0, self.values.1),
-                Region::of(self.indices.0, self.indices.1),
-            ],
-            inputs,
-            more,
-        )?;
-        // SAFETY: non-null and aligned (`check`), disjoint from every other buffer of the call.
-        let (out, values, indices) = unsafe {
-            (
-                output(self.out.0, self.out.1)?,
-                output(self.values.0, self.values.1)?,
-                output(self.indices.0, self.indices.1)?,
-            )
-        };
-        // SAFETY: the budget and the generator are disjoint from the slices `f` uses.
-        let pending = unsafe { PendingCharge::prepare(self.budget, epsilon) }?;
-        // SAFETY: as above.
-        unsafe { with_generator(self.rng, |g| f(g, out, values, indices)) }?;
-        pending.commit();
-        Ok(())
     }
 }
 
@@ -477,8 +393,8 @@ pub unsafe extern "C" fn dpmo_weighted_sensitivity_table(
 // ------------------------------------------------------------------------------------------ PrivPareto
 
 /// Writes the scratch lengths `dpmo_select_privpareto` and `dpmo_privpareto_probabilities` need for n
-/// candidates, m objectives and `columns` distances of δ^PS (0 for the global mechanism):
-/// `*out_values_len` doubles = n m + 2n + n · columns + 3 n m, `*out_indices_len` size_t = 10n + 1.
+/// candidates and m objectives, global or local, in either arithmetic: `*out_values_len` doubles
+/// (4 n m + 6 n) and `*out_indices_len` size_t (about 11 n). Memory is O(n m): δ^PS is never tabulated.
 ///
 /// Errors: null, misaligned or overlapping outputs; a length not representable → `DPMO_OVERFLOW`.
 ///
@@ -488,57 +404,49 @@ pub unsafe extern "C" fn dpmo_weighted_sensitivity_table(
 pub unsafe extern "C" fn dpmo_privpareto_scratch_len(
     n: usize,
     m: usize,
-    columns: usize,
     out_values_len: *mut usize,
     out_indices_len: *mut usize,
 ) -> dpmo_status {
     status_of((|| {
-        check_out(out_values_len)?;
-        check_out(out_indices_len)?;
-        check_disjoint(&[Region::of(out_values_len, 1), Region::of(out_indices_len, 1)], &[])?;
-        let s = multi::privpareto_scratch_len(n, m, columns)?;
-        let (v, i) = (representable::<f64>(s.values)?, representable::<usize>(s.indices)?);
-        // SAFETY: checked non-null, aligned and disjoint.
-        unsafe {
-            out_values_len.write(v);
-            out_indices_len.write(i);
-        }
-        Ok(())
+        let s = multi::privpareto_scratch_len(n, m)?;
+        write_lengths(s.values, s.indices, out_values_len, out_indices_len)
     })())
 }
 
 fn pareto_sensitivity<'a>(
     deltas: Option<&'a [LocalSensitivity<'a>]>,
-    columns: usize,
+    max_distance: usize,
     dampening: dpmo_core::Dampening,
 ) -> ParetoSensitivity<'a> {
     match deltas {
         None => ParetoSensitivity::Global,
         Some(deltas) => ParetoSensitivity::Local {
             deltas,
-            columns,
+            max_distance,
             dampening,
         },
     }
 }
 
 /// PrivPareto (PrivPareto paper, §4.3): selects k of the n candidates without replacement by their Pareto
-/// score (Def. 4.3, under `dominance`), each round by `selector` (`DPMO_SELECTOR_*`) at ε/k over the
-/// candidates left, re-scored among themselves. ε-DP in total. Writes the k indices in pick order to
-/// `out_indices`.
-/// * `deltas` NULL: global sensitivity Δ = n′ − 1 (n′ candidates left); `columns` and `dampening` are
+/// score (Def. 4.3, under `dominance`), each round by `selector` (`DPMO_SELECTOR_*`, optionally
+/// `| DPMO_FLOAT`) at ε/k over the candidates left, re-scored among themselves. ε-DP in total. Writes the k
+/// indices in pick order to `out_indices`.
+/// * `deltas` NULL: global sensitivity Δ = n′ − 1 (n′ candidates left); `max_distance` and `dampening` are
 ///   unused (`dampening` must still be a `DPMO_DAMPENING_*` value).
 /// * `deltas` = m specs, δ_i admissible for objective i: local sensitivity, the Pareto score dampened
-///   (`dampening`: `DPMO_DAMPENING_PLAIN` or `DPMO_DAMPENING_SHIFTED`) with δ^PS (Def. 4.5, Thm. 4.7)
-///   tabulated for t < `columns` (≥ 1; δ^PS = n′ − 1 beyond), then selected with Δ = 1.
+///   (`dampening`: `DPMO_DAMPENING_PLAIN` or `DPMO_DAMPENING_SHIFTED`) with δ^PS (Def. 4.5, Thm. 4.7), then
+///   selected with Δ = 1. δ^PS is computed one distance at a time until every candidate's dampened score
+///   is determined (`max_distance` = 0, automatic: the same distribution as an unbounded table), or for at
+///   most `max_distance` distances (δ^PS saturated to n′ − 1 beyond, which keeps it admissible).
 ///
-/// Scratch: `values` and `indices` of the lengths `dpmo_privpareto_scratch_len(n, m, columns)` reports
-/// (columns = 0 when global); their contents afterwards are unspecified. `budget` (nullable) is charged ε
-/// on success; `DPMO_BUDGET_EXHAUSTED` when it is insufficient (nothing else happens).
+/// Scratch: `values` and `indices` of the lengths `dpmo_privpareto_scratch_len(n, m)` reports; their
+/// contents afterwards are unspecified. `budget` (nullable) is charged ε.
 ///
 /// Errors: as for `dpmo_pareto_scores` and `dpmo_pareto_sensitivity_table`; an unknown `selector` or
-/// `dampening`, k = 0 or k > n → `DPMO_INVALID_ARGUMENT`; ε not finite or ≤ 0 → `DPMO_INVALID_EPSILON`;
-/// an invalid generator or budget; null, misaligned or overlapping buffers.
+/// `dampening`, k = 0 or k > n → `DPMO_INVALID_ARGUMENT`; Laplace noise without `DPMO_FLOAT` →
+/// `DPMO_UNSUPPORTED`; ε not finite or ≤ 0 → `DPMO_INVALID_EPSILON`; an invalid generator or budget; null,
+/// misaligned or overlapping buffers.
 ///
 /// # Safety
 /// `rng`: an initialised generator; `utilities`: n · m readable doubles; `deltas`: NULL or m valid specs;
@@ -552,7 +460,7 @@ pub unsafe extern "C" fn dpmo_select_privpareto(
     m: usize,
     dominance: u32,
     deltas: *const dpmo_sensitivity,
-    columns: usize,
+    max_distance: usize,
     dampening: u32,
     selector: u32,
     epsilon: f64,
@@ -567,7 +475,7 @@ pub unsafe extern "C" fn dpmo_select_privpareto(
     status_of((|| {
         let dominance = dominance_of(dominance)?;
         let dampening = dampening_of(dampening)?;
-        let selector = selector_of(selector)?;
+        let (selector, arithmetic) = selector_of(selector)?;
         let len = utilities_len(n, m)?;
         let selection = Selection {
             rng,
@@ -577,21 +485,26 @@ pub unsafe extern "C" fn dpmo_select_privpareto(
             indices: (indices, indices_len),
         };
         selection.check()?;
+        check_out(values)?;
+        check_out(indices)?;
         // SAFETY: the caller promises n · m readable doubles.
         let u = unsafe { input(utilities, len) }?;
-        // SAFETY: forwarded caller contract; `run` checks the outputs disjoint from every buffer.
+        // SAFETY: the caller promises NULL or m readable specs.
+        let specs = unsafe { optional_specs(deltas, m) }?;
+        let regions = specs.as_ref().map_or(&[][..], |s| s.regions());
+        // SAFETY: forwarded caller contract; `run` checks the outputs disjoint from every buffer, and the
+        // sensitivities are built (their values validated) only once the budget is charged.
         unsafe {
-            with_optional_sensitivities(deltas, m, n, |ds, regions| {
-                let sens = pareto_sensitivity(ds, columns, dampening);
-                selection.run(epsilon, &[Region::of(utilities, len)], regions, |g, out, v, ix| {
-                    multi::select_privpareto(g, u, m, dominance, sens, selector, epsilon, out, v, ix)
-                })
+            selection.run(epsilon, &[Region::of(utilities, len)], regions, |g, out, v, ix| {
+                let built = specs.as_ref().map(|s| s.build(n)).transpose()?;
+                let sens = pareto_sensitivity(built.as_ref().map(|b| &b[..m]), max_distance, dampening);
+                multi::select_privpareto(g, u, m, dominance, sens, selector, epsilon, out, v, ix, arithmetic)
             })
         }
     })())
 }
 
-/// Exact output probabilities of PrivPareto with the exponential mechanism and k = 1: global,
+/// Output probabilities of PrivPareto with the exponential mechanism and k = 1, in floating point: global,
 /// P(r) ∝ exp(ε PS(r) / (2(n − 1))); local, P(r) ∝ exp(ε D(PS, δ^PS)(r) / 2) (Local Dampening paper,
 /// Def. 3.8, with δ^PS). Writes n probabilities to `out_probabilities`. Arguments, scratch and errors as
 /// for `dpmo_select_privpareto`.
@@ -605,7 +518,7 @@ pub unsafe extern "C" fn dpmo_privpareto_probabilities(
     m: usize,
     dominance: u32,
     deltas: *const dpmo_sensitivity,
-    columns: usize,
+    max_distance: usize,
     dampening: u32,
     epsilon: f64,
     out_probabilities: *mut f64,
@@ -638,7 +551,7 @@ pub unsafe extern "C" fn dpmo_privpareto_probabilities(
                 let out = output(out_probabilities, n)?;
                 let v = output(values, values_len)?;
                 let ix = output(indices, indices_len)?;
-                let sens = pareto_sensitivity(ds, columns, dampening);
+                let sens = pareto_sensitivity(ds, max_distance, dampening);
                 multi::privpareto_probabilities(u, m, dominance, sens, epsilon, out, v, ix)
             })
         }
@@ -647,33 +560,25 @@ pub unsafe extern "C" fn dpmo_privpareto_probabilities(
 
 // ------------------------------------------------------------------------------------------ PrivAgg
 
-/// Writes the scratch lengths `dpmo_select_privagg` needs for n candidates and `columns` distances of
-/// δ_agg (0 for the global mechanism): `*out_values_len` doubles = 3n + n · columns, `*out_indices_len`
-/// size_t = 2n (`dpmo_privagg_probabilities` needs only the values).
+/// Writes the scratch lengths `dpmo_select_privagg` needs for n candidates and m objectives, global or
+/// local, in either arithmetic: `*out_values_len` doubles = 4n, `*out_indices_len` size_t = 2n
+/// (`dpmo_privagg_probabilities` needs only the values).
 ///
-/// Errors: null, misaligned or overlapping outputs; a length not representable → `DPMO_OVERFLOW`.
+/// Errors: m = 0 → `DPMO_INVALID_ARGUMENT`; null, misaligned or overlapping outputs; a length not
+/// representable → `DPMO_OVERFLOW`.
 ///
 /// # Safety
 /// `out_values_len`, `out_indices_len`: one writable size_t each.
 #[no_mangle]
 pub unsafe extern "C" fn dpmo_privagg_scratch_len(
     n: usize,
-    columns: usize,
+    m: usize,
     out_values_len: *mut usize,
     out_indices_len: *mut usize,
 ) -> dpmo_status {
     status_of((|| {
-        check_out(out_values_len)?;
-        check_out(out_indices_len)?;
-        check_disjoint(&[Region::of(out_values_len, 1), Region::of(out_indices_len, 1)], &[])?;
-        let s = multi::privagg_scratch_len(n, columns)?;
-        let (v, i) = (representable::<f64>(s.values)?, representable::<usize>(s.indices)?);
-        // SAFETY: checked non-null, aligned and disjoint.
-        unsafe {
-            out_values_len.write(v);
-            out_indices_len.write(i);
-        }
-        Ok(())
+        let s = multi::privagg_scratch_len(n, m)?;
+        write_lengths(s.values, s.indices, out_values_len, out_indices_len)
     })())
 }
 
@@ -686,7 +591,7 @@ unsafe fn agg_sensitivity<'a>(
     deltas: Option<&'a [LocalSensitivity<'a>]>,
     globals: *const f64,
     m: usize,
-    columns: usize,
+    max_distance: usize,
     dampening: dpmo_core::Dampening,
 ) -> Result<(AggSensitivity<'a>, Region), Error> {
     match deltas {
@@ -698,7 +603,7 @@ unsafe fn agg_sensitivity<'a>(
         Some(deltas) => Ok((
             AggSensitivity::Local {
                 deltas,
-                columns,
+                max_distance,
                 dampening,
             },
             Region::EMPTY,
@@ -707,22 +612,24 @@ unsafe fn agg_sensitivity<'a>(
 }
 
 /// PrivAgg (PrivPareto paper, §5): selects k of the n candidates without replacement by
-/// u_agg = Σ_i w_i u_i (m weights of any sign), each round by `selector` (`DPMO_SELECTOR_*`) at ε/k.
-/// ε-DP in total. Writes the k indices in pick order to `out_indices`.
-/// * `deltas` NULL: global, Δ_agg = Σ |w_i| Δ_i (Thm. 5.3) from `globals` (m values Δ_i > 0); `columns`
-///   and `dampening` are unused (`dampening` must still be a `DPMO_DAMPENING_*` value).
+/// u_agg = Σ_i w_i u_i (m weights of any sign), each round by `selector` (`DPMO_SELECTOR_*`, optionally
+/// `| DPMO_FLOAT`) at ε/k. ε-DP in total. Writes the k indices in pick order to `out_indices`.
+/// * `deltas` NULL: global, Δ_agg = Σ |w_i| Δ_i (Thm. 5.3) from `globals` (m values Δ_i > 0);
+///   `max_distance` and `dampening` are unused (`dampening` must still be a `DPMO_DAMPENING_*` value).
 /// * `deltas` = m specs (δ_i admissible for objective i, Δ_i = its `global`): local, u_agg dampened
-///   (`dampening`) with δ_agg = Σ |w_i| δ_i (Thm. 5.4) tabulated for t < `columns` (≥ 1; Δ_agg beyond),
-///   then selected with Δ = 1; `globals` is unused and may be NULL.
+///   (`dampening`) with δ_agg = Σ |w_i| δ_i (Thm. 5.4), evaluated on demand and saturated where every δ_i is
+///   (`max_distance` = 0) or at `max_distance` if earlier; then selected with Δ = 1; `globals` is unused and
+///   may be NULL.
 ///
-/// Scratch: `values` and `indices` of the lengths `dpmo_privagg_scratch_len(n, columns)` reports (columns
-/// = 0 when global). `budget` (nullable) is charged ε on success; `DPMO_BUDGET_EXHAUSTED` when it is
-/// insufficient (nothing else happens).
+/// In exact arithmetic (the default) the weighted sum is computed exactly on a grid of about 2^-56 Δ_agg
+/// (each term floored, each sensitivity term rounded up, both accounted for exactly). Scratch: `values` and
+/// `indices` of the lengths `dpmo_privagg_scratch_len(n, m)` reports. `budget` (nullable) is charged ε.
 ///
 /// Errors: as for `dpmo_weighted_sum`, `dpmo_weighted_global_sensitivity` and
 /// `dpmo_weighted_sensitivity_table`; an unknown `selector` or `dampening`, k = 0 or k > n →
-/// `DPMO_INVALID_ARGUMENT`; ε not finite or ≤ 0 → `DPMO_INVALID_EPSILON`; a short scratch; an invalid
-/// generator or budget; null, misaligned or overlapping buffers.
+/// `DPMO_INVALID_ARGUMENT`; Laplace noise without `DPMO_FLOAT` → `DPMO_UNSUPPORTED`; ε not finite or ≤ 0 →
+/// `DPMO_INVALID_EPSILON`; a short scratch; an invalid generator or budget; null, misaligned or
+/// overlapping buffers.
 ///
 /// # Safety
 /// `rng`: an initialised generator; `utilities`: n · m readable doubles; `weights`: m readable doubles;
@@ -737,7 +644,7 @@ pub unsafe extern "C" fn dpmo_select_privagg(
     weights: *const f64,
     globals: *const f64,
     deltas: *const dpmo_sensitivity,
-    columns: usize,
+    max_distance: usize,
     dampening: u32,
     selector: u32,
     epsilon: f64,
@@ -751,7 +658,7 @@ pub unsafe extern "C" fn dpmo_select_privagg(
 ) -> dpmo_status {
     status_of((|| {
         let dampening = dampening_of(dampening)?;
-        let selector = selector_of(selector)?;
+        let (selector, arithmetic) = selector_of(selector)?;
         let len = utilities_len(n, m)?;
         let selection = Selection {
             rng,
@@ -761,22 +668,46 @@ pub unsafe extern "C" fn dpmo_select_privagg(
             indices: (indices, indices_len),
         };
         selection.check()?;
+        check_out(values)?;
+        check_out(indices)?;
         // SAFETY: the caller promises n · m and m readable doubles.
         let (u, w) = unsafe { (input(utilities, len)?, input(weights, m)?) };
-        // SAFETY: forwarded caller contract; `run` checks the outputs disjoint from every buffer.
+        if w.iter().any(|x| !x.is_finite()) {
+            // Weights are public: refused before anything is charged.
+            return Err(Error::NonFiniteInput);
+        }
+        // SAFETY: the caller promises NULL or m readable specs.
+        let specs = unsafe { optional_specs(deltas, m) }?;
+        let regions = specs.as_ref().map_or(&[][..], |s| s.regions());
+        // The global sensitivities are public arguments: read and checked before the charge.
+        // SAFETY: the caller promises m readable doubles at `globals` when `deltas` is NULL.
+        let (global_values, globals_region) = if specs.is_none() {
+            (Some(unsafe { input(globals, m) }?), Region::of(globals, m))
+        } else {
+            (None, Region::EMPTY)
+        };
+        let inputs = [Region::of(utilities, len), Region::of(weights, m), globals_region];
+        // SAFETY: forwarded caller contract; `run` checks the outputs disjoint from every buffer, and the
+        // sensitivities are built (their values validated) only once the budget is charged.
         unsafe {
-            with_optional_sensitivities(deltas, m, n, |ds, regions| {
-                let (sens, globals_region) = agg_sensitivity(ds, globals, m, columns, dampening)?;
-                let inputs = [Region::of(utilities, len), Region::of(weights, m), globals_region];
-                selection.run(epsilon, &inputs, regions, |g, out, v, ix| {
-                    multi::select_privagg(g, u, w, sens, selector, epsilon, out, v, ix)
-                })
+            selection.run(epsilon, &inputs, regions, |g, out, v, ix| {
+                let built = specs.as_ref().map(|s| s.build(n)).transpose()?;
+                let sens = match (&built, global_values) {
+                    (Some(b), _) => AggSensitivity::Local {
+                        deltas: &b[..m],
+                        max_distance,
+                        dampening,
+                    },
+                    (None, Some(g)) => AggSensitivity::Global(g),
+                    (None, None) => return Err(Error::NullPointer),
+                };
+                multi::select_privagg(g, u, w, sens, selector, epsilon, out, v, ix, arithmetic)
             })
         }
     })())
 }
 
-/// Exact output probabilities of PrivAgg with the exponential mechanism and k = 1: global,
+/// Output probabilities of PrivAgg with the exponential mechanism and k = 1, in floating point: global,
 /// P(r) ∝ exp(ε u_agg(r) / (2 Δ_agg)); local, P(r) ∝ exp(ε D(u_agg, δ_agg)(r) / 2). Writes n probabilities
 /// to `out_probabilities`. Arguments and errors as for `dpmo_select_privagg`; `values` as reported by
 /// `dpmo_privagg_scratch_len` (no index scratch).
@@ -791,7 +722,7 @@ pub unsafe extern "C" fn dpmo_privagg_probabilities(
     weights: *const f64,
     globals: *const f64,
     deltas: *const dpmo_sensitivity,
-    columns: usize,
+    max_distance: usize,
     dampening: u32,
     epsilon: f64,
     out_probabilities: *mut f64,
@@ -808,7 +739,7 @@ pub unsafe extern "C" fn dpmo_privagg_probabilities(
         // SAFETY: forwarded caller contract; outputs checked disjoint from every buffer before slicing.
         unsafe {
             with_optional_sensitivities(deltas, m, n, |ds, regions| {
-                let (sens, globals_region) = agg_sensitivity(ds, globals, m, columns, dampening)?;
+                let (sens, globals_region) = agg_sensitivity(ds, globals, m, max_distance, dampening)?;
                 disjoint(
                     &[Region::of(out_probabilities, n), Region::of(values, values_len)],
                     &[Region::of(utilities, len), Region::of(weights, m), globals_region],
@@ -834,19 +765,47 @@ fn split_n<T>(s: &mut [T], n: usize) -> (&mut [T], &mut [T]) {
     }
 }
 
-/// Top-k without replacement over single-objective scores: k rounds of `selector` (`DPMO_SELECTOR_*`) at
-/// ε/k each with global sensitivity `sensitivity`, over the candidates not yet chosen (sequential
-/// composition: ε-DP in total). Writes the k indices in pick order to `out_indices`; k = n gives a random
-/// permutation.
+/// Writes the scratch lengths of `dpmo_select_top_k` and `dpmo_select_top_k_gumbel` for n candidates and
+/// `selector` (any selector for the Gumbel function: pass `DPMO_SELECTOR_EXPONENTIAL`): `*out_values_len` =
+/// n doubles and `*out_indices_len` = n size_t, or 2n for a selector that needs a permutation
+/// (permute-and-flip, and report-noisy-max with Exponential noise in exact arithmetic). The lengths suffice
+/// for either arithmetic.
 ///
-/// Scratch: `scratch` n doubles; `index_scratch` n size_t, or 2n for `DPMO_SELECTOR_PERMUTE_AND_FLIP`.
-/// `budget` (nullable) is charged ε on success; `DPMO_BUDGET_EXHAUSTED` when it is insufficient (nothing
-/// else happens).
+/// Errors: an unknown selector → `DPMO_INVALID_ARGUMENT` (Laplace noise without `DPMO_FLOAT` →
+/// `DPMO_UNSUPPORTED`); null, misaligned or overlapping outputs; a length not representable →
+/// `DPMO_OVERFLOW`.
 ///
-/// Errors: n = 0 → `DPMO_EMPTY_INPUT`; k = 0, k > n or an unknown selector → `DPMO_INVALID_ARGUMENT`; ε not
-/// finite or ≤ 0 → `DPMO_INVALID_EPSILON`; a sensitivity not finite or ≤ 0 → `DPMO_INVALID_SENSITIVITY`;
-/// a non-finite score; a short scratch; an invalid generator or budget; null, misaligned or overlapping
-/// buffers.
+/// # Safety
+/// `out_values_len`, `out_indices_len`: one writable size_t each.
+#[no_mangle]
+pub unsafe extern "C" fn dpmo_top_k_scratch_len(
+    n: usize,
+    selector: u32,
+    out_values_len: *mut usize,
+    out_indices_len: *mut usize,
+) -> dpmo_status {
+    status_of((|| {
+        let (selector, _) = selector_of(selector)?;
+        let indices = if selector.needs_permutation(Arithmetic::Exact) {
+            n.checked_mul(2).ok_or(Error::Overflow)?
+        } else {
+            n
+        };
+        write_lengths(n, indices, out_values_len, out_indices_len)
+    })())
+}
+
+/// Top-k without replacement over single-objective scores: k rounds of `selector` (`DPMO_SELECTOR_*`,
+/// optionally `| DPMO_FLOAT`) at ε/k each (rounded down, so the rounds never spend more than ε) with global
+/// sensitivity `sensitivity`, over the candidates not yet chosen (sequential composition: ε-DP in total).
+/// Writes the k indices in pick order to `out_indices`; k = n gives a random permutation.
+///
+/// Scratch: as `dpmo_top_k_scratch_len(n, selector)` reports. `budget` (nullable) is charged ε.
+///
+/// Errors: n = 0 → `DPMO_EMPTY_INPUT`; k = 0, k > n or an unknown selector → `DPMO_INVALID_ARGUMENT`;
+/// Laplace noise without `DPMO_FLOAT` → `DPMO_UNSUPPORTED`; ε not finite or ≤ 0 → `DPMO_INVALID_EPSILON`; a
+/// sensitivity not finite or ≤ 0 → `DPMO_INVALID_SENSITIVITY`; a non-finite score; a short scratch; an
+/// invalid generator or budget; null, misaligned or overlapping buffers.
 ///
 /// # Safety
 /// `rng`: an initialised generator; `scores`: n readable doubles; `out_indices`: k writable size_t; the
@@ -868,7 +827,7 @@ pub unsafe extern "C" fn dpmo_select_top_k(
     budget: *mut dpmo_budget,
 ) -> dpmo_status {
     status_of((|| {
-        let selector = selector_of(selector)?;
+        let (selector, arithmetic) = selector_of(selector)?;
         let selection = Selection {
             rng,
             budget,
@@ -877,23 +836,27 @@ pub unsafe extern "C" fn dpmo_select_top_k(
             indices: (index_scratch, index_len),
         };
         selection.check()?;
+        check_out(scratch)?;
+        check_out(index_scratch)?;
         // SAFETY: the caller promises n readable doubles.
         let s = unsafe { input(scores, n) }?;
         // SAFETY: forwarded caller contract; `run` checks the outputs disjoint from every buffer.
         unsafe {
             selection.run(epsilon, &[Region::of(scores, n)], &[], |g, out, work, ix| {
                 let (index, perm) = split_n(ix, n);
-                select::select_top_k(g, selector, s, sensitivity, epsilon, out, work, index, perm)
+                select::select_top_k(g, selector, s, sensitivity, epsilon, out, work, index, perm, arithmetic)
             })
         }
     })())
 }
 
-/// One-shot top-k with Gumbel noise (Durfee & Rogers 2019): adds Gumbel noise of scale 2kΔ/ε to every score
-/// once and reports the k largest, in decreasing order. Equal in distribution to `dpmo_select_top_k` with
-/// the exponential selector (ε-DP in total), in O(n + k log k).
+/// One-shot top-k with Gumbel noise (Durfee & Rogers 2019): its distribution is that of k sequential
+/// exponential mechanisms at ε/k each (ε-DP in total). `flags` = 0 runs exactly that peeling, exactly
+/// (O(k n)); `flags` = `DPMO_FLOAT` runs the one-shot form in floating point — Gumbel noise of scale 2kΔ/ε
+/// added once, the k largest reported in decreasing order (O(n + k log k)).
 ///
-/// Scratch: `scratch` n doubles, `index_scratch` n size_t. Budget and errors as for `dpmo_select_top_k`.
+/// Scratch: `scratch` n doubles, `index_scratch` n size_t. Budget and errors as for `dpmo_select_top_k`;
+/// `flags` other than 0 or `DPMO_FLOAT` → `DPMO_INVALID_ARGUMENT`.
 ///
 /// # Safety
 /// As for `dpmo_select_top_k`.
@@ -905,6 +868,7 @@ pub unsafe extern "C" fn dpmo_select_top_k_gumbel(
     sensitivity: f64,
     epsilon: f64,
     k: usize,
+    flags: u32,
     out_indices: *mut usize,
     scratch: *mut f64,
     scratch_len: usize,
@@ -913,6 +877,7 @@ pub unsafe extern "C" fn dpmo_select_top_k_gumbel(
     budget: *mut dpmo_budget,
 ) -> dpmo_status {
     status_of((|| {
+        let arithmetic = flags_of(flags)?;
         let selection = Selection {
             rng,
             budget,
@@ -921,23 +886,26 @@ pub unsafe extern "C" fn dpmo_select_top_k_gumbel(
             indices: (index_scratch, index_len),
         };
         selection.check()?;
+        check_out(scratch)?;
+        check_out(index_scratch)?;
         // SAFETY: the caller promises n readable doubles.
         let s = unsafe { input(scores, n) }?;
         // SAFETY: forwarded caller contract; `run` checks the outputs disjoint from every buffer.
         unsafe {
             selection.run(epsilon, &[Region::of(scores, n)], &[], |g, out, work, ix| {
-                select::select_top_k_gumbel(g, s, sensitivity, epsilon, out, work, ix)
+                select::select_top_k_gumbel(g, s, sensitivity, epsilon, out, work, ix, arithmetic)
             })
         }
     })())
 }
 
 /// Top-k without replacement with local dampening (Local Dampening paper, Defs. 3.6/4.3): the n utilities
-/// are dampened once with δ (`sensitivity`, plain or shifted `dampening`), then k rounds of `selector` at
-/// ε/k each run on the dampened scores with Δ = 1. ε-DP in total when δ is admissible.
+/// are dampened once with δ (`sensitivity`, plain or shifted `dampening`), then k rounds of `selector`
+/// (optionally `| DPMO_FLOAT`) at ε/k each run on the dampened scores with Δ = 1. ε-DP in total when δ is
+/// admissible.
 ///
-/// Scratch: `scratch` 2n doubles; `index_scratch` n size_t, or 2n for `DPMO_SELECTOR_PERMUTE_AND_FLIP`.
-/// Budget and errors as for `dpmo_select_top_k` and `dpmo_dampen`.
+/// Scratch: as `dpmo_local_dampening_scratch_len(n, k, selector)` reports. Budget and errors as for
+/// `dpmo_select_top_k` and `dpmo_dampen`.
 ///
 /// # Safety
 /// As for `dpmo_select_top_k`; `sensitivity`: a valid spec for n candidates.
@@ -960,7 +928,7 @@ pub unsafe extern "C" fn dpmo_select_local_dampening_top_k(
 ) -> dpmo_status {
     status_of((|| {
         let kind = dampening_of(dampening)?;
-        let selector = selector_of(selector)?;
+        let (selector, arithmetic) = selector_of(selector)?;
         let selection = Selection {
             rng,
             budget,
@@ -969,24 +937,32 @@ pub unsafe extern "C" fn dpmo_select_local_dampening_top_k(
             indices: (index_scratch, index_len),
         };
         selection.check()?;
+        check_out(scratch)?;
+        check_out(index_scratch)?;
         // SAFETY: the caller promises n readable doubles.
         let u = unsafe { input(utilities, n) }?;
         if n == 0 {
             return Err(Error::EmptyInput);
         }
-        // SAFETY: forwarded caller contract; `run` checks the outputs disjoint from every buffer.
+        // SAFETY: the caller promises one readable spec.
+        let specs = unsafe { Specs::read(sensitivity, 1) }?;
+        // SAFETY: forwarded caller contract; `run` checks the outputs disjoint from every buffer, and the
+        // sensitivity is built (its values validated) only once the budget is charged.
         unsafe {
-            let (spec, spec_region) = read_spec(sensitivity)?;
-            let callback = callback_of(&spec);
-            let (delta, values_region) = sensitivity_of(&spec, &callback, n)?;
-            let inputs = [Region::of(utilities, n), spec_region, values_region];
-            selection.run(epsilon, &inputs, &[], |g, out, scratch, ix| {
-                let (dampened, work) = split_n(scratch, n);
-                let (index, perm) = split_n(ix, n);
-                local::select_local_dampening_top_k(
-                    g, u, &delta, kind, selector, epsilon, out, dampened, work, index, perm,
-                )
-            })
+            selection.run(
+                epsilon,
+                &[Region::of(utilities, n)],
+                specs.regions(),
+                |g, out, scratch, ix| {
+                    let delta = &specs.build(n)?[0];
+                    let half = scratch.len() / 2;
+                    let (dampened, work) = scratch.split_at_mut(half);
+                    let (index, perm) = split_n(ix, n);
+                    local::select_local_dampening_top_k(
+                        g, u, delta, kind, selector, epsilon, out, dampened, work, index, perm, arithmetic,
+                    )
+                },
+            )
         }
     })())
 }

@@ -1,12 +1,15 @@
-//! Global-sensitivity selectors over a caller array of scores.
+//! Global-sensitivity selectors over a caller array of scores, and the selector and arithmetic arguments
+//! every selecting function shares.
 
+use crate::budget::dpmo_budget;
 use crate::buffers::{check_disjoint, check_out, input, output, Region};
-use crate::rng::{dpmo_rng, rng_region, with_generator};
+use crate::rng::dpmo_rng;
+use crate::selection::Selection;
 use crate::status::{dpmo_status, status_of};
-use dpmo_core::select::{self, Noise, Selector};
+use dpmo_core::select::{self, Arithmetic, Noise, Selector};
 use dpmo_core::Error;
 
-/// Report-noisy-max noise: Laplace.
+/// Report-noisy-max noise: Laplace (floating point only: needs `DPMO_FLOAT`).
 pub const DPMO_NOISE_LAPLACE: u32 = 0;
 /// Report-noisy-max noise: Gumbel (same distribution as the exponential mechanism).
 pub const DPMO_NOISE_GUMBEL: u32 = 1;
@@ -17,34 +20,76 @@ pub const DPMO_NOISE_EXPONENTIAL: u32 = 2;
 pub const DPMO_SELECTOR_EXPONENTIAL: u32 = 0;
 /// Selector: permute-and-flip (needs an index scratch of n entries).
 pub const DPMO_SELECTOR_PERMUTE_AND_FLIP: u32 = 1;
-/// Selector: report-noisy-max with Laplace noise.
+/// Selector: report-noisy-max with Laplace noise (floating point only: needs `DPMO_FLOAT`).
 pub const DPMO_SELECTOR_NOISY_MAX_LAPLACE: u32 = 2;
 /// Selector: report-noisy-max with Gumbel noise.
 pub const DPMO_SELECTOR_NOISY_MAX_GUMBEL: u32 = 3;
-/// Selector: report-noisy-max with Exponential noise.
+/// Selector: report-noisy-max with Exponential noise (in exact arithmetic it runs as permute-and-flip and
+/// needs the same index scratch).
 pub const DPMO_SELECTOR_NOISY_MAX_EXPONENTIAL: u32 = 4;
 
-pub(crate) fn noise_of(noise: u32) -> Result<Noise, Error> {
-    match noise {
-        DPMO_NOISE_LAPLACE => Ok(Noise::Laplace),
-        DPMO_NOISE_GUMBEL => Ok(Noise::Gumbel),
-        DPMO_NOISE_EXPONENTIAL => Ok(Noise::Exponential),
+/// Flag OR-ed into a `selector` (`DPMO_SELECTOR_*`), a `noise` (`DPMO_NOISE_*`) or a `flags` argument: run
+/// the whole call (dampening, sums and selection) in floating point, as dpmo 0.1 did. Without it every
+/// selection is exact: each output has exactly the probability of the mathematical mechanism (on the
+/// scores floored onto a grid of about 2^-62 Δ), so it is ε-DP in the arithmetic that runs. With it,
+/// probabilities are only as exact as 53-bit uniforms: an output can have probability 0 on one dataset and
+/// 2^-53 on its neighbour, so the guarantee holds in real arithmetic only. For comparisons and
+/// compatibility; not for releases.
+pub const DPMO_FLOAT: u32 = 0x100;
+
+/// Splits the `DPMO_FLOAT` flag off an enum argument.
+pub(crate) fn arithmetic_of(value: u32) -> (u32, Arithmetic) {
+    if value & DPMO_FLOAT != 0 {
+        (value & !DPMO_FLOAT, Arithmetic::Float)
+    } else {
+        (value, Arithmetic::Exact)
+    }
+}
+
+/// A `flags` argument: 0 or `DPMO_FLOAT`.
+pub(crate) fn flags_of(flags: u32) -> Result<Arithmetic, Error> {
+    match arithmetic_of(flags) {
+        (0, a) => Ok(a),
         _ => Err(Error::InvalidArgument),
     }
 }
 
-pub(crate) fn selector_of(selector: u32) -> Result<Selector, Error> {
-    match selector {
-        DPMO_SELECTOR_EXPONENTIAL => Ok(Selector::Exponential),
-        DPMO_SELECTOR_PERMUTE_AND_FLIP => Ok(Selector::PermuteAndFlip),
-        DPMO_SELECTOR_NOISY_MAX_LAPLACE => Ok(Selector::NoisyMax(Noise::Laplace)),
-        DPMO_SELECTOR_NOISY_MAX_GUMBEL => Ok(Selector::NoisyMax(Noise::Gumbel)),
-        DPMO_SELECTOR_NOISY_MAX_EXPONENTIAL => Ok(Selector::NoisyMax(Noise::Exponential)),
-        _ => Err(Error::InvalidArgument),
-    }
+pub(crate) fn noise_of(noise: u32) -> Result<(Noise, Arithmetic), Error> {
+    let (noise, a) = arithmetic_of(noise);
+    let noise = match noise {
+        DPMO_NOISE_LAPLACE => Noise::Laplace,
+        DPMO_NOISE_GUMBEL => Noise::Gumbel,
+        DPMO_NOISE_EXPONENTIAL => Noise::Exponential,
+        _ => return Err(Error::InvalidArgument),
+    };
+    check_supported(Selector::NoisyMax(noise), a)?;
+    Ok((noise, a))
 }
 
-/// Shared body of the three index-returning selectors.
+/// A `selector` argument, with its arithmetic. Laplace noise in exact arithmetic → `DPMO_UNSUPPORTED`.
+pub(crate) fn selector_of(selector: u32) -> Result<(Selector, Arithmetic), Error> {
+    let (selector, a) = arithmetic_of(selector);
+    let s = match selector {
+        DPMO_SELECTOR_EXPONENTIAL => Selector::Exponential,
+        DPMO_SELECTOR_PERMUTE_AND_FLIP => Selector::PermuteAndFlip,
+        DPMO_SELECTOR_NOISY_MAX_LAPLACE => Selector::NoisyMax(Noise::Laplace),
+        DPMO_SELECTOR_NOISY_MAX_GUMBEL => Selector::NoisyMax(Noise::Gumbel),
+        DPMO_SELECTOR_NOISY_MAX_EXPONENTIAL => Selector::NoisyMax(Noise::Exponential),
+        _ => return Err(Error::InvalidArgument),
+    };
+    check_supported(s, a)?;
+    Ok((s, a))
+}
+
+fn check_supported(s: Selector, a: Arithmetic) -> Result<(), Error> {
+    if a == Arithmetic::Exact && s == Selector::NoisyMax(Noise::Laplace) {
+        return Err(Error::Unsupported);
+    }
+    Ok(())
+}
+
+/// Shared body of the three index-returning selectors: the index scratch is used (and must hold n) only
+/// when the selector needs a permutation.
 ///
 /// # Safety
 /// As for the public functions: valid pointers for the lengths given.
@@ -55,49 +100,45 @@ unsafe fn run_selector(
     n: usize,
     sensitivity: f64,
     epsilon: f64,
-    selector: Selector,
+    (selector, arithmetic): (Selector, Arithmetic),
     perm: (*mut usize, usize),
     out_index: *mut usize,
+    budget: *mut dpmo_budget,
 ) -> Result<(), Error> {
-    check_out(rng)?;
-    check_out(out_index)?;
-    if selector == Selector::PermuteAndFlip {
+    let perm = if selector.needs_permutation(arithmetic) {
         check_out(perm.0)?;
-    }
+        perm
+    } else {
+        (core::ptr::null_mut(), 0)
+    };
+    let selection = Selection {
+        rng,
+        budget,
+        out: (out_index, 1),
+        values: (core::ptr::null_mut(), 0),
+        indices: perm,
+    };
+    selection.check()?;
     // SAFETY: the caller promises n readable doubles.
-    let scores_slice = unsafe { input(scores, n) }?;
-    let perm_region = if selector == Selector::PermuteAndFlip {
-        Region::of(perm.0, perm.1)
-    } else {
-        Region::EMPTY
-    };
-    check_disjoint(
-        &[rng_region(rng), Region::of(out_index, 1), perm_region],
-        &[Region::of(scores, n)],
-    )?;
-    let perm_slice: &mut [usize] = if selector == Selector::PermuteAndFlip {
-        // SAFETY: checked disjoint from every other buffer of this call.
-        unsafe { output(perm.0, perm.1) }?
-    } else {
-        &mut []
-    };
-    // SAFETY: the generator region is disjoint from the slices used inside.
-    let index = unsafe {
-        with_generator(rng, |g| {
-            select::select(g, selector, scores_slice, sensitivity, epsilon, perm_slice)
+    let s = unsafe { input(scores, n) }?;
+    // SAFETY: forwarded caller contract; `run` checks the outputs disjoint from every buffer.
+    unsafe {
+        selection.run(epsilon, &[Region::of(scores, n)], &[], |g, out, _, perm| {
+            out[0] = select::select(g, selector, s, sensitivity, epsilon, perm, arithmetic)?;
+            Ok(())
         })
-    }?;
-    // SAFETY: checked non-null, aligned and disjoint.
-    unsafe { out_index.write(index) };
-    Ok(())
+    }
 }
 
-/// The exponential mechanism: writes to `*out_index` an index r in [0, n) drawn with probability
-/// ∝ exp(epsilon · scores[r] / (2 · sensitivity)). epsilon-DP when `sensitivity` bounds how much any score
-/// changes between neighbouring datasets. Scores must be finite; any finite values are safe (log space).
+/// The exponential mechanism, exactly: writes to `*out_index` an index r in [0, n) drawn with probability
+/// exactly ∝ exp(epsilon · scores[r] / (2 · sensitivity)) (scores floored onto a grid of about
+/// 2^-62 · sensitivity; integers and most real scores are on it). epsilon-DP in the arithmetic that runs,
+/// when `sensitivity` bounds how much any score changes between neighbouring datasets. `budget` (nullable)
+/// is charged epsilon; see "Budgets" in the header's introduction.
 ///
 /// # Safety
-/// `rng`: an initialised generator; `scores`: n readable doubles; `out_index`: one writable size_t.
+/// `rng`: an initialised generator; `scores`: n readable doubles; `out_index`: one writable size_t;
+/// `budget`: NULL or a valid budget.
 #[no_mangle]
 pub unsafe extern "C" fn dpmo_select_exponential(
     rng: *mut dpmo_rng,
@@ -106,7 +147,9 @@ pub unsafe extern "C" fn dpmo_select_exponential(
     sensitivity: f64,
     epsilon: f64,
     out_index: *mut usize,
+    budget: *mut dpmo_budget,
 ) -> dpmo_status {
+    let how = (Selector::Exponential, Arithmetic::Exact);
     // SAFETY: forwarded caller contract.
     status_of(unsafe {
         run_selector(
@@ -115,15 +158,16 @@ pub unsafe extern "C" fn dpmo_select_exponential(
             n,
             sensitivity,
             epsilon,
-            Selector::Exponential,
+            how,
             (core::ptr::null_mut(), 0),
             out_index,
+            budget,
         )
     })
 }
 
-/// Exact output probabilities of the exponential mechanism: writes n probabilities (summing to 1) to
-/// `out_probabilities`, computed in log space.
+/// Output probabilities of the exponential mechanism, computed in floating point (log space): writes n
+/// probabilities (summing to 1) to `out_probabilities`. For audits and tests.
 ///
 /// # Safety
 /// `scores`: n readable doubles; `out_probabilities`: n writable doubles not overlapping `scores`.
@@ -146,14 +190,16 @@ pub unsafe extern "C" fn dpmo_exponential_probabilities(
     })())
 }
 
-/// Permute-and-flip (McKenna & Sheldon 2020): visits candidates in random order and accepts r with
-/// probability exp(epsilon · (scores[r] − max) / (2 · sensitivity)). Never less accurate than the
-/// exponential mechanism at the same epsilon. `perm_scratch` must hold at least n size_t entries (any
-/// contents); its contents afterwards are unspecified.
+/// Permute-and-flip (McKenna & Sheldon 2020), exactly: visits candidates in random order and keeps r with
+/// probability exactly exp(epsilon · (scores[r] − max) / (2 · sensitivity)) (on the same grid as
+/// `dpmo_select_exponential`). Never less accurate than the exponential mechanism at the same epsilon.
+/// `perm_scratch` must hold at least n size_t entries (any contents; unspecified afterwards). `budget`
+/// (nullable) is charged epsilon.
 ///
 /// # Safety
 /// `rng`: an initialised generator; `scores`: n readable doubles; `perm_scratch`: `perm_scratch_len`
-/// writable size_t; `out_index`: one writable size_t; no output may overlap another buffer.
+/// writable size_t; `out_index`: one writable size_t; `budget`: NULL or a valid budget; no output may
+/// overlap another buffer.
 #[no_mangle]
 pub unsafe extern "C" fn dpmo_select_permute_and_flip(
     rng: *mut dpmo_rng,
@@ -164,7 +210,9 @@ pub unsafe extern "C" fn dpmo_select_permute_and_flip(
     perm_scratch: *mut usize,
     perm_scratch_len: usize,
     out_index: *mut usize,
+    budget: *mut dpmo_budget,
 ) -> dpmo_status {
+    let how = (Selector::PermuteAndFlip, Arithmetic::Exact);
     // SAFETY: forwarded caller contract.
     status_of(unsafe {
         run_selector(
@@ -173,18 +221,23 @@ pub unsafe extern "C" fn dpmo_select_permute_and_flip(
             n,
             sensitivity,
             epsilon,
-            Selector::PermuteAndFlip,
+            how,
             (perm_scratch, perm_scratch_len),
             out_index,
+            budget,
         )
     })
 }
 
-/// Report-noisy-max: adds i.i.d. noise of scale 2 · sensitivity / epsilon to every score and reports the
-/// argmax. `noise` is `DPMO_NOISE_LAPLACE`, `DPMO_NOISE_GUMBEL` or `DPMO_NOISE_EXPONENTIAL`.
+/// Report-noisy-max: the argmax of the scores plus i.i.d. noise of scale 2 · sensitivity / epsilon.
+/// `noise` is `DPMO_NOISE_GUMBEL` (run exactly as the exponential mechanism, its distribution) or
+/// `DPMO_NOISE_EXPONENTIAL` (run exactly as permute-and-flip, which needs `perm_scratch` of n size_t; it may
+/// be NULL with length 0 otherwise). `DPMO_NOISE_LAPLACE` exists in floating point only: pass
+/// `DPMO_NOISE_LAPLACE | DPMO_FLOAT` (else `DPMO_UNSUPPORTED`). Any noise may carry `DPMO_FLOAT`.
 ///
 /// # Safety
-/// `rng`: an initialised generator; `scores`: n readable doubles; `out_index`: one writable size_t.
+/// `rng`: an initialised generator; `scores`: n readable doubles; `perm_scratch`: NULL or
+/// `perm_scratch_len` writable size_t; `out_index`: one writable size_t; `budget`: NULL or a valid budget.
 #[no_mangle]
 pub unsafe extern "C" fn dpmo_select_noisy_max(
     rng: *mut dpmo_rng,
@@ -193,23 +246,26 @@ pub unsafe extern "C" fn dpmo_select_noisy_max(
     sensitivity: f64,
     epsilon: f64,
     noise: u32,
+    perm_scratch: *mut usize,
+    perm_scratch_len: usize,
     out_index: *mut usize,
+    budget: *mut dpmo_budget,
 ) -> dpmo_status {
-    let noise = match noise_of(noise) {
-        Ok(x) => x,
-        Err(e) => return e.into(),
-    };
-    // SAFETY: forwarded caller contract.
-    status_of(unsafe {
-        run_selector(
-            rng,
-            scores,
-            n,
-            sensitivity,
-            epsilon,
-            Selector::NoisyMax(noise),
-            (core::ptr::null_mut(), 0),
-            out_index,
-        )
-    })
+    status_of((|| {
+        let (noise, arithmetic) = noise_of(noise)?;
+        // SAFETY: forwarded caller contract.
+        unsafe {
+            run_selector(
+                rng,
+                scores,
+                n,
+                sensitivity,
+                epsilon,
+                (Selector::NoisyMax(noise), arithmetic),
+                (perm_scratch, perm_scratch_len),
+                out_index,
+                budget,
+            )
+        }
+    })())
 }

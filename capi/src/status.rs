@@ -38,6 +38,9 @@ pub enum dpmo_status {
     DPMO_BUDGET_EXHAUSTED = 13,
     /// An output buffer overlaps an input buffer.
     DPMO_OVERLAPPING_BUFFERS = 14,
+    /// No implementation in the arithmetic asked for (report-noisy-max with Laplace noise needs
+    /// `DPMO_FLOAT`), or the platform lacks a facility (no operating-system random source).
+    DPMO_UNSUPPORTED = 15,
 }
 
 impl From<Error> for dpmo_status {
@@ -57,6 +60,7 @@ impl From<Error> for dpmo_status {
             Error::CapacityExceeded => dpmo_status::DPMO_CAPACITY_EXCEEDED,
             Error::BudgetExhausted => dpmo_status::DPMO_BUDGET_EXHAUSTED,
             Error::OverlappingBuffers => dpmo_status::DPMO_OVERLAPPING_BUFFERS,
+            Error::Unsupported => dpmo_status::DPMO_UNSUPPORTED,
         }
     }
 }
@@ -72,8 +76,8 @@ pub(crate) fn status_of(r: Result<(), Error>) -> dpmo_status {
 // Compile-time check that the C codes are the core's codes.
 const _: () = {
     assert!(Error::NullPointer.code() == dpmo_status::DPMO_NULL_POINTER as u32);
-    assert!(Error::OverlappingBuffers.code() == dpmo_status::DPMO_OVERLAPPING_BUFFERS as u32);
-    assert!(Error::ALL.len() == dpmo_status::DPMO_OVERLAPPING_BUFFERS as usize);
+    assert!(Error::Unsupported.code() == dpmo_status::DPMO_UNSUPPORTED as u32);
+    assert!(Error::ALL.len() == dpmo_status::DPMO_UNSUPPORTED as usize);
 };
 
 /// A static, NUL-terminated English sentence describing `status` (a `dpmo_status` value). Unknown values
@@ -88,7 +92,35 @@ pub extern "C" fn dpmo_status_message(status: u32) -> *const c_char {
     s.as_ptr()
 }
 
-/// The library version, a static NUL-terminated string such as "0.1.0".
+/// The major version of the C ABI this header describes (semantic versioning: a program built against
+/// major version M runs with any library of major version M and a minor version at least as high).
+pub const DPMO_VERSION_MAJOR: u32 = 0;
+/// The minor version of the header.
+pub const DPMO_VERSION_MINOR: u32 = 2;
+/// The patch version of the header.
+pub const DPMO_VERSION_PATCH: u32 = 0;
+
+/// The decimal value of an ASCII number at the start of `s` from index `i`, and the index after it.
+const fn parse(s: &[u8], mut i: usize) -> (u32, usize) {
+    let mut v = 0u32;
+    while i < s.len() && s[i].is_ascii_digit() {
+        v = v * 10 + (s[i] - b'0') as u32;
+        i += 1;
+    }
+    (v, i + 1)
+}
+
+// The header's version macros are the crate's version.
+const _: () = {
+    let v = env!("CARGO_PKG_VERSION").as_bytes();
+    let (major, i) = parse(v, 0);
+    let (minor, i) = parse(v, i);
+    let (patch, _) = parse(v, i);
+    assert!(major == DPMO_VERSION_MAJOR && minor == DPMO_VERSION_MINOR && patch == DPMO_VERSION_PATCH);
+};
+
+/// The library version, a static NUL-terminated string such as "0.2.0" (compare with the
+/// `DPMO_VERSION_*` macros to detect a header/library mismatch).
 #[no_mangle]
 pub extern "C" fn dpmo_version() -> *const c_char {
     const VERSION: &core::ffi::CStr =

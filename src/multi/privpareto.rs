@@ -1,12 +1,32 @@
 //! PrivPareto (PrivPareto paper, §4): private selection by the Pareto score.
+//!
+//! **Local sensitivity without a table.** The local mechanism dampens the Pareto score PS with δ^PS
+//! (Def. 4.5). Dampening a candidate only needs δ^PS(t, r) for t up to the interval that contains PS(r), so
+//! δ^PS is computed one distance at a time over all candidates ([`pareto_sensitivity_sweep`]) and each
+//! candidate keeps only its running breakpoint until its dampened score is known: O(n m) memory, no
+//! `columns` to guess. PS and δ^PS are integers, so the dampening is exact ([`crate::dampen`]'s exact
+//! stage) in both arithmetics; the arithmetic only chooses the selector.
+//!
+//! **When the sweep stops (automatic saturation).** Plain dampening stops as soon as every candidate's
+//! interval is found. A candidate still open after T sweeps with PS < 0 has D < −T, while a non-dominated
+//! candidate (PS = 0, D ≥ 0) always exists; from T ≥ [`distance_beyond_cap`](ε) on, its γ exceeds the exact
+//! selectors' cap [`GAMMA_CAP`](crate::exact::GAMMA_CAP) whether D is computed to the end or saturated at T,
+//! so stopping there gives exactly the distribution of the unbounded table. Shifted dampening stops when
+//! δ^PS = n − 1 for every candidate (further distances add the same amount to every score), or at that same
+//! limit. Saturating at any distance keeps δ^PS admissible (Local Dampening paper, Lemma 3.5 and the
+//! saturation argument in [`crate::sensitivity`]), so privacy never depends on where the sweep stops; a
+//! caller may cap it with `max_distance`.
 
-use super::{round_epsilon, shape, size, take, MultiScratchLen};
-use crate::dampen::{dampen_with, Dampening};
+use super::{finite, round_epsilon, shape, size, take, MultiScratchLen};
+use crate::dampen::exact::{plain_end, plain_step, utility_limit, PLAIN_UNITS};
+use crate::dampen::Dampening;
+use crate::exact::{scale::distance_beyond_cap, Grid};
 use crate::pareto::{
-    pareto_scores, pareto_scores_scratch_len, pareto_sensitivity_scratch_len, pareto_sensitivity_table, Dominance,
+    pareto_scores, pareto_scores_scratch_len, pareto_sensitivity_scratch_len, pareto_sensitivity_sweep, Dominance,
 };
-use crate::select::{exponential_probabilities, select, Selector};
-use crate::sensitivity::{DeltaSource, LocalSensitivity, Subset};
+use crate::select::exact::{as_words, load_int, store_int};
+use crate::select::{exponential_probabilities, select, select_int, Arithmetic, Selector};
+use crate::sensitivity::{LocalSensitivity, Subset, MAX_SATURATION};
 use crate::{Error, MAX_OBJECTIVES};
 use rand_core::Rng;
 
@@ -15,27 +35,27 @@ use rand_core::Rng;
 pub enum ParetoSensitivity<'a> {
     /// Global: the Pareto score's Δ = n − 1 (n = candidates).
     Global,
-    /// Local: δ^PS (Def. 4.5) built from each objective's admissible δ_i, tabulated for t < `columns` (the
-    /// saturation distance of δ^PS, Δ = n − 1 beyond), then `dampening`.
+    /// Local: δ^PS (Def. 4.5) built from each objective's admissible δ_i, then `dampening`.
     Local {
         /// One sensitivity per objective, each for the n candidates.
         deltas: &'a [LocalSensitivity<'a>],
-        /// Distances of δ^PS computed before saturation (≥ 1). Larger is more accurate while δ^PS < n − 1,
-        /// and costs one O(n log n) sweep (m ≤ 2) and n doubles each.
-        columns: usize,
+        /// 0 for automatic saturation (see the module documentation), else the number of distances of
+        /// δ^PS examined before saturating it to n − 1.
+        max_distance: usize,
         /// Plain or shifted dampening.
         dampening: Dampening,
     },
 }
 
-/// Scratch lengths for [`select_privpareto`] and [`privpareto_probabilities`] with n candidates, m objectives
-/// and `columns` distances of δ^PS (use 0 for the global mechanism).
-pub fn privpareto_scratch_len(n: usize, m: usize, columns: usize) -> Result<MultiScratchLen, Error> {
+/// Scratch lengths for [`select_privpareto`] and [`privpareto_probabilities`] with n candidates and m
+/// objectives (either sensitivity, either arithmetic): O(n m) values, O(n) indices.
+pub fn privpareto_scratch_len(n: usize, m: usize) -> Result<MultiScratchLen, Error> {
     let (order, sums) = stage_scratch(n, m)?;
-    // compact utilities n·m, scores n, dampened n, δ^PS table n·columns, δ^PS sums
-    let values = size(&[(n, m), (n, 2), (n, columns), (sums, 1)])?;
-    // the stages' sort orders and Fenwick tree, candidate map n, permutation n
-    let indices = size(&[(order, 1), (n, 2)])?;
+    // compact utilities n·m, Pareto scores n, one sweep of δ^PS n, the sweep's sums, integer scores 2n,
+    // breakpoints 2n
+    let values = size(&[(n, m), (n, 2), (sums, 1), (n, 4)])?;
+    // the stages' sort orders and Fenwick tree, candidate map n, permutation n, open flags n
+    let indices = size(&[(order, 1), (n, 3)])?;
     Ok(MultiScratchLen { values, indices })
 }
 
@@ -48,22 +68,18 @@ fn stage_scratch(n: usize, m: usize) -> Result<(usize, usize), Error> {
 struct Parts<'a> {
     compact: &'a mut [f64],
     scores: &'a mut [f64],
-    dampened: &'a mut [f64],
-    table: &'a mut [f64],
+    sweep: &'a mut [f64],
     sums: &'a mut [f64],
+    ints: &'a mut [u64],
+    walk: &'a mut [u64],
     order: &'a mut [usize],
     map: &'a mut [usize],
     perm: &'a mut [usize],
+    open: &'a mut [usize],
 }
 
-fn split<'a>(
-    n: usize,
-    m: usize,
-    columns: usize,
-    mut values: &'a mut [f64],
-    mut indices: &'a mut [usize],
-) -> Result<Parts<'a>, Error> {
-    let need = privpareto_scratch_len(n, m, columns)?;
+fn split<'a>(n: usize, m: usize, mut values: &'a mut [f64], mut indices: &'a mut [usize]) -> Result<Parts<'a>, Error> {
+    let need = privpareto_scratch_len(n, m)?;
     if values.len() < need.values || indices.len() < need.indices {
         return Err(Error::ScratchTooSmall);
     }
@@ -71,74 +87,192 @@ fn split<'a>(
     Ok(Parts {
         compact: take(&mut values, n * m)?,
         scores: take(&mut values, n)?,
-        dampened: take(&mut values, n)?,
-        table: take(&mut values, n * columns)?,
+        sweep: take(&mut values, n)?,
         sums: take(&mut values, sums)?,
+        ints: as_words(take(&mut values, 2 * n)?),
+        walk: as_words(take(&mut values, 2 * n)?),
         order: take(&mut indices, order)?,
         map: take(&mut indices, n)?,
         perm: take(&mut indices, n)?,
+        open: take(&mut indices, n)?,
     })
 }
 
-fn check_local(sensitivity: &ParetoSensitivity<'_>, n: usize, m: usize) -> Result<usize, Error> {
-    match *sensitivity {
-        ParetoSensitivity::Global => Ok(0),
-        ParetoSensitivity::Local { deltas, columns, .. } => {
-            if deltas.len() != m || deltas.iter().any(|d| d.len() != n) {
-                return Err(Error::LengthMismatch);
-            }
-            if columns == 0 {
-                return Err(Error::InvalidArgument);
-            }
-            Ok(columns)
+fn check_local(sensitivity: &ParetoSensitivity<'_>, n: usize, m: usize) -> Result<(), Error> {
+    if let ParetoSensitivity::Local { deltas, .. } = *sensitivity {
+        if deltas.len() != m || deltas.iter().any(|d| d.len() != n) {
+            return Err(Error::LengthMismatch);
         }
+    }
+    Ok(())
+}
+
+/// Integer scores of one round with local sensitivity: PS dampened with δ^PS (exactly, see the module
+/// documentation) into `p.ints[..2 live]`; returns their sensitivity in grid units.
+#[allow(clippy::too_many_arguments)]
+fn dampened_round(
+    p: &mut Parts<'_>,
+    live: usize,
+    m: usize,
+    deltas: &[LocalSensitivity<'_>],
+    max_distance: usize,
+    dampening: Dampening,
+    epsilon: f64,
+) -> Result<u64, Error> {
+    let grid = Grid::of((live - 1) as f64)?;
+    let units = grid.units();
+    let limit = if max_distance > 0 {
+        max_distance.min(MAX_SATURATION)
+    } else {
+        distance_beyond_cap(epsilon)
+    };
+    let mut views: heapless::Vec<Subset<'_>, MAX_OBJECTIVES> = heapless::Vec::new();
+    for d in deltas {
+        views
+            .push(Subset::new(*d, &p.map[..live]))
+            .map_err(|_| Error::CapacityExceeded)?;
+    }
+    let mut subs: heapless::Vec<LocalSensitivity<'_>, MAX_OBJECTIVES> = heapless::Vec::new();
+    for v in &views {
+        subs.push(v.sensitivity()?).map_err(|_| Error::CapacityExceeded)?;
+    }
+    let (scores, ints, walk, open) = (&p.scores[..live], &mut *p.ints, &mut *p.walk, &mut p.open[..live]);
+    let u = |r: usize| grid.floor_clamped(scores[r], utility_limit(units));
+    // Breakpoints b(t) (plain) or running sums b(T) (shifted) live in `walk`; `open[r]` = 1 until a plain
+    // walk closes.
+    for (r, o) in open.iter_mut().enumerate() {
+        store_int(walk, r, 0);
+        *o = 1;
+    }
+    let mut still_open = live;
+    let mut visited = 0usize;
+    pareto_sensitivity_sweep(
+        &p.compact[..live * m],
+        m,
+        &subs,
+        limit,
+        &mut p.sweep[..live],
+        p.order,
+        p.sums,
+        |t, delta_ps| {
+            visited = t + 1;
+            match dampening {
+                Dampening::Plain => {
+                    for r in 0..live {
+                        if open[r] == 0 {
+                            continue;
+                        }
+                        let mut b = load_int(walk, r) as u128;
+                        let w = grid.ceil_capped(delta_ps[r], units);
+                        if let Some(s) = plain_step(u(r), t, w, &mut b) {
+                            store_int(ints, r, s);
+                            open[r] = 0;
+                            still_open -= 1;
+                        } else {
+                            store_int(walk, r, b as i128);
+                        }
+                    }
+                    still_open > 0
+                }
+                Dampening::Shifted => {
+                    let mut saturated = true;
+                    for (r, &d) in delta_ps.iter().enumerate() {
+                        let w = grid.ceil_capped(d, units);
+                        saturated &= w == units;
+                        store_int(walk, r, load_int(walk, r) + i128::from(w));
+                    }
+                    !saturated
+                }
+            }
+        },
+    )?;
+    for (r, &o) in open.iter().enumerate() {
+        let s = match dampening {
+            Dampening::Plain if o == 0 => continue,
+            Dampening::Plain => plain_end(u(r), visited, units, load_int(walk, r) as u128),
+            Dampening::Shifted => u(r) + load_int(walk, r),
+        };
+        store_int(ints, r, s);
+    }
+    Ok(match dampening {
+        Dampening::Plain => PLAIN_UNITS,
+        Dampening::Shifted => units,
+    })
+}
+
+/// Integer scores (two words each, `units` per unit of sensitivity) as doubles of sensitivity 1, relative
+/// to the largest, for the floating-point selectors and the probabilities.
+fn as_unit_scores(ints: &[u64], units: u64, out: &mut [f64]) {
+    let n = out.len();
+    let best = (0..n).map(|r| load_int(ints, r)).max().unwrap_or(0);
+    for (r, o) in out.iter_mut().enumerate() {
+        *o = -((best - load_int(ints, r)) as f64 / units as f64);
     }
 }
 
-/// Scores of one round over the first `live` rows of `p.compact`, written to `p.scores[..live]` (global) or
-/// `p.dampened[..live]` (local); returns the sensitivity to select with.
-fn round_scores(
+/// One round of selection over the first `live` rows of `p.compact`; returns the position picked.
+#[allow(clippy::too_many_arguments)]
+fn select_round<R: Rng + ?Sized>(
+    rng: &mut R,
     p: &mut Parts<'_>,
     live: usize,
     m: usize,
     dominance: Dominance,
     sensitivity: &ParetoSensitivity<'_>,
-) -> Result<(bool, f64), Error> {
+    selector: Selector,
+    epsilon: f64,
+    arithmetic: Arithmetic,
+) -> Result<usize, Error> {
     pareto_scores(&p.compact[..live * m], m, dominance, &mut p.scores[..live], p.order)?;
-    let global = (live - 1) as f64;
     match *sensitivity {
-        ParetoSensitivity::Global => Ok((false, global)),
+        ParetoSensitivity::Global => select(
+            rng,
+            selector,
+            &p.scores[..live],
+            (live - 1) as f64,
+            epsilon,
+            p.perm,
+            arithmetic,
+        ),
         ParetoSensitivity::Local {
             deltas,
-            columns,
+            max_distance,
             dampening,
         } => {
-            let mut views: heapless::Vec<Subset<'_>, MAX_OBJECTIVES> = heapless::Vec::new();
-            for d in deltas {
-                views
-                    .push(Subset::new(*d, &p.map[..live]))
-                    .map_err(|_| Error::CapacityExceeded)?;
+            let units = dampened_round(p, live, m, deltas, max_distance, dampening, epsilon)?;
+            match arithmetic {
+                Arithmetic::Exact => select_int(rng, selector, &p.ints[..2 * live], units, epsilon, p.perm),
+                Arithmetic::Float => {
+                    as_unit_scores(&p.ints[..2 * live], units, &mut p.sweep[..live]);
+                    select(rng, selector, &p.sweep[..live], 1.0, epsilon, p.perm, arithmetic)
+                }
             }
-            let mut subs: heapless::Vec<LocalSensitivity<'_>, MAX_OBJECTIVES> = heapless::Vec::new();
-            for v in &views {
-                subs.push(v.sensitivity()?).map_err(|_| Error::CapacityExceeded)?;
-            }
-            let table = &mut p.table[..live * columns];
-            pareto_sensitivity_table(&p.compact[..live * m], m, &subs, columns, table, p.order, p.sums)?;
-            let delta_ps = LocalSensitivity::new(DeltaSource::Table { values: table, columns }, global, columns, live)?;
-            dampen_with(&p.scores[..live], &delta_ps, dampening, &mut p.dampened[..live])?;
-            Ok((true, 1.0))
         }
     }
 }
 
 /// PrivPareto: picks k = `out.len()` candidates without replacement, each round by `selector` at ε/k over
 /// the Pareto scores of the candidates left (PrivPareto paper, Algorithm "PrivPareto", §4.3), with global
-/// (Δ = n − 1) or local (δ^PS, Def. 4.5, Thm. 4.7) sensitivity. ε-DP in total. Writes the chosen indices
-/// in pick order.
+/// (Δ = n − 1) or local (δ^PS, Def. 4.5, Thm. 4.7, dampened) sensitivity, in `arithmetic`. ε-DP in total.
+/// Writes the chosen indices in pick order.
 ///
 /// `utilities` is n × m row-major, larger is better. Scratch: [`privpareto_scratch_len`]. Cost per round:
-/// O(n log n) for m ≤ 2 (plus `columns` δ^PS sweeps when local).
+/// one Pareto score, plus one δ^PS sweep per distance examined when local (see the module documentation).
+///
+/// ```
+/// use dpmo::{select_privpareto, Arithmetic, Dominance, ParetoSensitivity, Selector};
+/// use dpmo::multi::privpareto_scratch_len;
+/// # let mut rng = dpmo::GeneratorState::chacha20([3; 32]).load()?;
+/// // Four candidates, two objectives each (row-major): (5, 1), (3, 3), (1, 5), (2, 2).
+/// let u = [5.0, 1.0, 3.0, 3.0, 1.0, 5.0, 2.0, 2.0];
+/// let need = privpareto_scratch_len(4, 2)?;
+/// let (mut values, mut indices) = (vec![0.0; need.values], vec![0; need.indices]);
+/// let mut top2 = [0usize; 2];
+/// select_privpareto(&mut rng, &u, 2, Dominance::Textbook, ParetoSensitivity::Global, Selector::Exponential,
+///                   1.0, &mut top2, &mut values, &mut indices, Arithmetic::Exact)?;
+/// assert_ne!(top2[0], top2[1]);
+/// # Ok::<(), dpmo::Error>(())
+/// ```
 #[allow(clippy::too_many_arguments)]
 pub fn select_privpareto<R: Rng + ?Sized>(
     rng: &mut R,
@@ -151,11 +285,16 @@ pub fn select_privpareto<R: Rng + ?Sized>(
     out: &mut [usize],
     values: &mut [f64],
     indices: &mut [usize],
+    arithmetic: Arithmetic,
 ) -> Result<(), Error> {
     let n = shape(utilities, m)?;
     let eps = round_epsilon(epsilon, out.len(), n)?;
-    let columns = check_local(&sensitivity, n, m)?;
-    let mut p = split(n, m, columns, values, indices)?;
+    check_local(&sensitivity, n, m)?;
+    if arithmetic == Arithmetic::Exact && selector == Selector::NoisyMax(crate::select::Noise::Laplace) {
+        return Err(Error::Unsupported);
+    }
+    let mut p = split(n, m, values, indices)?;
+    finite(utilities)?;
     p.compact.copy_from_slice(utilities);
     for (i, x) in p.map.iter_mut().enumerate() {
         *x = i;
@@ -167,9 +306,7 @@ pub fn select_privpareto<R: Rng + ?Sized>(
             // The last candidate left is determined by the earlier (private) picks.
             0
         } else {
-            let (local, global) = round_scores(&mut p, live, m, dominance, &sensitivity)?;
-            let scores = if local { &p.dampened[..live] } else { &p.scores[..live] };
-            select(rng, selector, scores, global, eps, p.perm)?
+            select_round(rng, &mut p, live, m, dominance, &sensitivity, selector, eps, arithmetic)?
         };
         let chosen = p.map[pick];
         live -= 1;
@@ -184,8 +321,9 @@ pub fn select_privpareto<R: Rng + ?Sized>(
     Ok(())
 }
 
-/// Exact output probabilities of PrivPareto (one pick) with the exponential mechanism: global, P(r) ∝
-/// exp(ε PS(r) / (2(n − 1))); local, P(r) ∝ exp(ε D(PS, δ^PS)(r) / 2). Writes n probabilities to `out`.
+/// Output probabilities of PrivPareto (one pick) with the exponential mechanism, computed in floating point
+/// from the exact scores: global, P(r) ∝ exp(ε PS(r) / (2(n − 1))); local, P(r) ∝ exp(ε D(PS, δ^PS)(r) / 2).
+/// Writes n probabilities to `out`.
 #[allow(clippy::too_many_arguments)]
 pub fn privpareto_probabilities(
     utilities: &[f64],
@@ -199,24 +337,31 @@ pub fn privpareto_probabilities(
 ) -> Result<(), Error> {
     let n = shape(utilities, m)?;
     round_epsilon(epsilon, 1, n)?;
-    let columns = check_local(&sensitivity, n, m)?;
+    check_local(&sensitivity, n, m)?;
     if out.len() < n {
         return Err(Error::LengthMismatch);
     }
+    let mut p = split(n, m, values, indices)?;
+    finite(utilities)?;
     if n == 1 {
         out[0] = 1.0;
         return Ok(());
     }
-    let mut p = split(n, m, columns, values, indices)?;
     p.compact.copy_from_slice(utilities);
     for (i, x) in p.map.iter_mut().enumerate() {
         *x = i;
     }
-    let (local, global) = round_scores(&mut p, n, m, dominance, &sensitivity)?;
-    if local {
-        // The dampened scores have sensitivity 1; the exponential mechanism on them is Def. 3.8.
-        exponential_probabilities(&p.dampened[..n], global, epsilon, out)
-    } else {
-        exponential_probabilities(&p.scores[..n], global, epsilon, out)
+    pareto_scores(&p.compact[..n * m], m, dominance, &mut p.scores[..n], p.order)?;
+    match sensitivity {
+        ParetoSensitivity::Global => exponential_probabilities(&p.scores[..n], (n - 1) as f64, epsilon, out),
+        ParetoSensitivity::Local {
+            deltas,
+            max_distance,
+            dampening,
+        } => {
+            let units = dampened_round(&mut p, n, m, deltas, max_distance, dampening, epsilon)?;
+            as_unit_scores(&p.ints[..2 * n], units, &mut p.sweep[..n]);
+            exponential_probabilities(&p.sweep[..n], 1.0, epsilon, out)
+        }
     }
 }

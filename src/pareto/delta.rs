@@ -6,7 +6,7 @@
 //! hi_i(r′) ≥ lo_i(r) for all i. The comparisons are non-strict: strict ones make δ^PS too small and
 //! break admissibility (the brute-force test in `tests/` keeps that broken variant and catches it).
 //!
-//! The fast functions use the identity (DESIGN.md §2)
+//! The fast functions use the identity (docs/DESIGN.md §2)
 //!
 //! δ^PS(x, t, r) = #{r′ ≠ r : hi(r′) ≥ lo(r) in every objective} − #{r′ : lo(r′) > hi(r) in every objective}:
 //! every dominator lies in the first set (so dominators plus ndom⁺ is that set), and every member of
@@ -179,7 +179,7 @@ pub fn pareto_sensitivity(
 /// `LocalSensitivity::new(DeltaSource::Table { values: out, columns }, (n − 1) as f64, columns, n)`.
 ///
 /// Choosing `columns` is choosing the saturation distance T_max: beyond the table the dampening stage uses
-/// δ = Δ = n − 1, which keeps δ^PS admissible for any `columns` ≥ 1 (DESIGN.md §2, "Clamping and
+/// δ = Δ = n − 1, which keeps δ^PS admissible for any `columns` ≥ 1 (docs/DESIGN.md §2, "Clamping and
 /// saturation"). δ^PS is non-decreasing in t and reaches n − 1 eventually; a larger table only helps
 /// accuracy while it is still below n − 1. Row r is written only from the running sums S_i, which are
 /// updated by one δ_i(x, t, r) per column below saturation and by one product beyond it (no prefix sum
@@ -220,6 +220,39 @@ pub fn pareto_sensitivity_table(
         from_sums(utilities, deltas, n, t, values, indices, |r, v| {
             out[r * columns + t] = v
         });
+    }
+    Ok(())
+}
+
+/// δ^PS one distance at a time (PrivPareto paper, Def. 4.5): calls `visit(t, values)` with δ^PS(x, t, r) of
+/// every candidate r in `out[..n]`, for t = 0, 1, …, until `visit` returns false or `limit` distances were
+/// visited. Only the running sums S_i(t, r) are kept (O(n m) memory, in `values`), so a caller that needs
+/// δ^PS until its own stopping rule — the automatic saturation of local PrivPareto — never tabulates it.
+///
+/// Scratch and errors as [`pareto_sensitivity`]; `out.len()` must be n. A failing δ function value ends
+/// the sweep with [`Error::InvalidSensitivityValue`] (`out` may then hold a partial sweep).
+#[allow(clippy::too_many_arguments)]
+pub fn pareto_sensitivity_sweep(
+    utilities: &[f64],
+    m: usize,
+    deltas: &[LocalSensitivity<'_>],
+    limit: usize,
+    out: &mut [f64],
+    indices: &mut [usize],
+    values: &mut [f64],
+    mut visit: impl FnMut(usize, &[f64]) -> bool,
+) -> Result<(), Error> {
+    let n = check_inputs(utilities, m, deltas, indices, values)?;
+    if out.len() != n {
+        return Err(Error::LengthMismatch);
+    }
+    values[..n * m].fill(0.0);
+    for t in 0..limit {
+        accumulate(deltas, n, t, &mut values[..n * m])?;
+        from_sums(utilities, deltas, n, t, values, indices, |r, v| out[r] = v);
+        if !visit(t, out) {
+            break;
+        }
     }
     Ok(())
 }

@@ -15,7 +15,8 @@ mod radix;
 mod score;
 
 pub use delta::{
-    pareto_sensitivity, pareto_sensitivity_naive, pareto_sensitivity_scratch_len, pareto_sensitivity_table,
+    pareto_sensitivity, pareto_sensitivity_naive, pareto_sensitivity_scratch_len, pareto_sensitivity_sweep,
+    pareto_sensitivity_table,
 };
 pub use dominance::Dominance;
 pub use score::{pareto_scores, pareto_scores_naive, pareto_scores_scratch_len};

@@ -1,6 +1,6 @@
 //! The exponential mechanism (McSherry & Talwar 2007): P(r) ∝ exp(ε s(r) / (2Δ)).
 
-use super::{validate, Gap};
+use super::{validate, Arithmetic, Gap, Selector};
 use crate::{sample, Error};
 use rand_core::Rng;
 
@@ -33,15 +33,46 @@ pub(crate) fn probabilities_in_place(values: &mut [f64], sensitivity: f64, epsil
     Ok(())
 }
 
-/// The exponential mechanism: returns r with probability ∝ exp(ε s(r) / (2Δ)). ε-DP when Δ bounds the
-/// sensitivity of s (McSherry & Talwar 2007, Thm. 6).
+/// The exponential mechanism in exact arithmetic: returns r with probability exactly
+/// ∝ exp(ε ⌊s(r)/g⌋ g / (2Δ)) on the grid g of Δ ([`crate::exact::grid`]; scores on the grid, such as
+/// integers, are not changed). ε-DP when Δ bounds the sensitivity of s (McSherry & Talwar 2007, Thm. 6),
+/// exactly, in the arithmetic that runs. Sampled by rejection from uniform proposals
+/// (the exact selectors of [`crate::select`](mod@crate::select)): O(n) to find the best score, then at most n expected proposals.
+///
+/// ```
+/// # let mut rng = dpmo::GeneratorState::chacha20([1; 32]).load()?;
+/// // Scores 0 and −73.6 at ε = 1, Δ = 1: index 1 has probability e^{−36.8} ≈ 1e−16 — small but not zero,
+/// // on this dataset and on its neighbour alike (a floating-point sampler gives it probability 0).
+/// let r = dpmo::select_exponential(&mut rng, &[0.0, -73.6], 1.0, 1.0)?;
+/// assert!(r < 2);
+/// # Ok::<(), dpmo::Error>(())
+/// ```
+pub fn select_exponential<R: Rng + ?Sized>(
+    rng: &mut R,
+    scores: &[f64],
+    sensitivity: f64,
+    epsilon: f64,
+) -> Result<usize, Error> {
+    super::select(
+        rng,
+        Selector::Exponential,
+        scores,
+        sensitivity,
+        epsilon,
+        &mut [],
+        Arithmetic::Exact,
+    )
+}
+
+/// The exponential mechanism in floating point: returns r with probability ∝ exp(ε s(r) / (2Δ)) up to
+/// double rounding (see [`super::Arithmetic::Float`]).
 ///
 /// Sampled in one pass by weighted reservoir sampling: after candidate r has been seen, the running choice
 /// is replaced by r with probability w_r / W_r, where W_r = Σ_{j≤r} w_j, which leaves each r chosen with
 /// probability w_r / W_n exactly. That is one exponential and one uniform per candidate and no scratch. It
 /// is deliberately not Gumbel-max, so that the test "report-noisy-max with Gumbel noise has the same
 /// distribution" compares two different algorithms. O(n) time.
-pub fn select_exponential<R: Rng + ?Sized>(
+pub fn select_exponential_float<R: Rng + ?Sized>(
     rng: &mut R,
     scores: &[f64],
     sensitivity: f64,

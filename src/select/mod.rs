@@ -1,24 +1,46 @@
 //! The *select* stage: choose one index from n finite scores with global sensitivity Δ under ε-DP.
 //!
-//! All selectors work on the scaled gaps x(r) = ε (s(r) − s*) / (2Δ) ≤ 0, where s* is the largest score, so
-//! nothing overflows for any finite input: the gap is computed as s/2 − s*/2 (finite even for ±1e300), and
-//! a gap that underflows or overflows the scale only moves x towards 0 or −∞, where every formula stays
-//! defined (the best candidate always has x = 0 exactly). There is no non-private fallback anywhere.
+//! Every selector runs in one of two arithmetics ([`Arithmetic`]):
+//! * **exact** (the default): the output distribution is exactly the mathematical mechanism's on the
+//!   scores floored onto the grid of Δ, with every coin an exact rational or exp(−γ) of a rational γ
+//!   ([`crate::exact`] and the exact selectors of this module). The exponential mechanism is sampled by rejection from uniform
+//!   proposals; report-noisy-max with Gumbel noise *is* the exponential mechanism and with Exponential
+//!   noise *is* permute-and-flip (same distributions), so those run exactly too; report-noisy-max with
+//!   Laplace noise has no exact form here and is refused with [`Error::Unsupported`].
+//! * **float**: the textbook floating-point samplers on the scaled gaps x(r) = ε (s(r) − s*) / (2Δ) ≤ 0.
+//!   Nothing overflows for any finite input (the gap is computed as s/2 − s*/2), but probabilities are only
+//!   as exact as 53-bit uniforms: an output can have probability 0 on one dataset and 2⁻⁵³ on its
+//!   neighbour, so the guarantee is ε-DP in real arithmetic, not in the arithmetic that runs.
+//!
+//! There is no non-private fallback anywhere.
 
+pub(crate) mod exact;
 mod exponential;
 mod noisy_max;
 mod permute_flip;
 mod topk;
 
 pub(crate) use exponential::probabilities_in_place;
-pub use exponential::{exponential_probabilities, select_exponential};
-pub use noisy_max::{select_noisy_max, Noise};
-pub use permute_flip::select_permute_and_flip;
-pub(crate) use topk::per_round_epsilon;
+pub use exponential::{exponential_probabilities, select_exponential, select_exponential_float};
+pub use noisy_max::{select_noisy_max, select_noisy_max_float, Noise};
+pub use permute_flip::{select_permute_and_flip, select_permute_and_flip_float};
+pub(crate) use topk::{per_round_epsilon, top_k_int};
 pub use topk::{select_top_k, select_top_k_gumbel};
 
+use crate::exact::{Grid, Scale};
 use crate::Error;
+use exact::{ExactScores, FloatScores, IntScores};
 use rand_core::Rng;
+
+/// The arithmetic a mechanism runs in (see the module documentation).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Arithmetic {
+    /// Every coin exact: ε-DP in the arithmetic that runs (the default).
+    #[default]
+    Exact,
+    /// Floating-point samplers: ε-DP in real arithmetic only.
+    Float,
+}
 
 /// A global-sensitivity selector, for the stages and wrappers that let the caller choose one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -27,12 +49,24 @@ pub enum Selector {
     Exponential,
     /// Permute-and-flip ([`select_permute_and_flip`]); needs an index scratch of n entries.
     PermuteAndFlip,
-    /// Report-noisy-max with the given noise ([`select_noisy_max`]).
+    /// Report-noisy-max with the given noise ([`select_noisy_max`]). With Exponential noise in exact
+    /// arithmetic it runs as permute-and-flip and needs the same index scratch.
     NoisyMax(Noise),
 }
 
-/// Runs `selector` on `scores`. `perm_scratch` is used only by permute-and-flip (length ≥ n there; it may
-/// be empty otherwise).
+impl Selector {
+    /// True when this selector needs an index scratch of n entries in `arithmetic`.
+    pub fn needs_permutation(self, arithmetic: Arithmetic) -> bool {
+        match self {
+            Selector::PermuteAndFlip => true,
+            Selector::NoisyMax(Noise::Exponential) => arithmetic == Arithmetic::Exact,
+            _ => false,
+        }
+    }
+}
+
+/// Runs `selector` on `scores` in `arithmetic`. `perm_scratch` is used only when
+/// [`Selector::needs_permutation`] (length ≥ n there; it may be empty otherwise).
 pub fn select<R: Rng + ?Sized>(
     rng: &mut R,
     selector: Selector,
@@ -40,11 +74,61 @@ pub fn select<R: Rng + ?Sized>(
     sensitivity: f64,
     epsilon: f64,
     perm_scratch: &mut [usize],
+    arithmetic: Arithmetic,
+) -> Result<usize, Error> {
+    // Every argument is checked before the scores (data) are looked at, so that no argument error can hide
+    // or reveal a property of the data.
+    if selector.needs_permutation(arithmetic) && perm_scratch.len() < scores.len() {
+        return Err(Error::ScratchTooSmall);
+    }
+    match arithmetic {
+        Arithmetic::Float => match selector {
+            Selector::Exponential => select_exponential_float(rng, scores, sensitivity, epsilon),
+            Selector::PermuteAndFlip => select_permute_and_flip_float(rng, scores, sensitivity, epsilon, perm_scratch),
+            Selector::NoisyMax(noise) => select_noisy_max_float(rng, scores, sensitivity, epsilon, noise),
+        },
+        Arithmetic::Exact => {
+            if selector == Selector::NoisyMax(Noise::Laplace) {
+                return Err(Error::Unsupported);
+            }
+            validate(scores, sensitivity, epsilon)?;
+            let grid = Grid::of(sensitivity)?;
+            let s = FloatScores { scores, grid };
+            select_exact(rng, selector, &s, &Scale::new(epsilon, grid.units())?, perm_scratch)
+        }
+    }
+}
+
+/// Runs `selector` exactly on integer scores (two `u64` words each) with a sensitivity of `units` grid
+/// units, as the exact dampening and weighted-sum stages produce them.
+pub(crate) fn select_int<R: Rng + ?Sized>(
+    rng: &mut R,
+    selector: Selector,
+    words: &[u64],
+    units: u64,
+    epsilon: f64,
+    perm_scratch: &mut [usize],
+) -> Result<usize, Error> {
+    if words.len() < 2 {
+        return Err(Error::EmptyInput);
+    }
+    let scale = Scale::new(epsilon, units)?;
+    select_exact(rng, selector, &IntScores { words }, &scale, perm_scratch)
+}
+
+fn select_exact<R: Rng + ?Sized>(
+    rng: &mut R,
+    selector: Selector,
+    scores: &impl ExactScores,
+    scale: &Scale,
+    perm_scratch: &mut [usize],
 ) -> Result<usize, Error> {
     match selector {
-        Selector::Exponential => select_exponential(rng, scores, sensitivity, epsilon),
-        Selector::PermuteAndFlip => select_permute_and_flip(rng, scores, sensitivity, epsilon, perm_scratch),
-        Selector::NoisyMax(noise) => select_noisy_max(rng, scores, sensitivity, epsilon, noise),
+        Selector::Exponential | Selector::NoisyMax(Noise::Gumbel) => Ok(exact::exponential(rng, scores, scale)),
+        Selector::PermuteAndFlip | Selector::NoisyMax(Noise::Exponential) => {
+            exact::permute_and_flip(rng, scores, scale, perm_scratch)
+        }
+        Selector::NoisyMax(Noise::Laplace) => Err(Error::Unsupported),
     }
 }
 

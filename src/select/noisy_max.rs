@@ -1,6 +1,6 @@
 //! Report-noisy-max: add i.i.d. noise of scale 2Δ/ε to every score and report the argmax.
 
-use super::{validate, Gap};
+use super::{validate, Arithmetic, Gap, Selector};
 use crate::{sample, Error};
 use rand_core::Rng;
 
@@ -19,10 +19,35 @@ pub enum Noise {
     Exponential,
 }
 
-/// Report-noisy-max: argmax_r s(r) + (2Δ/ε) Z_r with Z_r i.i.d. standard `noise`. ε-DP when Δ bounds the
-/// sensitivity of s. Implemented as argmax_r x_r + Z_r with x_r = ε (s(r) − s*) / (2Δ), which is the same
-/// argmax and cannot overflow. O(n) time, one noise draw per candidate.
+/// Report-noisy-max in exact arithmetic. With Gumbel noise its distribution is the exponential
+/// mechanism's and with Exponential noise permute-and-flip's, so it runs as [`super::select_exponential`]
+/// or [`super::select_permute_and_flip`] (which needs `perm_scratch` of length ≥ n; it may be empty for
+/// Gumbel). Laplace noise has no exact implementation here: [`Error::Unsupported`] (use
+/// [`select_noisy_max_float`] explicitly, or Gumbel/Exponential noise).
 pub fn select_noisy_max<R: Rng + ?Sized>(
+    rng: &mut R,
+    scores: &[f64],
+    sensitivity: f64,
+    epsilon: f64,
+    noise: Noise,
+    perm_scratch: &mut [usize],
+) -> Result<usize, Error> {
+    super::select(
+        rng,
+        Selector::NoisyMax(noise),
+        scores,
+        sensitivity,
+        epsilon,
+        perm_scratch,
+        Arithmetic::Exact,
+    )
+}
+
+/// Report-noisy-max in floating point: argmax_r s(r) + (2Δ/ε) Z_r with Z_r i.i.d. standard `noise`. ε-DP in
+/// real arithmetic when Δ bounds the sensitivity of s. Implemented as argmax_r x_r + Z_r with
+/// x_r = ε (s(r) − s*) / (2Δ), which is the same argmax and cannot overflow. O(n) time, one noise draw per
+/// candidate.
+pub fn select_noisy_max_float<R: Rng + ?Sized>(
     rng: &mut R,
     scores: &[f64],
     sensitivity: f64,

@@ -1,13 +1,14 @@
 //! Permute-and-flip (McKenna & Sheldon, NeurIPS 2020).
 
-use super::{validate, Gap};
+use super::{validate, Arithmetic, Gap, Selector};
 use crate::{sample, Error};
 use rand_core::Rng;
 
-/// Permute-and-flip: visit the candidates in a uniformly random order and accept r with probability
-/// exp(ε (s(r) − s*) / (2Δ)); the best candidate is always accepted, so at most n coins are flipped.
-/// ε-DP when Δ bounds the sensitivity of s, and never less accurate than the exponential mechanism
-/// (McKenna & Sheldon 2020, Thms. 1–2).
+/// Permute-and-flip in exact arithmetic: visit the candidates in a uniformly random order and keep r with
+/// probability exactly exp(−ε (⌊s*/g⌋ − ⌊s(r)/g⌋) g / (2Δ)) on the grid g of Δ ([`crate::exact::grid`]).
+/// The best candidate is always kept, so at most n coins are flipped. ε-DP when Δ bounds the sensitivity
+/// of s, exactly, and never less accurate than the exponential mechanism (McKenna & Sheldon 2020,
+/// Thms. 1–2).
 ///
 /// The random order is a lazy Fisher–Yates shuffle in `perm_scratch` (length ≥ n; its contents on entry
 /// do not matter). O(n) time for the initialisation and the maximum, plus the expected number of flips.
@@ -18,11 +19,31 @@ pub fn select_permute_and_flip<R: Rng + ?Sized>(
     epsilon: f64,
     perm_scratch: &mut [usize],
 ) -> Result<usize, Error> {
-    let max = validate(scores, sensitivity, epsilon)?;
+    super::select(
+        rng,
+        Selector::PermuteAndFlip,
+        scores,
+        sensitivity,
+        epsilon,
+        perm_scratch,
+        Arithmetic::Exact,
+    )
+}
+
+/// Permute-and-flip in floating point: as [`select_permute_and_flip`], each coin exp(x) compared with a
+/// 53-bit exponential draw (see [`super::Arithmetic::Float`]).
+pub fn select_permute_and_flip_float<R: Rng + ?Sized>(
+    rng: &mut R,
+    scores: &[f64],
+    sensitivity: f64,
+    epsilon: f64,
+    perm_scratch: &mut [usize],
+) -> Result<usize, Error> {
     let n = scores.len();
     if perm_scratch.len() < n {
         return Err(Error::ScratchTooSmall);
     }
+    let max = validate(scores, sensitivity, epsilon)?;
     let perm = &mut perm_scratch[..n];
     for (i, p) in perm.iter_mut().enumerate() {
         *p = i;

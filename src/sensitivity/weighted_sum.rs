@@ -6,6 +6,8 @@
 //! are summed in the same order with the same monotone rounding.
 
 use super::LocalSensitivity;
+use crate::exact::grid::decompose;
+use crate::exact::Grid;
 use crate::float::{add_up, mul_up};
 use crate::{Error, MAX_OBJECTIVES};
 
@@ -144,6 +146,71 @@ pub fn weighted_sensitivity_table(
         }
     }
     Ok(delta_agg)
+}
+
+/// The exact form of the weighted sum (PrivAgg in exact arithmetic), on a grid of unit h = 2^j with
+/// j = ⌊log₂ Δ_agg⌋ − 56:
+/// * the integer utility U(r) = Σ_i ⌊w_i u_i(r) / h⌋, each term computed exactly from the 106-bit product
+///   and clamped to ±2⁵⁶ N (monotone and 1-Lipschitz);
+/// * its sensitivity N = Σ_i ⌈|w_i| Δ_i / h⌉ grid units, exactly: |⌊a/h⌋ − ⌊b/h⌋| ≤ ⌈|a − b|/h⌉ for each
+///   term, and |w_i u_i(x) − w_i u_i(y)| ≤ |w_i| Δ_i — so N h exceeds Δ_agg = Σ |w_i| Δ_i by at most m h, a
+///   slack of at most 16 · 2⁻⁵⁶ relative, accounted for exactly;
+/// * the local sensitivity δ′(t, r) = Σ_i ⌈|w_i| δ_i(t, r) / h⌉, admissible for U: condition 1 by the same
+///   term-wise bound with δ_i(x, 0) ≥ |u_i(x) − u_i(y)|, condition 2 because each ceiling is monotone.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct WeightedGrid {
+    grid: Grid,
+    term_limit: i128,
+}
+
+impl WeightedGrid {
+    /// The grid for these weights and global sensitivities Δ_i. Errors as
+    /// [`weighted_global_sensitivity`].
+    pub(crate) fn new(weights: &[f64], globals: &[f64]) -> Result<Self, Error> {
+        let total = weighted_global_sensitivity(weights, globals)?;
+        let (m, e) = decompose(total);
+        // ⌊log₂ Δ_agg⌋ from the mantissa's length; the grid is 2^56 times finer.
+        let log2 = e + 63 - m.leading_zeros() as i32;
+        let probe = Grid::new(log2 - 56, 1);
+        let units = weights
+            .iter()
+            .zip(globals)
+            .map(|(w, g)| probe.ceil_product_capped(w.abs(), *g, u64::MAX))
+            .fold(0u64, u64::saturating_add);
+        let grid = Grid::new(log2 - 56, units);
+        Ok(WeightedGrid {
+            grid,
+            term_limit: i128::from(grid.units()) << 56,
+        })
+    }
+
+    /// N, the sensitivity of [`Self::utility`] in grid units (below 2⁵⁸).
+    pub(crate) fn units(&self) -> u64 {
+        self.grid.units()
+    }
+
+    /// U(r) for one row of utilities.
+    pub(crate) fn utility(&self, row: &[f64], weights: &[f64]) -> i128 {
+        row.iter()
+            .zip(weights)
+            .map(|(u, w)| self.grid.floor_product_clamped(*w, *u, self.term_limit))
+            .sum()
+    }
+
+    /// δ′(t, r) for the objectives' sensitivities.
+    pub(crate) fn delta(
+        &self,
+        weights: &[f64],
+        deltas: &[LocalSensitivity<'_>],
+        r: usize,
+        t: usize,
+    ) -> Result<u64, Error> {
+        let mut s = 0u64;
+        for (w, d) in weights.iter().zip(deltas) {
+            s = s.saturating_add(self.grid.ceil_product_capped(w.abs(), d.delta(r, t)?, u64::MAX));
+        }
+        Ok(s.min(self.grid.units()))
+    }
 }
 
 #[cfg(test)]
