@@ -1088,9 +1088,9 @@ enum dpmo_status dpmo_generalize_derive(const struct dpmo_hierarchy *hierarchies
 /**
  * Algorithm 3 (Fouad et al.) with a private frequent set: keeps each of the m records independently with
  * probability 1 − β (an exact Bernoulli trial on the bits of β), releases 𝓛′ = {x : |ρ(x, D)| + Z_x ≥ T}
- * with discrete Laplace noise, and for each kept record draws a generalization from a⁺ ∩ 𝓛′ (threshold
- * objective: those with u ≥ c) by the exponential mechanism with P(x) ∝ exp(ε′ f(x)/m̄) (or
- * exp(−ε′ r(x)/m̄)). Writes the released generalizations, k node ids each, sorted lexicographically (a
+ * with exact discrete Laplace noise, and for each kept record draws a generalization from a⁺ ∩ 𝓛′
+ * (threshold objective: those with u ≥ c) by the exponential mechanism in exact arithmetic with
+ * P(x) ∝ exp(ε′ f(x)/m̄) (or exp(−ε′ r(x)/m̄)). Writes the released generalizations, k node ids each, sorted lexicographically (a
  * multiset: the rows carry no record order), to `out_rows`, and their number to `*out_released`. A kept
  * record without any admissible generalization is not released.
  *

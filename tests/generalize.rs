@@ -6,13 +6,15 @@ mod common;
 mod generalize_support;
 
 use common::{assert_fits, chi_square_p_value, rng, ALPHA};
-use dpmo::generalize::sampling::{bernoulli, discrete_laplace};
+use dpmo::generalize::frequency::frequency_noise;
+use dpmo::generalize::sampling::bernoulli;
 use dpmo::generalize::{
     chain_product_scores, lagrangian_optimum, lattice_scratch_len, max_utility, min_beta, noisy_threshold, phi,
     release, release_scratch_len, threshold_optimum, utility, ChainScores, FrequentSet, Hierarchy, Lattice,
     NoisyThreshold, Objective, Parameters, ReleaseScratch, RiskModel, RiskWeights, Settings, UtilityMeasure,
     MAX_CHAIN_PRODUCT,
 };
+use dpmo::select::Arithmetic;
 use dpmo::Error;
 use generalize_support::{Measure, Model, Obj, Vgh, Weights};
 use rand_core::Rng;
@@ -468,7 +470,7 @@ fn parameters_against_hand_computation() {
 }
 
 #[test]
-fn bernoulli_and_discrete_laplace_match_their_distributions() {
+fn bernoulli_and_the_frequency_noise_match_their_distributions() {
     let mut r = rng(5);
     for &p in &[0.5, 0.3, 0.999, 1.0 / 3.0, 1e-3] {
         let n = 400_000;
@@ -489,8 +491,10 @@ fn bernoulli_and_discrete_laplace_match_their_distributions() {
         let mut probs = pmf.clone();
         probs.push(1.0 - pmf.iter().sum::<f64>()); // |z| > width
         let mut counts = vec![0u64; cells + 1];
-        for _ in 0..300_000 {
-            let z = discrete_laplace(&mut r, s);
+        // the frequent set's noise: one draw per element index (ChaCha20 stream) under one key
+        let key: [u8; 32] = core::array::from_fn(|i| i as u8 ^ s as u8);
+        for index in 0..300_000 {
+            let z = frequency_noise(&key, index, s).unwrap();
             let cell = if z.abs() > width { cells } else { (z + width) as usize };
             counts[cell] += 1;
         }
@@ -534,6 +538,7 @@ fn release_validates_before_drawing_and_writes_nothing_on_error() {
                     candidates: &mut cands[..n_scratch],
                 },
                 out,
+                Arithmetic::Exact,
             )
         };
         assert_eq!(
@@ -592,6 +597,7 @@ fn release_validates_before_drawing_and_writes_nothing_on_error() {
                 candidates: &mut cands,
             },
             &mut out,
+            Arithmetic::Exact,
         );
         assert_eq!(r, Err(Error::InvalidArgument));
     });
@@ -639,6 +645,7 @@ fn released_rows_are_sorted_frequent_generalizations() {
                         candidates: &mut cands,
                     },
                     &mut out,
+                    Arithmetic::Exact,
                 )
                 .unwrap();
                 assert!(released > 100 && released < 300, "about half the records: {released}");

@@ -21,6 +21,7 @@ use dpmo::generalize::{
     lattice_scratch_len, record_probabilities, release, release_scratch_len, FrequentSet, Lattice, NoisyThreshold,
     Objective, Parameters, ReleaseScratch, RiskWeights, Settings, UtilityMeasure,
 };
+use dpmo::select::Arithmetic;
 use generalize_support::{laplace_tail, profile, Element, Key, Measure, Model, Obj, Profile, Vgh, Weights};
 use std::collections::{HashMap, HashSet};
 
@@ -316,6 +317,7 @@ fn fit_release(
                 candidates: &mut cands,
             },
             &mut out,
+            Arithmetic::Exact,
         )
         .unwrap();
         let codes: Vec<u32> = out[..r * k].chunks(k).map(|x| m.code(x)).collect();

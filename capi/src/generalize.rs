@@ -18,7 +18,7 @@
 //! leaf scratch → `DPMO_SCRATCH_TOO_SMALL`; a node id of a record out of range → `DPMO_INVALID_ARGUMENT`;
 //! an output overlapping an input or another output → `DPMO_OVERLAPPING_BUFFERS`.
 
-use crate::budget::{budget_region, dpmo_budget, load};
+use crate::budget::{budget_region, dpmo_budget, Charged};
 use crate::buffers::{check_disjoint, check_out, input, output, Region};
 use crate::rng::{dpmo_rng, rng_region, with_generator};
 use crate::status::{dpmo_status, status_of};
@@ -26,6 +26,7 @@ use dpmo_core::generalize::{
     self, lattice_scratch_len, FrequentSet, Lattice, Objective, Parameters, ReleaseScratch, RiskModel, RiskWeights,
     Settings, UtilityMeasure, MAX_ATTRIBUTES,
 };
+use dpmo_core::select::Arithmetic;
 use dpmo_core::Error;
 
 /// The largest number of attributes k.
@@ -637,9 +638,9 @@ pub unsafe extern "C" fn dpmo_generalize_derive(
 
 /// Algorithm 3 (Fouad et al.) with a private frequent set: keeps each of the m records independently with
 /// probability 1 − β (an exact Bernoulli trial on the bits of β), releases 𝓛′ = {x : |ρ(x, D)| + Z_x ≥ T}
-/// with discrete Laplace noise, and for each kept record draws a generalization from a⁺ ∩ 𝓛′ (threshold
-/// objective: those with u ≥ c) by the exponential mechanism with P(x) ∝ exp(ε′ f(x)/m̄) (or
-/// exp(−ε′ r(x)/m̄)). Writes the released generalizations, k node ids each, sorted lexicographically (a
+/// with exact discrete Laplace noise, and for each kept record draws a generalization from a⁺ ∩ 𝓛′
+/// (threshold objective: those with u ≥ c) by the exponential mechanism in exact arithmetic with
+/// P(x) ∝ exp(ε′ f(x)/m̄) (or exp(−ε′ r(x)/m̄)). Writes the released generalizations, k node ids each, sorted lexicographically (a
 /// multiset: the rows carry no record order), to `out_rows`, and their number to `*out_released`. A kept
 /// record without any admissible generalization is not released.
 ///
@@ -751,22 +752,18 @@ pub unsafe extern "C" fn dpmo_generalize_release(
                 };
                 // SAFETY: `rng` is non-null and aligned (checked); the caller promises a readable state.
                 dpmo_core::rng::GeneratorState { words: (*rng).opaque }.kind()?;
-                // Every argument is checked: charge the budget before the records are read.
-                if !budget.is_null() {
-                    let mut b = load(budget)?;
-                    b.charge(total_epsilon)?;
-                    budget.write(dpmo_budget {
-                        total: b.total(),
-                        spent: b.spent(),
-                    });
-                }
+                // Every argument is checked: charge the budget before the records are read. Every failure
+                // after this point is caused by the records or their weights, and keeps the charge.
+                let _kept = Charged::charge(budget, total_epsilon)?;
                 let scratch = ReleaseScratch {
                     counts: output(counts, counts_len)?,
                     scores: output(scores, scores_len)?,
                     candidates: output(candidates, candidates_len)?,
                 };
                 let out = output(out_rows, out_rows_len)?;
-                let released = with_generator(rng, |g| generalize::release(g, l, db, risk, &p, scratch, out))?;
+                let released = with_generator(rng, |g| {
+                    generalize::release(g, l, db, risk, &p, scratch, out, Arithmetic::Exact)
+                })?;
                 out_released.write(released);
                 Ok(())
             })

@@ -28,7 +28,7 @@
 //! without storing it, and distinct elements get independent streams.
 
 use super::hierarchy::Lattice;
-use super::sampling::discrete_laplace;
+use crate::exact::discrete::{discrete_laplace, LaplaceRate};
 use crate::float::{mul_up, next_up};
 use crate::Error;
 use rand_chacha::ChaCha20Rng;
@@ -107,25 +107,38 @@ pub fn noisy_threshold(max_chain_product: usize, t: u64, epsilon: f64, delta: f6
 /// The membership test of 𝓛′ used by the mechanism.
 #[derive(Clone, Copy)]
 pub(crate) enum Membership {
-    Exact { t: u64 },
-    Private { key: [u8; 32], noisy: NoisyThreshold },
+    Exact {
+        t: u64,
+    },
+    Private {
+        key: [u8; 32],
+        rate: LaplaceRate,
+        threshold: u64,
+    },
 }
 
 impl Membership {
-    /// The test for `frequent` with threshold t; the private key is drawn from `rng` (32 bytes).
+    /// The test for `frequent` with threshold t; the private key is drawn from `rng` (32 bytes), after the
+    /// noise rate is built (so an error draws nothing).
     pub(crate) fn new<R: Rng + ?Sized>(
         rng: &mut R,
         frequent: FrequentSet,
         t: u64,
         noisy: Option<NoisyThreshold>,
-    ) -> Self {
+    ) -> Result<Self, Error> {
         match (frequent, noisy) {
             (FrequentSet::Private { .. }, Some(noisy)) => {
+                let rate = LaplaceRate::new(noisy.scale as f64, 1.0)?;
                 let mut key = [0u8; 32];
                 rng.fill_bytes(&mut key);
-                Membership::Private { key, noisy }
+                Ok(Membership::Private {
+                    key,
+                    rate,
+                    threshold: noisy.threshold,
+                })
             }
-            _ => Membership::Exact { t },
+            (FrequentSet::Private { .. }, None) => Err(Error::InvalidArgument),
+            (FrequentSet::Exact, _) => Ok(Membership::Exact { t }),
         }
     }
 
@@ -133,20 +146,29 @@ impl Membership {
     pub(crate) fn contains(&self, lattice: &Lattice<'_>, x: &[u32], count: u64) -> bool {
         match self {
             Membership::Exact { t } => is_frequent(count, *t),
-            Membership::Private { key, noisy } => {
-                let z = frequency_noise(key, lattice.element_index(x), noisy.scale);
-                i128::from(count) + i128::from(z) >= i128::from(noisy.threshold)
+            Membership::Private { key, rate, threshold } => {
+                let z = noise(key, lattice.element_index(x), rate);
+                i128::from(count) + i128::from(z) >= i128::from(*threshold)
             }
         }
     }
 }
 
-/// Z_x for the element of index `index` under `key`: discrete Laplace of scale `scale` drawn from the
-/// ChaCha20 stream `index` of `key`. The same (key, index) always gives the same value.
-pub fn frequency_noise(key: &[u8; 32], index: u64, scale: u64) -> i64 {
+fn noise(key: &[u8; 32], index: u64, rate: &LaplaceRate) -> i64 {
     let mut g = ChaCha20Rng::from_seed(*key);
     g.set_stream(index);
-    discrete_laplace(&mut g, scale)
+    discrete_laplace(&mut g, rate)
+}
+
+/// Z_x for the element of index `index` under `key`: exact discrete Laplace noise with
+/// P(Z = z) ∝ e^{−|z|/scale} ([`crate::exact::discrete`]), drawn from the ChaCha20 stream `index` of `key`.
+/// The same (key, index) always gives the same value. Errors: `scale` = 0 or above [`MAX_NOISE_SCALE`] →
+/// [`Error::InvalidArgument`].
+pub fn frequency_noise(key: &[u8; 32], index: u64, scale: u64) -> Result<i64, Error> {
+    if scale == 0 {
+        return Err(Error::InvalidArgument);
+    }
+    Ok(noise(key, index, &LaplaceRate::new(scale as f64, 1.0)?))
 }
 
 #[cfg(test)]
@@ -180,8 +202,10 @@ mod tests {
         let a = frequency_noise(&key, 17, 5);
         assert_eq!(a, frequency_noise(&key, 17, 5));
         let distinct = (0..64)
-            .map(|i| frequency_noise(&key, i, 5))
+            .map(|i| frequency_noise(&key, i, 5).unwrap())
             .collect::<heapless::Vec<i64, 64>>();
         assert!(distinct.iter().any(|&z| z != distinct[0]));
+        assert_eq!(frequency_noise(&key, 1, 0), Err(Error::InvalidArgument));
+        assert_eq!(frequency_noise(&key, 1, MAX_NOISE_SCALE + 1), Err(Error::InvalidArgument));
     }
 }

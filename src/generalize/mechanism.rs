@@ -41,7 +41,8 @@ use super::hierarchy::{Chains, Lattice, MAX_ATTRIBUTES};
 use super::models::{power, LevelTables, RiskWeights};
 use super::parameters::{Objective, Parameters};
 use super::sampling::bernoulli;
-use crate::select::{probabilities_in_place, select_exponential};
+use crate::float::next_down;
+use crate::select::{probabilities_in_place, select_exponential, select_exponential_float, Arithmetic};
 use crate::{sample, Error};
 use rand_core::Rng;
 
@@ -61,24 +62,55 @@ pub fn release_scratch_len(lattice: &Lattice<'_>) -> usize {
     lattice.max_chain_product()
 }
 
-/// The one place the mechanism calls a selector: the exponential mechanism with P(x) ∝ exp(ε′ s(x)),
-/// i.e. `select_exponential` with sensitivity ½ (its exponent is ε s / 2Δ). ε′ = 0 (β = e^{−ε}, or scores
-/// that do not depend on the data) is the uniform choice.
-fn choose<R: Rng + ?Sized>(rng: &mut R, scores: &[f64], epsilon_prime: f64) -> Result<usize, Error> {
-    if epsilon_prime == 0.0 {
-        return Ok(sample::uniform_index(rng, scores.len()));
+/// The one place the mechanism calls a selector. Step 5 draws x with P(x) ∝ exp(ε′ σ(x)/m̄), where σ is
+/// the unnormalized score of [`build_candidates`] (f^a or −r^a). It is the exponential mechanism with
+/// sensitivity η and ε_sel = 2ε′η/m̄ ([`exponent_scale`], rounded down): exp(ε_sel σ/(2η)) = exp(ε′σ/m̄).
+///
+/// In exact arithmetic ([`Arithmetic::Exact`], the default) the selector floors σ onto a grid g of about
+/// 2^{−62} η ([`crate::exact::grid`]), the same grid on every database, so the floored score σ̂/m̄ moves by
+/// at most |σ/m̄ − σ′/m̄′| + g/m̄′ ≤ (η + 2g)/m̄ between neighbours: the relative margin of 2^{−40} built into
+/// η covers the 2g. ε_sel = 0 (β = e^{−ε}, scores that do not depend on the data, or an underflow) is the
+/// uniform choice, exact in both arithmetics.
+fn choose<R: Rng + ?Sized>(
+    rng: &mut R,
+    sigma: &[f64],
+    eta: f64,
+    scale: f64,
+    arithmetic: Arithmetic,
+) -> Result<usize, Error> {
+    if scale == 0.0 {
+        return Ok(sample::uniform_index(rng, sigma.len()));
     }
-    select_exponential(rng, scores, 0.5, epsilon_prime)
+    match arithmetic {
+        Arithmetic::Exact => select_exponential(rng, sigma, eta, scale),
+        Arithmetic::Float => select_exponential_float(rng, sigma, eta, scale),
+    }
 }
 
-/// The probabilities [`choose`] samples from, in place over the scores.
-fn choice_probabilities(scores: &mut [f64], epsilon_prime: f64) -> Result<(), Error> {
-    if epsilon_prime == 0.0 {
-        let p = 1.0 / scores.len() as f64;
-        scores.fill(p);
+/// The probabilities [`choose`] samples from, in place over the scores, in floating point (the exact
+/// sampler's grid of 2^{−62} η is below double resolution here).
+fn choice_probabilities(sigma: &mut [f64], eta: f64, scale: f64) -> Result<(), Error> {
+    if scale == 0.0 {
+        let p = 1.0 / sigma.len() as f64;
+        sigma.fill(p);
         return Ok(());
     }
-    probabilities_in_place(scores, 0.5, epsilon_prime)
+    probabilities_in_place(sigma, eta, scale)
+}
+
+/// ε_sel = 2ε′η/m̄, rounded down (a smaller exponent scale only lowers every privacy loss).
+fn exponent_scale(params: &Parameters, divisor: f64) -> f64 {
+    let a = 2.0 * params.epsilon_prime();
+    let eta = params.eta();
+    let mut b = a * eta;
+    if b.is_finite() && libm::fma(a, eta, -b) < 0.0 {
+        b = next_down(b).max(0.0);
+    }
+    let mut q = b / divisor;
+    if q.is_finite() && libm::fma(q, divisor, -b) > 0.0 {
+        q = next_down(q).max(0.0);
+    }
+    q
 }
 
 /// Everything checked before the first random draw.
@@ -110,7 +142,9 @@ fn check(
     Ok(Checked { m, k })
 }
 
-/// Writes the candidates of record `j` (scores and positions in a⁺) and returns how many there are.
+/// Writes the candidates of record `j` (unnormalized scores σ and positions in a⁺) and returns how many
+/// there are: σ = λ|ρ|/Φ̃ + u^κ (Lagrangian) or σ = −Φ̃/max(|ρ|, t) (threshold version, only u ≥ c). The
+/// mechanism's score is σ/m̄; σ ≤ m̄ S stays finite (S ≤ [`super::parameters::MAX_SCORE_RANGE`]).
 #[allow(clippy::too_many_arguments)]
 fn build_candidates(
     lattice: &Lattice<'_>,
@@ -118,7 +152,6 @@ fn build_candidates(
     counts: &[u64],
     tables: &LevelTables,
     params: &Parameters,
-    divisor: f64,
     member: &mut dyn FnMut(&[u32], u64) -> bool,
     scores: &mut [f64],
     candidates: &mut [usize],
@@ -135,14 +168,13 @@ fn build_candidates(
         let (u, phi) = tables.utility_phi(chains, j);
         let score = match params.settings().objective {
             Objective::Lagrangian { lambda, kappa, phi_min } => {
-                // (λ/Φ̃)(|ρ|/m̄) + u^κ/m̄: each factor is bounded (|ρ| ≤ m ≤ m̄), so nothing overflows.
-                lambda / phi.max(phi_min) * (count as f64 / divisor) + power(u, kappa) / divisor
+                lambda / phi.max(phi_min) * count as f64 + power(u, kappa)
             }
             Objective::Threshold { c, phi_max } => {
                 if u < c {
                     continue;
                 }
-                -(phi.min(phi_max) / count.max(t) as f64) / divisor
+                -(phi.min(phi_max) / count.max(t) as f64)
             }
         };
         scores[n] = score;
@@ -162,6 +194,9 @@ fn build_candidates(
 /// [`generalize`](super) — whose remaining gap (the multiplicity in (24)) is checked by exact computation,
 /// not proven. [`FrequentSet::Exact`] (the paper's step 1) is **not** differentially private.
 ///
+/// `arithmetic`: [`Arithmetic::Exact`] (the default: the exponential mechanism's coins are exact) or
+/// [`Arithmetic::Float`] (the floating-point sampler, exact only up to double rounding).
+///
 /// Cost: for each kept record, O(m · k · height) to count a⁺ (skipped when the record equals the previous
 /// kept one: sort D to group equal records) and O(|a⁺| · k) for the scores, plus, with the private 𝓛′, one
 /// ChaCha20 block per element examined.
@@ -170,6 +205,7 @@ fn build_candidates(
 /// [`Error::InvalidArgument`]; a scratch slice shorter than N → [`Error::ScratchTooSmall`]; no record →
 /// [`Error::EmptyInput`]; `out` shorter than m · k → [`Error::LengthMismatch`]; those of
 /// [`Lattice::check_records`] and [`RiskWeights::check`].
+#[allow(clippy::too_many_arguments)]
 pub fn release<R: Rng + ?Sized>(
     rng: &mut R,
     lattice: &Lattice<'_>,
@@ -178,15 +214,16 @@ pub fn release<R: Rng + ?Sized>(
     params: &Parameters,
     scratch: ReleaseScratch<'_>,
     out: &mut [u32],
+    arithmetic: Arithmetic,
 ) -> Result<usize, Error> {
     let Checked { m, k } = check(lattice, records, weights, params, &scratch)?;
     if out.len() < m * k {
         return Err(Error::LengthMismatch);
     }
     let settings = params.settings();
-    let membership = Membership::new(rng, settings.frequent, settings.t, params.noisy_threshold());
+    let membership = Membership::new(rng, settings.frequent, settings.t, params.noisy_threshold())?;
     let mut member = |x: &[u32], count: u64| membership.contains(lattice, x, count);
-    let divisor = params.score_divisor(m);
+    let scale = exponent_scale(params, params.score_divisor(m));
     let shared_weights = weights.shared(k);
     let ReleaseScratch {
         counts,
@@ -217,7 +254,6 @@ pub fn release<R: Rng + ?Sized>(
                 &counts[..chains.total],
                 &tables,
                 params,
-                divisor,
                 &mut member,
                 scores,
                 candidates,
@@ -227,8 +263,8 @@ pub fn release<R: Rng + ?Sized>(
         if n_candidates == 0 {
             continue; // no admissible generalization: not released (module docs)
         }
-        // Cannot fail: the scores are finite (bounded by the validated S) and ε′ is finite and ≥ 0.
-        let choice = choose(rng, &scores[..n_candidates], params.epsilon_prime())?;
+        // Cannot fail: the scores are finite (σ ≤ m̄ S), η is finite and > 0 whenever the scale is > 0.
+        let choice = choose(rng, &scores[..n_candidates], params.eta(), scale, arithmetic)?;
         chains.element(candidates[choice], &mut out[released * k..(released + 1) * k]);
         released += 1;
     }
@@ -239,8 +275,8 @@ pub fn release<R: Rng + ?Sized>(
 /// The exact distribution of one kept record's generalization for a given 𝓛′: writes, for each element of
 /// a⁺ (a = record `j` of `records`, in a⁺ order), the probability that step 5 chooses it, to `out[..|a⁺|]`,
 /// and returns |a⁺|. `member(x, |ρ(x, D)|)` decides membership in 𝓛′ (for the paper's 𝓛′:
-/// `|_, c| c >= t`). All zeros means the record would not be released. The probabilities are those of the
-/// floating-point exponential mechanism [`release`] samples from.
+/// `|_, c| c >= t`). All zeros means the record would not be released. The probabilities are computed in
+/// floating point; the exact sampler of [`release`] draws from them up to its grid of 2^{−62} η.
 ///
 /// Errors: as [`release`]; j ≥ m → [`Error::InvalidArgument`]; `out` shorter than |a⁺| →
 /// [`Error::LengthMismatch`].
@@ -277,13 +313,16 @@ pub fn record_probabilities(
         &counts[..chains.total],
         &tables,
         params,
-        params.score_divisor(m),
         member,
         scores,
         candidates,
     );
     if n > 0 {
-        choice_probabilities(&mut scores[..n], params.epsilon_prime())?;
+        choice_probabilities(
+            &mut scores[..n],
+            params.eta(),
+            exponent_scale(params, params.score_divisor(m)),
+        )?;
     }
     let out = &mut out[..chains.total];
     out.fill(0.0);

@@ -92,8 +92,13 @@ pub struct Parameters {
 }
 
 /// A relative margin covering the few roundings of η, ν^κ and S (each a short chain of correctly rounded
-/// operations and `libm` logarithms, accurate to well under 2^{−45} relative).
+/// operations and `libm` logarithms, accurate to well under 2^{−45} relative), and, for η, the exact
+/// selector's grid (two steps of 2^{−62} η, see [`mechanism`](super::mechanism)).
 const MARGIN: f64 = 1.0 + 1.0 / (1u64 << 40) as f64;
+
+/// The largest score spread S accepted (2^900): the unnormalized scores the selector sees are at most
+/// m̄ S, finite for any database of fewer than 2^64 records.
+pub const MAX_SCORE_RANGE: f64 = f64::from_bits((1023 + 900) << 52);
 
 /// A lower bound of a/b for a ≥ 0, b > 0.
 fn div_down(a: f64, b: f64) -> f64 {
@@ -142,7 +147,7 @@ impl Parameters {
     /// or τ₁ ∉ (0, 1), t = 0 (or t < 2 for the threshold version), n₀ = 0, λ < 0, κ > [`MAX_KAPPA`],
     /// φ_min or φ_max ≤ 0, condition (10) unsatisfiable, or **t too small for condition (10)** →
     /// [`Error::InvalidArgument`]; a non-finite λ, c, φ → [`Error::NonFiniteInput`]; ν^κ, η or ε′ not
-    /// finite → [`Error::Overflow`].
+    /// finite, or the score spread S above [`MAX_SCORE_RANGE`] → [`Error::Overflow`].
     pub fn new(lattice: &Lattice<'_>, settings: Settings) -> Result<Self, Error> {
         let p = Self::without_condition_10(lattice, settings)?;
         if settings.t < p.smallest_t {
@@ -239,7 +244,7 @@ impl Parameters {
             }
         };
         let (eta, range) = (mul_up(eta, MARGIN), mul_up(range, MARGIN));
-        if !(eta.is_finite() && range.is_finite()) {
+        if !(eta.is_finite() && range.is_finite()) || range > MAX_SCORE_RANGE {
             return Err(Error::Overflow);
         }
         let numerator = epsilon_plus_log_beta_down(s.epsilon, s.beta).max(0.0);
@@ -373,5 +378,6 @@ mod tests {
         assert_eq!(div_down(1.0, 4.0), 0.25);
         assert!(div_down(1.0, 3.0) <= 1.0 / 3.0 && div_down(2.0, 3.0) <= 2.0 / 3.0);
         assert_eq!(div_down(0.0, 3.0), 0.0);
+        assert_eq!(MAX_SCORE_RANGE, 2f64.powi(900));
     }
 }

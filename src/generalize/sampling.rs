@@ -1,7 +1,6 @@
-//! Exact discrete samplers for the generalization mechanism: a Bernoulli trial whose probability is a
-//! double, taken exactly (no rounding of a uniform), and the discrete Laplace distribution of Canonne,
-//! Kamath and Steinke (*The Discrete Gaussian for Differential Privacy*, NeurIPS 2020, Algorithms 1–2),
-//! which needs only integer comparisons.
+//! The record-sampling coin of Algorithm 3: a Bernoulli trial whose probability is a double, taken exactly
+//! on the bits of that double (no rounding of a uniform). The noise of the private frequent set comes from
+//! [`crate::exact::discrete`].
 
 use rand_core::Rng;
 
@@ -40,61 +39,6 @@ pub fn bernoulli<R: Rng + ?Sized>(rng: &mut R, p: f64) -> bool {
         return false;
     }
     (rng.next_u64() >> 11) < m
-}
-
-/// Uniform integer in [0, bound) without modulo bias (Lemire's multiply-and-reject), for u64 bounds on
-/// every target. Returns 0 for bound ≤ 1.
-pub(crate) fn uniform_u64<R: Rng + ?Sized>(rng: &mut R, bound: u64) -> u64 {
-    if bound <= 1 {
-        return 0;
-    }
-    let threshold = bound.wrapping_neg() % bound;
-    loop {
-        let m = u128::from(rng.next_u64()) * u128::from(bound);
-        if (m as u64) >= threshold {
-            return (m >> 64) as u64;
-        }
-    }
-}
-
-/// Bernoulli(exp(−n/d)) for integers 0 ≤ n ≤ d, d ≥ 1 (Canonne–Kamath–Steinke Algorithm 1 with γ = n/d ≤ 1):
-/// draw A_K ~ Bernoulli(γ/K) for K = 1, 2, … until one fails and return whether that K is odd. Each
-/// Bernoulli(γ/K) is the conjunction of Bernoulli(n/d) and Bernoulli(1/K), both exact integer comparisons.
-/// The loop runs e^γ ≤ e times on average.
-fn bernoulli_exp_ratio<R: Rng + ?Sized>(rng: &mut R, n: u64, d: u64) -> bool {
-    let mut k: u64 = 1;
-    loop {
-        let a = uniform_u64(rng, d) < n && uniform_u64(rng, k) == 0;
-        if !a {
-            return k % 2 == 1;
-        }
-        k = k.saturating_add(1);
-    }
-}
-
-/// Discrete Laplace with integer scale s ≥ 1: P(Z = z) = (1 − α)/(1 + α) · α^{|z|} with α = e^{−1/s}
-/// (Canonne–Kamath–Steinke Algorithm 2 with t = s, s_CKS = 1). Exact: every decision is an integer
-/// comparison of uniform draws. O(1) draws on average. Its tail is P(Z ≥ z) = α^z / (1 + α) for z ≥ 1.
-pub fn discrete_laplace<R: Rng + ?Sized>(rng: &mut R, scale: u64) -> i64 {
-    let s = scale.max(1);
-    loop {
-        let u = uniform_u64(rng, s);
-        if !bernoulli_exp_ratio(rng, u, s) {
-            continue;
-        }
-        let mut v: u64 = 0;
-        while bernoulli_exp_ratio(rng, 1, 1) {
-            v = v.saturating_add(1);
-        }
-        // X = U + s·V is geometric: P(X = x) ∝ e^{−x/s}. It fits in i64 except with probability below
-        // e^{−2^62/s} (s ≤ 2^32); saturating keeps the function total without a panic.
-        let x = u.saturating_add(s.saturating_mul(v)).min(i64::MAX as u64) as i64;
-        let negative = rng.next_u32() & 1 == 1;
-        if negative && x == 0 {
-            continue;
-        }
-        return if negative { -x } else { x };
-    }
 }
 
 #[cfg(test)]
@@ -143,14 +87,5 @@ mod tests {
         assert!(!bernoulli(&mut Words(&[], 0), 0.0));
         assert!(!bernoulli(&mut Words(&[], 0), f64::NAN));
         assert!(bernoulli(&mut Words(&[u64::MAX], 0), 1.0));
-    }
-
-    #[test]
-    fn uniform_u64_and_exp_ratio_edges() {
-        let mut w = Words(&[u64::MAX, u64::MAX], 0);
-        assert_eq!(uniform_u64(&mut w, 1), 0);
-        assert_eq!(uniform_u64(&mut w, 10), 9);
-        // exp(−0) = 1: A_1 ~ Bernoulli(0) fails at once, K = 1 is odd.
-        assert!(bernoulli_exp_ratio(&mut Words(&[u64::MAX; 4], 0), 0, 5));
     }
 }
