@@ -29,7 +29,7 @@ LIBDIR      ?= $(PREFIX)/lib
 INCLUDEDIR  ?= $(PREFIX)/include
 DESTDIR     ?=
 
-.PHONY: demo test lib header header-check bare-metal tools rust-tests ffi-tests examples bindings java sqlite postgres eval-smoke reproduce bench clean install uninstall install-test java-install
+.PHONY: demo test lib header header-check bare-metal tools rust-tests ffi-tests examples bindings java sqlite postgres eval-smoke reproduce bench clean install uninstall install-test java-install readme-test
 
 ## Build the C artifacts target/release/libdpmo.a and libdpmo.so.
 lib:
@@ -113,8 +113,14 @@ eval-smoke: tools
 reproduce: tools
 	$(CARGO) run --release -p dpmo-eval -- reproduce
 
+## Every code block of README.md, as written: C compiled and run, sh run (make test/bench/reproduce dry-run),
+## Java compiled and run against the jar, Python run against the wheel; the Rust blocks run as doctests
+## (rust-tests) and the SQL blocks in the SQLite and PostgreSQL test runners.
+readme-test: lib
+	python3 tests/readme/check.py
+
 ## The second command: everything.
-test: tools header-check bare-metal rust-tests lib ffi-tests examples install-test bindings eval-smoke
+test: tools header-check bare-metal rust-tests lib ffi-tests examples install-test bindings eval-smoke readme-test
 	@echo "make test: all checks passed"
 
 ## Install the C library: libdpmo.a, libdpmo.so.$(VERSION) with its SONAME and symlinks, include/dpmo.h, a
@@ -143,12 +149,15 @@ uninstall:
 	      $(DESTDIR)$(LIBDIR)/libdpmo.so.$(VERSION) $(DESTDIR)$(INCLUDEDIR)/dpmo.h $(DESTDIR)$(LIBDIR)/pkgconfig/dpmo.pc
 	rm -rf $(DESTDIR)$(LIBDIR)/cmake/dpmo
 
+# A sub-make that `make -n` does not run (it runs every recipe that names $(MAKE) itself).
+SUBMAKE = $(MAKE) --no-print-directory
+
 ## An outside program against an installed dpmo: pkg-config (shared and static) and CMake find_package, each
 ## built outside the tree, moved, and run. Installs cmake and pkg-config with apt-get when missing.
 install-test:
 	@command -v cmake >/dev/null && command -v pkg-config >/dev/null || { apt-get update -qq && apt-get install -y -qq cmake pkg-config; }
 	@set -e; t=$$(mktemp -d); trap 'rm -rf $$t' EXIT; \
-	$(MAKE) --no-print-directory install PREFIX=$$t/prefix >/dev/null; \
+	$(SUBMAKE) install PREFIX=$$t/prefix >/dev/null; \
 	cp tests/install/consumer.c tests/install/CMakeLists.txt $$t/; cd $$t; \
 	export PKG_CONFIG_PATH=$$t/prefix/lib/pkgconfig; \
 	$(CC) -std=c11 -Wall -Werror consumer.c $$(pkg-config --cflags --libs dpmo) -o shared; \
@@ -158,7 +167,7 @@ install-test:
 	cmake -S . -B cm -DCMAKE_PREFIX_PATH=$$t/prefix >/dev/null; cmake --build cm >/dev/null; \
 	mv prefix moved; \
 	LD_LIBRARY_PATH=$$t/moved/lib ./shared; ./static; LD_LIBRARY_PATH=$$t/moved/lib ./cm/consumer_shared; ./cm/consumer_static; \
-	$(MAKE) --no-print-directory -C $(CURDIR) install DESTDIR=$$t/stage PREFIX=/usr >/dev/null; \
+	$(SUBMAKE) -C $(CURDIR) install DESTDIR=$$t/stage PREFIX=/usr >/dev/null; \
 	test -L $$t/stage/usr/lib/libdpmo.so.$(SOVERSION) && grep -q '^prefix=/usr$$' $$t/stage/usr/lib/pkgconfig/dpmo.pc; \
 	echo "install-test: pkg-config (shared, static) and CMake consumers built against the installed prefix and run after moving it; DESTDIR staging"
 

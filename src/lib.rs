@@ -59,5 +59,10 @@ pub use select::{
 };
 pub use sensitivity::{DeltaSource, LocalSensitivity};
 
+// Every ```rust block of the README is compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
+
 /// The largest number of objectives m the multi-objective functions accept.
 pub const MAX_OBJECTIVES: usize = 16;

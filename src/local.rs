@@ -7,7 +7,7 @@
 //! * Because the dampened scores have sensitivity 1 (Lemma 3.7), any global-sensitivity selector may follow
 //!   instead of the exponential mechanism; permute-and-flip is never less accurate.
 
-use crate::dampen::{dampen_exact, dampen_with, Dampening};
+use crate::dampen::{dampen_exact, dampen_into_scratch, dampen_with, Dampening};
 use crate::select::exact::as_words;
 use crate::select::{probabilities_in_place, select, select_int, select_top_k, top_k_int, Arithmetic, Noise, Selector};
 use crate::sensitivity::LocalSensitivity;
@@ -79,7 +79,7 @@ pub fn select_local_dampening<R: Rng + ?Sized>(
     }
     match arithmetic {
         Arithmetic::Float => {
-            dampen_with(utilities, delta, kind, score_scratch)?;
+            dampen_into_scratch(utilities, delta, kind, score_scratch)?;
             select(
                 rng,
                 selector,
@@ -139,7 +139,7 @@ pub fn select_local_dampening_top_k<R: Rng + ?Sized>(
             {
                 return Err(Error::ScratchTooSmall);
             }
-            dampen_with(utilities, delta, kind, dampened)?;
+            dampen_into_scratch(utilities, delta, kind, dampened)?;
             select_top_k(
                 rng,
                 selector,

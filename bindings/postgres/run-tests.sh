@@ -235,6 +235,11 @@ if out=$(/usr/bin/python3 "$TESTDATA/snippets.py" postgres "$HERE/README.md" 2>&
 else
   echo "$out"; fail "README snippets"
 fi
+if out=$(/usr/bin/python3 "$TESTDATA/snippets.py" postgres "$HERE/../../README.md" 2>&1); then
+  ok "top-level README snippets: $(echo "$out" | tail -1)"
+else
+  echo "$out"; fail "top-level README snippets"
+fi
 
 if grep -q -E "PANIC|terminated by signal|server process .* was terminated" "$TMP/server.log"; then
   fail "the server log reports a crash:"; grep -E "PANIC|terminated by signal" "$TMP/server.log" || true

@@ -8,7 +8,9 @@
                                    build/dpmo-ledger, as the README's shell lines do); FILE's directory is
                                    the temporary one
 
-Both run from the repository root, as the READMEs' commands do. A statement annotated "-- error: TEXT" must
+A README showing both engines (the top-level one) marks each block with a first line "-- sqlite" or
+"-- postgres"; a tagged block runs only on its own engine. Both run from the repository root, as the READMEs'
+commands do. A statement annotated "-- error: TEXT" must
 fail with a message containing TEXT; every other statement must succeed. Prints one line per block and
 "N passed, N failed" last.
 """
@@ -81,6 +83,8 @@ def main():
     if not found:
         print("FAIL no ```sql block in %s" % readme)
         failed += 1
+    other = "-- postgres" if engine == "sqlite" else "-- sqlite"
+    found = [(line, sql) for line, sql in found if not sql.lstrip().startswith(other)]
     for line, sql in found:
         want = expected_errors(sql)
         errors, output = (run_postgres if engine == "postgres" else run_sqlite)(line, sql)

@@ -100,26 +100,15 @@ fn mul_div_ceil(m: u128, x: u128, n: u128) -> u128 {
 /// ⌊M D⌋ for the plain dampened score of integer utility `u` of candidate r (Def. 3.6 on the grid). Runs of
 /// constant δ′ are crossed in one step each.
 pub(crate) fn plain(u: i128, r: usize, delta: &impl IntDelta) -> Result<i128, Error> {
-    let (m, t_sat) = (u128::from(PLAIN_UNITS), delta.saturation());
-    let a = u.unsigned_abs();
+    let t_sat = delta.saturation();
     let mut b: u128 = 0;
     let mut t = 0;
     while t < t_sat {
         if let Some((c, end)) = delta.run(r, t)? {
             let end = end.min(t_sat).max(t + 1);
-            let (c, len) = (u128::from(c), (end - t) as u128);
-            // Breakpoints b + j c for j = 0..=len: the interval of u is found by one division.
-            if c > 0 && u >= 0 && a < b + len * c {
-                let j = (a - b) / c;
-                return Ok(PLAIN_UNITS as i128 * (t as u128 + j) as i128 + (m * ((a - b) % c) / c) as i128);
+            if let Some(s) = plain_run(u, t, end - t, c, &mut b) {
+                return Ok(s);
             }
-            if c > 0 && u < 0 && a <= b + len * c {
-                // The first breakpoint at or beyond −u: j = ⌈(a − b)/c⌉ ≥ 1 steps into the run.
-                let j = (a - b).div_ceil(c);
-                let k = t as u128 + j;
-                return Ok(-((m * k) as i128) + (m * (b + j * c - a) / c) as i128);
-            }
-            b += len * c;
             t = end;
             continue;
         }
@@ -129,6 +118,26 @@ pub(crate) fn plain(u: i128, r: usize, delta: &impl IntDelta) -> Result<i128, Er
         t += 1;
     }
     Ok(plain_end(u, t_sat, delta.units(), b))
+}
+
+/// A run of `len` distances t, t + 1, … with the same δ′ = `c`, for the plain walk: Some(⌊M D⌋) when u's
+/// interval lies in the run (found by one division, whatever `len`), else `b` advances by len · c.
+pub(crate) fn plain_run(u: i128, t: usize, len: usize, c: u64, b: &mut u128) -> Option<i128> {
+    let (m, c, len) = (u128::from(PLAIN_UNITS), u128::from(c), len as u128);
+    let a = u.unsigned_abs();
+    // Breakpoints b + j c for j = 0..=len.
+    if c > 0 && u >= 0 && a < *b + len * c {
+        let j = (a - *b) / c;
+        return Some((m * (t as u128 + j)) as i128 + (m * ((a - *b) % c) / c) as i128);
+    }
+    if c > 0 && u < 0 && a <= *b + len * c {
+        // The first breakpoint at or beyond −u: j = ⌈(a − b)/c⌉ ≥ 1 steps into the run.
+        let j = (a - *b).div_ceil(c);
+        let k = t as u128 + j;
+        return Some(-((m * k) as i128) + (m * (*b + j * c - a) / c) as i128);
+    }
+    *b += len * c;
+    None
 }
 
 /// One step of the plain walk at distance t, with δ′(t) = `w` and `b` = b(t) for u ≥ 0 (the breakpoint
