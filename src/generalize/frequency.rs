@@ -206,6 +206,9 @@ mod tests {
             .collect::<heapless::Vec<i64, 64>>();
         assert!(distinct.iter().any(|&z| z != distinct[0]));
         assert_eq!(frequency_noise(&key, 1, 0), Err(Error::InvalidArgument));
-        assert_eq!(frequency_noise(&key, 1, MAX_NOISE_SCALE + 1), Err(Error::InvalidArgument));
+        assert_eq!(
+            frequency_noise(&key, 1, MAX_NOISE_SCALE + 1),
+            Err(Error::InvalidArgument)
+        );
     }
 }
