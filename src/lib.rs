@@ -31,6 +31,7 @@ mod error;
 pub mod exact;
 mod fenwick;
 pub mod float;
+pub mod generalize;
 pub mod graph;
 pub mod local;
 pub mod multi;
