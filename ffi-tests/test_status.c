@@ -42,7 +42,8 @@ static void test_version_and_messages(void) {
     }
     CHECK(strcmp(dpmo_status_message(DPMO_NULL_POINTER), "A required pointer argument is null.") == 0);
     CHECK(strcmp(dpmo_status_message(DPMO_CAPACITY_EXCEEDED),
-                 "An input exceeds a fixed capacity of the library (more than 16 objectives, or a contingency table larger than 16 x 16).") == 0);
+                 "An input exceeds a fixed capacity of the library (more than 16 objectives, a contingency table larger "
+                 "than 16 x 16, or a generalization hierarchy beyond its documented limits).") == 0);
     CHECK(strcmp(dpmo_status_message(DPMO_BUDGET_EXHAUSTED),
                  "The remaining privacy budget is smaller than the epsilon requested.") == 0);
     CHECK(strcmp(dpmo_status_message(DPMO_OVERLAPPING_BUFFERS), "An output buffer overlaps an input buffer.") == 0);

@@ -324,7 +324,8 @@ typedef enum dpmo_status {
    */
   DPMO_INVALID_ARGUMENT = 11,
   /**
-   * An input exceeds a fixed capacity (more than 16 objectives, or a contingency table beyond 16 x 16).
+   * An input exceeds a fixed capacity (more than 16 objectives, a contingency table beyond 16 x 16, or a
+   * generalization hierarchy beyond its documented limits).
    */
   DPMO_CAPACITY_EXCEEDED = 12,
   /**
