@@ -167,7 +167,7 @@ static cfg_t cfg(int fn, uint32_t sel, const double *s, size_t n, double sens, d
     return c;
 }
 
-#define SCRATCH 4096
+#define SCRATCH (1u << 18) /* the multi-objective score stage needs ~1,500 words even for tiny n */
 static double g_values[SCRATCH];
 static size_t g_indices[SCRATCH];
 
@@ -443,14 +443,16 @@ static void test_privpareto(void) {
     specs[1] = make_spec(DPMO_DELTA_PER_CANDIDATE, D44B, 5, 0, 4.0, 3);
     {
         double table[5 * 64], vs[256], d[5];
-        size_t ix[256], il = 0, vl = 0, sc[256];
+        size_t ix[256], il = 0, vl = 0, sl = 0;
         uint32_t damp;
         dpmo_sensitivity tspec = make_spec(DPMO_DELTA_TABLE, table, 5 * 64, 64, 4.0, 64);
         CHECK_STATUS(dpmo_pareto_sensitivity_scratch_len(5, 2, &il, &vl), DPMO_OK);
         CHECK(il <= 256 && vl <= 256);
         CHECK_STATUS(dpmo_pareto_sensitivity_table(U44, 5, 2, specs, 64, table, ix, il, vs, vl), DPMO_OK);
         CHECK_DEQ(table[0 * 64 + 63], 4.0); /* saturated long before the last column */
-        CHECK_STATUS(dpmo_pareto_scores(U44, 5, 2, DPMO_DOMINANCE_TEXTBOOK, d, sc, 256), DPMO_OK);
+        CHECK_STATUS(dpmo_pareto_scores_scratch_len(5, &sl), DPMO_OK);
+        CHECK(sl <= SCRATCH);
+        CHECK_STATUS(dpmo_pareto_scores(U44, 5, 2, DPMO_DOMINANCE_TEXTBOOK, d, g_indices, sl), DPMO_OK);
         for (damp = 0; damp < 2; damp++) {
             double dd[5];
             CHECK_STATUS(dpmo_dampen(d, 5, &tspec, damp, dd), DPMO_OK);

@@ -80,8 +80,8 @@ static const double MU[4] = {1.0, 5.0, 2.0, 0.0}, MW[2] = {1.0, 1.0};
 
 static void select_multi_delta_zero(int privagg) {
     dpmo_sensitivity specs[2];
-    double values[64];
-    size_t indices[64], out[2], vl = 0, il = 0, k;
+    double values[4096];
+    size_t indices[4096], out[2], vl = 0, il = 0, k;
     dpmo_rng rng = make_rng(DPMO_RNG_CHACHA20, 4);
     specs[0] = make_spec(DPMO_DELTA_PER_CANDIDATE, zero2, 2, 0, 1.0, SIZE_MAX);
     specs[1] = specs[0];
@@ -89,14 +89,14 @@ static void select_multi_delta_zero(int privagg) {
         const uint32_t sel = DPMO_SELECTOR_EXPONENTIAL | (k ? DPMO_FLOAT : 0u);
         if (privagg) {
             CHECK_STATUS(dpmo_privagg_scratch_len(2, 2, &vl, &il), DPMO_OK);
-            CHECK(vl <= 64 && il <= 64);
+            CHECK(vl <= 4096 && il <= 4096);
             CHECK_STATUS(dpmo_select_privagg(&rng, MU, 2, 2, MW, NULL, specs, 0, DPMO_DAMPENING_PLAIN, sel, 1.0, 1, out,
                                              values, vl, indices, il, NULL),
                          DPMO_OK);
             CHECK(out[0] < 2);
         } else {
             CHECK_STATUS(dpmo_privpareto_scratch_len(2, 2, &vl, &il), DPMO_OK);
-            CHECK(vl <= 64 && il <= 64);
+            CHECK(vl <= 4096 && il <= 4096);
             CHECK_STATUS(dpmo_select_privpareto(&rng, MU, 2, 2, DPMO_DOMINANCE_TEXTBOOK, specs, 0, DPMO_DAMPENING_PLAIN,
                                                 sel, 1.0, 2, out, values, vl, indices, il, NULL),
                          DPMO_OK);

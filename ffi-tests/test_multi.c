@@ -56,13 +56,13 @@ static void ps_case(const char *name, const double *u, size_t n, size_t m, uint3
 
 static void test_pareto_scores(void) {
     double out[8], u[16];
-    size_t scratch[256], len = 0, i;
+    size_t scratch[4096], len = 0, i;
     const double ties[6] = {1, 1, 1, 1, 0, 2};
-    fill_z(scratch, 256);
+    fill_z(scratch, 4096);
 
     TEST("pareto_scores_scratch_len");
     CHECK_STATUS(dpmo_pareto_scores_scratch_len(N44, &len), DPMO_OK);
-    CHECK(len > 0 && len <= 256);
+    CHECK(len > 0 && len <= 4096);
     CHECK_STATUS(dpmo_pareto_scores_scratch_len(N44, NULL), DPMO_NULL_POINTER);
     CHECK_STATUS(dpmo_pareto_scores_scratch_len(N44, (size_t *)misalign(scratch)), DPMO_INVALID_ARGUMENT);
     i = SENTINEL_Z;
@@ -82,11 +82,11 @@ static void test_pareto_scores(void) {
     }
 
     TEST("pareto scores with ties: textbook vs weak");
-    CHECK_STATUS(dpmo_pareto_scores(ties, 3, 2, DPMO_DOMINANCE_TEXTBOOK, out, scratch, 256), DPMO_OK);
+    CHECK_STATUS(dpmo_pareto_scores(ties, 3, 2, DPMO_DOMINANCE_TEXTBOOK, out, scratch, 4096), DPMO_OK);
     CHECK_DEQ(out[0], 0.0);
     CHECK_DEQ(out[1], 0.0);
     CHECK_DEQ(out[2], 0.0);
-    CHECK_STATUS(dpmo_pareto_scores(ties, 3, 2, DPMO_DOMINANCE_WEAK, out, scratch, 256), DPMO_OK);
+    CHECK_STATUS(dpmo_pareto_scores(ties, 3, 2, DPMO_DOMINANCE_WEAK, out, scratch, 4096), DPMO_OK);
     CHECK_DEQ(out[0], -1.0);
     CHECK_DEQ(out[1], -1.0);
     CHECK_DEQ(out[2], 0.0);
@@ -328,21 +328,22 @@ static void test_weighted(void) {
 static void test_scratch_lens(void) {
     size_t v = SENTINEL_Z, ix = SENTINEL_Z, n;
     uint32_t k10;
-    TEST("privpareto_scratch_len: 4nm + 7n doubles, O(n) indices, the same for global and local");
+    TEST("privpareto_scratch_len: 4nm + 7n doubles, the score stage's indices plus 3n, the same for global and local");
     CHECK_STATUS(dpmo_privpareto_scratch_len(7, 3, &v, &ix), DPMO_OK);
     CHECK_EQ(v, 4 * 7 * 3 + 7 * 7);
-    CHECK(ix >= 3 * 7 && ix <= 40 * 7 + 1); /* the score stage's sorts and counts (O(n)) plus 3n */
     {
-        /* at least the score stage's own scratch plus the 2n of the rounds */
-        size_t a = 0;
+        /* exactly the score stage's scratch (the larger of the Pareto score's and δ^PS's: the stages run one
+         * after the other) plus the 3n of the rounds */
+        size_t a = 0, sx = 0, sv = 0;
         CHECK_STATUS(dpmo_pareto_scores_scratch_len(7, &a), DPMO_OK);
-        CHECK(ix >= a + 2 * 7);
+        CHECK_STATUS(dpmo_pareto_sensitivity_scratch_len(7, 3, &sx, &sv), DPMO_OK);
+        CHECK_EQ(ix, (a > sx ? a : sx) + 3 * 7);
     }
     for (n = 1; n < 40; n += 7) {
         size_t v1 = 0, i1 = 0;
         CHECK_STATUS(dpmo_privpareto_scratch_len(n, 2, &v1, &i1), DPMO_OK);
         CHECK_EQ(v1, 4 * n * 2 + 7 * n);
-        CHECK(i1 <= 40 * n + 1);
+        CHECK(i1 >= 3 * n);
     }
     v = ix = SENTINEL_Z;
     CHECK_STATUS(dpmo_privpareto_scratch_len(7, 3, NULL, &ix), DPMO_NULL_POINTER);
@@ -445,8 +446,10 @@ static void test_scratch_lens(void) {
 #define BIG_COLUMNS 64 /* more distances than any δ^PS / δ_agg below needs to saturate */
 
 static void test_probabilities(void) {
-    double p[N44], q[N44], ps[N44], agg[N44], damp[N44], table[N44 * BIG_COLUMNS], vals[256], gagg = 0;
-    size_t ix[256], sc[256], pix[256], i, vl, il, avl, ail;
+    static double vals[4096];
+    static size_t ix[4096], sc[4096], pix[4096];
+    double p[N44], q[N44], ps[N44], agg[N44], damp[N44], table[N44 * BIG_COLUMNS], gagg = 0;
+    size_t i, vl, il, avl, ail;
     dpmo_sensitivity specs[2], tspec;
     const double w[2] = {1.0, 100.0}, g[2] = {1.0, 0.5};
     const double eps = 1.3;
@@ -458,7 +461,7 @@ static void test_probabilities(void) {
     specs[1] = make_spec(DPMO_DELTA_PER_CANDIDATE, D44B, N44, 0, 4.0, 3);
     CHECK_STATUS(dpmo_privpareto_scratch_len(N44, 2, &vl, &il), DPMO_OK);
     CHECK_STATUS(dpmo_privagg_scratch_len(N44, 2, &avl, &ail), DPMO_OK);
-    CHECK(vl <= 256 && il <= 256 && avl <= 256);
+    CHECK(vl <= 4096 && il <= 4096 && avl <= 4096);
 
     for (dom = 0; dom < 2; dom++) {
         TEST("global PrivPareto probabilities = exponential(PS, n - 1)");
@@ -475,8 +478,8 @@ static void test_probabilities(void) {
                 const size_t md = c == 0 ? 4 : 0;
                 TEST(c == 0 ? "local PrivPareto probabilities, max_distance 4 = stages with a 4-column delta^PS table"
                             : "local PrivPareto probabilities, max_distance 0 (automatic) = stages, unbounded table");
-                CHECK_STATUS(dpmo_pareto_scores(U44, N44, 2, dom, ps, sc, 256), DPMO_OK);
-                CHECK_STATUS(dpmo_pareto_sensitivity_table(U44, N44, 2, specs, cols[c], table, pix, 256, vals, 256),
+                CHECK_STATUS(dpmo_pareto_scores(U44, N44, 2, dom, ps, sc, 4096), DPMO_OK);
+                CHECK_STATUS(dpmo_pareto_sensitivity_table(U44, N44, 2, specs, cols[c], table, pix, 4096, vals, 4096),
                              DPMO_OK);
                 tspec = make_spec(DPMO_DELTA_TABLE, table, N44 * cols[c], cols[c], N44 - 1, cols[c]);
                 CHECK_STATUS(dpmo_dampen(ps, N44, &tspec, damping, damp), DPMO_OK);
@@ -524,7 +527,7 @@ static void test_probabilities(void) {
                  DPMO_INVALID_ARGUMENT);
     CHECK_STATUS(dpmo_privpareto_probabilities(U44, N44, 2, 0, specs, 0, 2, eps, p, vals, vl, ix, il),
                  DPMO_INVALID_ARGUMENT);
-    CHECK_STATUS(dpmo_privpareto_probabilities(U44, N44, 17, 0, NULL, 0, 0, eps, p, vals, 256, ix, 256),
+    CHECK_STATUS(dpmo_privpareto_probabilities(U44, N44, 17, 0, NULL, 0, 0, eps, p, vals, 4096, ix, 4096),
                  DPMO_CAPACITY_EXCEEDED);
     CHECK_STATUS(dpmo_privpareto_probabilities(U44, 0, 2, 0, NULL, 0, 0, eps, p, vals, vl, ix, il), DPMO_EMPTY_INPUT);
     CHECK_STATUS(dpmo_privpareto_probabilities(U44, N44, 2, 0, NULL, 0, 0, eps, p, vals, vl - 1, ix, il),
@@ -599,8 +602,8 @@ static dpmo_status call(int f, const sel_args *a) {
 /* Shared state of the selecting tests. */
 static dpmo_rng S_RNG;
 static dpmo_budget S_BUDGET;
-static double S_UTIL[N44 * 2], S_VALUES[256];
-static size_t S_OUT[8], S_INDICES[256];
+static double S_UTIL[N44 * 2], S_VALUES[4096];
+static size_t S_OUT[8], S_INDICES[4096];
 static dpmo_sensitivity S_SPECS[17];
 static const double S_W[2] = {1.0, 100.0}, S_G[2] = {1.0, 1.0};
 
@@ -633,9 +636,9 @@ static sel_args defaults(int f) {
     a.k = 2;
     a.out = S_OUT;
     a.values = S_VALUES;
-    a.values_len = 256;
+    a.values_len = 4096;
     a.indices = S_INDICES;
-    a.indices_len = 256;
+    a.indices_len = 4096;
     a.budget = &S_BUDGET;
     return a;
 }
@@ -812,7 +815,7 @@ static void test_selection_errors(void) {
             else
                 CHECK_STATUS(dpmo_top_k_scratch_len(N44, f == F_TOPK ? a.selector : DPMO_SELECTOR_EXPONENTIAL, &vl, &il),
                              DPMO_OK);
-            CHECK(vl <= 256 && il <= 256);
+            CHECK(vl <= 4096 && il <= 4096);
             a = defaults(f), a.values_len = vl, a.indices_len = il;
             expect(f, "exact scratch lengths", &a, DPMO_OK);
             a = defaults(f), a.values_len = vl - 1, a.indices_len = il;

@@ -281,8 +281,8 @@ static const char *const RE_NAMES[RE_COUNT] = {"select_local_dampening", "select
 static dpmo_status reentrant_call(int f, dpmo_rng *rng, reentry_ctx *ctx, uint32_t sel, size_t *out,
                                   dpmo_budget *budget) {
     static const double u[4] = {3.0, 1.0, 0.0, 2.0}, um[8] = {3, 1, 1, 3, 0, 0, 2, 2}, w[2] = {1.0, 2.0};
-    static double values[256];
-    static size_t indices[256];
+    static double values[4096];
+    static size_t indices[4096];
     dpmo_sensitivity specs[2];
     size_t vl = 0, il = 0;
     specs[0] = make_spec(DPMO_DELTA_CALLBACK, NULL, 0, 0, 2.0, 3);
