@@ -36,6 +36,17 @@ fn grid_exponent(m: f64) -> i32 {
     k
 }
 
+/// max(|lo|, |hi|) must be 0 or within [2^-600, 2^600], so that the grid and its inverse are normal doubles.
+fn check_magnitude(m: f64) -> PyResult<()> {
+    if m != 0.0 && !((2f64).powi(-600)..=(2f64).powi(600)).contains(&m) {
+        return Err(err_with(
+            Error::InvalidArgument,
+            "max(|lo|, |hi|) must be 0 or within [2**-600, 2**600]",
+        ));
+    }
+    Ok(())
+}
+
 /// The value in grid units: clamped to [lo, hi] (NaN counts as 0 clamped), truncated toward zero.
 fn quantise(v: f64, lo: f64, hi: f64, k: i32) -> i64 {
     let v = if v.is_nan() { 0.0 } else { v };
@@ -145,6 +156,7 @@ pub fn _bound_events<'py>(
         return Err(err_with(Error::InvalidArgument, "bounds must be finite with lo <= hi"));
     }
     let m = lo.abs().max(hi.abs());
+    check_magnitude(m)?;
     let k = if m > 0.0 { grid_exponent(m) } else { 0 };
     let (u, cand) = (slice1(&units), slice1(&candidates));
     let vals = values.as_ref().map(|v| slice1(v));
@@ -163,4 +175,15 @@ pub fn _bound_events<'py>(
         PyArray1::from_vec(py, sums),
         (2f64).powi(k),
     ))
+}
+
+/// The value grid g of bounds [lo, hi] (what `_bound_events` returns as its third value).
+#[pyfunction]
+pub fn _value_grid(lo: f64, hi: f64) -> PyResult<f64> {
+    if !(lo.is_finite() && hi.is_finite() && lo <= hi) {
+        return Err(err_with(Error::InvalidArgument, "bounds must be finite with lo <= hi"));
+    }
+    let m = lo.abs().max(hi.abs());
+    check_magnitude(m)?;
+    Ok(if m > 0.0 { (2f64).powi(grid_exponent(m)) } else { 1.0 })
 }

@@ -44,15 +44,20 @@ impl Coins {
     }
 }
 
-fn check_scores(scores: &[f64], best: f64) -> Result<(), Error> {
-    for &s in scores {
-        if !s.is_finite() {
-            return Err(Error::NonFiniteInput);
-        }
+/// Every score finite, and none of the candidates still in play above s* (the stages would disagree).
+fn check_scores(candidates: &[i64], scores: &[f64], best: f64, excluded: &[i64]) -> PyResult<()> {
+    if scores.iter().any(|s| !s.is_finite()) {
+        return Err(crate::errors::err(Error::NonFiniteInput));
     }
-    if scores.iter().any(|&s| s > best) {
-        // s* is the maximum of every score: a larger one means the stages disagree.
-        return Err(Error::InvalidArgument);
+    let above = candidates
+        .iter()
+        .zip(scores)
+        .any(|(c, &s)| s > best && excluded.binary_search(c).is_err());
+    if above {
+        return Err(err_with(
+            Error::InvalidArgument,
+            "a score exceeds the best score s* given",
+        ));
     }
     Ok(())
 }
@@ -91,7 +96,7 @@ pub fn _pf_partition(
     }
     sorted_unique(&x, "excluded")?;
     let coins = check(Coins::new(best, sensitivity, epsilon))?;
-    check(check_scores(&s, best))?;
+    check_scores(&c, &s, best, &x)?;
     let rng = Rng::from_state(key.get().state(stream), key.get().is_reproducible());
     let (c, s, x) = (&*c, &*s, &*x);
     rng.with(py, move |g| {
@@ -145,7 +150,7 @@ pub fn _em_partition(
     sorted_unique(&c, "candidates")?;
     sorted_unique(&x, "excluded")?;
     let coins = check(Coins::new(best, sensitivity, epsilon))?;
-    check(check_scores(&s, best))?;
+    check_scores(&c, &s, best, &x)?;
     let k = key.get();
     let mut proposals = k.state(proposal_stream).load().map_err(crate::errors::err)?;
     let rng = Rng::from_state(k.state(coin_stream), k.is_reproducible());
@@ -197,5 +202,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_em_partition, m)?)?;
     m.add_function(wrap_pyfunction!(_choose_weighted, m)?)?;
     m.add_function(wrap_pyfunction!(crate::bounding::_bound_events, m)?)?;
+    m.add_function(wrap_pyfunction!(crate::bounding::_value_grid, m)?)?;
     Ok(())
 }
