@@ -58,7 +58,7 @@ impl Graph {
             let mut out = vec![0.0; len];
             f(&self.csr(), columns, &mut out).map(|_| out)
         });
-        Ok(PyArray1::from_vec(py, check(out)?).reshape([n, columns])?)
+        PyArray1::from_vec(py, check(out)?).reshape([n, columns])
     }
 }
 
@@ -263,7 +263,7 @@ fn rate_delta_table<'py>(
             .ok_or_else(|| err_with(Error::Overflow, "n * columns"))?
     ];
     check(rates::rate_delta_table(&h, &m, rel, columns, &mut out))?;
-    Ok(PyArray1::from_vec(py, out).reshape([n, columns])?)
+    PyArray1::from_vec(py, out).reshape([n, columns])
 }
 
 fn contingency(counts: &Ints2<'_>) -> PyResult<Contingency> {
@@ -336,7 +336,7 @@ fn delta_max<'py>(py: Python<'py>, a: Floats2<'py>, b: Floats2<'py>) -> PyResult
     }
     let mut acc = x.into_owned();
     check(compose::max_into(&mut acc, &y))?;
-    Ok(PyArray1::from_vec(py, acc).reshape([r1, c1])?)
+    PyArray1::from_vec(py, acc).reshape([r1, c1])
 }
 
 /// Advanced composition (Kearns et al., SI Lemma 4, falling back on Dwork–Rothblum–Vadhan where that form is

@@ -126,6 +126,9 @@ pub fn bound(
     (counts, sums)
 }
 
+/// Counts, sums in grid units, and the grid unit.
+type Bounded<'py> = (Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<i64>>, f64);
+
 /// Native step of `dpmo.bound_contributions`: returns (counts, sums in grid units, grid unit g). Events
 /// whose candidate index is outside [0, n) are dropped (not on the public list).
 #[pyfunction]
@@ -142,7 +145,7 @@ pub fn _bound_events<'py>(
     max_per_candidate: i64,
     lo: f64,
     hi: f64,
-) -> PyResult<(Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<i64>>, f64)> {
+) -> PyResult<Bounded<'py>> {
     let n = count_arg("n", n)?;
     let l = count_arg("max_candidates", max_candidates)?;
     let c = count_arg("max_per_candidate", max_per_candidate)?;

@@ -27,7 +27,7 @@ fn objectives(m: usize) -> PyResult<()> {
 }
 
 fn table(py: Python<'_>, v: Vec<f64>, rows: usize, cols: usize) -> PyResult<Bound<'_, PyArray2<f64>>> {
-    Ok(PyArray1::from_vec(py, v).reshape([rows, cols])?)
+    PyArray1::from_vec(py, v).reshape([rows, cols])
 }
 
 /// Reports a failure of a function that read sensitivities (with a callback's exception as its cause).
