@@ -29,7 +29,7 @@ LIBDIR      ?= $(PREFIX)/lib
 INCLUDEDIR  ?= $(PREFIX)/include
 DESTDIR     ?=
 
-.PHONY: demo test lib header header-check bare-metal tools rust-tests ffi-tests examples bindings java sqlite postgres eval-smoke reproduce bench clean install uninstall install-test java-install readme-test
+.PHONY: demo test lib header header-check bare-metal tools rust-tests ffi-tests examples bindings java sqlite postgres eval-smoke reproduce bench clean install uninstall install-test java-install readme-test wheel python python-bench
 
 ## Build the C artifacts target/release/libdpmo.a and libdpmo.so.
 lib:
@@ -104,6 +104,16 @@ postgres: lib
 	$(MAKE) -C bindings/postgres test
 bindings: java sqlite postgres
 
+## The Python package (bindings/python): an abi3 wheel for CPython >= 3.9 built by maturin into target/wheels/,
+## installed into a fresh venv, and its tests (pytest, with pyspark on local[2] and a JRE) run against it.
+## Tools come from PyPI into build/python/deps, once (keyed on requirements-test.txt).
+wheel:
+	$(MAKE) -C bindings/python wheel
+python: lib
+	$(MAKE) -C bindings/python test
+python-bench:
+	$(MAKE) -C bindings/python bench
+
 ## A small, fast version of every experiment of the evaluation harness (the full one is `make reproduce`).
 eval-smoke: tools
 	$(CARGO) test --release -p dpmo-eval
@@ -120,7 +130,7 @@ readme-test: lib
 	python3 tests/readme/check.py
 
 ## The second command: everything.
-test: tools header-check bare-metal rust-tests lib ffi-tests examples install-test bindings eval-smoke readme-test
+test: tools header-check bare-metal rust-tests lib ffi-tests examples install-test bindings python eval-smoke readme-test
 	@echo "make test: all checks passed"
 
 ## Install the C library: libdpmo.a, libdpmo.so.$(VERSION) with its SONAME and symlinks, include/dpmo.h, a
@@ -176,6 +186,7 @@ install-test:
 bench:
 	$(CARGO) bench -p dpmo --bench select
 	$(CARGO) bench -p dpmo --bench pareto
+	$(MAKE) -C bindings/python bench
 
 clean:
 	$(CARGO) clean

@@ -91,7 +91,7 @@ def check_java(n, code):
 
 
 def check_python(n, code):
-    py = os.path.join(ROOT, "build", "python", "test-venv", "bin", "python")
+    py = os.path.join(ROOT, "build", "python", "venv", "bin", "python")
     if not os.path.exists(py):
         return "no Python test venv at %s: run `make python` first" % py
     r = run([py, "-c", code])
