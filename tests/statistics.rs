@@ -307,3 +307,127 @@ fn both_library_generators_drive_the_selectors_correctly() {
         assert_fits(&format!("exponential mechanism with {label}"), &counts, &exact);
     }
 }
+
+/// Sets of many candidates with gaps of every size, for the exact selectors' fast path on far candidates
+/// (the integer part of γ decided first by e^−1 coins against precomputed thresholds, the rational
+/// remainder only if they all succeed): most of the mass on far candidates (⌊γ⌋ = 1), a spread of gaps,
+/// ties, one dominant candidate among thousands (⌊γ⌋ = 8 for the rest, a fifth of the mass there), and
+/// ascending scores.
+fn many_candidate_sets() -> Vec<(&'static str, Vec<f64>, f64, f64)> {
+    let mut most_far = vec![0.0];
+    most_far.extend([-1.0; 63]);
+    most_far.extend([-3.0; 236]);
+    let spread: Vec<f64> = (0..500).map(|i| -0.11 * i as f64 - 0.5 * ((i * 37) % 11) as f64).collect();
+    let ties: Vec<f64> = (0..200).map(|i| if i % 2 == 0 { 0.0 } else { -0.7 }).collect();
+    let mut dominant = vec![-16.0; 3000];
+    dominant[1717] = 0.0;
+    for j in 0..20 {
+        dominant[j * 149 + 3] = -4.0;
+    }
+    let ascending: Vec<f64> = (0..150).map(|i| 0.03 * i as f64).collect();
+    vec![
+        ("most mass far", most_far, 1.0, 1.0),
+        ("spread", spread, 1.5, 2.0),
+        ("ties across the near boundary", ties, 1.0, 1.0),
+        ("dominant among 3,000", dominant, 1.0, 1.0),
+        ("ascending", ascending, 1.0, 1.0),
+    ]
+}
+
+#[test]
+fn permute_and_flip_integral_equals_enumeration() {
+    for (s, delta, eps) in score_sets() {
+        let a = exact_permute_and_flip(&s, delta, eps);
+        let b = exact_permute_and_flip_integral(&s, delta, eps);
+        for (x, y) in a.iter().zip(&b) {
+            assert!((x - y).abs() < 1e-13, "{a:?} vs {b:?}");
+        }
+    }
+    for (label, s, delta, eps) in many_candidate_sets() {
+        let p = exact_permute_and_flip_integral(&s, delta, eps);
+        assert!((p.iter().sum::<f64>() - 1.0).abs() < 1e-12, "{label}");
+    }
+}
+
+#[test]
+fn exact_selectors_with_far_candidates_match_their_probabilities() {
+    for (i, (label, s, delta, eps)) in many_candidate_sets().into_iter().enumerate() {
+        let n = s.len();
+        let em = exact_exponential(&s, delta, eps);
+        let pf = exact_permute_and_flip_integral(&s, delta, eps);
+        let mut g = rng(700 + i as u64);
+        let mut perm = vec![0usize; n];
+        let counts = histogram(n, DRAWS, || select_exponential(&mut g, &s, delta, eps).unwrap());
+        assert_fits(&format!("exact exponential mechanism, {label}"), &counts, &em);
+        // A broken far path that flipped exp(−L) on top of the whole coin exp(−γ) (here L = 1) is caught.
+        let far_twice: Vec<f64> = s.iter().map(|&x| if x == -3.0 { (-1.0f64).exp() } else { 1.0 }).collect();
+        if i == 0 {
+            let mut broken: Vec<f64> = em.iter().zip(&far_twice).map(|(p, f)| p * f).collect();
+            let t: f64 = broken.iter().sum();
+            broken.iter_mut().for_each(|p| *p /= t);
+            assert!(chi_square_p_value(&counts, &broken) < ALPHA, "{label}: EM fits the broken far path");
+        }
+        let counts = histogram(n, DRAWS, || {
+            select_noisy_max(&mut g, &s, delta, eps, Noise::Gumbel, &mut []).unwrap()
+        });
+        assert_fits(&format!("exact noisy max (Gumbel), {label}"), &counts, &em);
+        let counts = histogram(n, DRAWS, || {
+            select_permute_and_flip(&mut g, &s, delta, eps, &mut perm).unwrap()
+        });
+        assert_fits(&format!("exact permute-and-flip, {label}"), &counts, &pf);
+        if i == 0 {
+            let max = 0.0;
+            let coins: Vec<f64> = s
+                .iter()
+                .zip(&far_twice)
+                .map(|(&x, f)| (eps * (x - max) / (2.0 * delta)).exp() * f)
+                .collect();
+            let broken = permute_and_flip_from_coins(&coins);
+            assert!(chi_square_p_value(&counts, &broken) < ALPHA, "{label}: P&F fits the broken far path");
+        }
+        let counts = histogram(n, DRAWS, || {
+            select_noisy_max(&mut g, &s, delta, eps, Noise::Exponential, &mut perm).unwrap()
+        });
+        assert_fits(&format!("exact noisy max (Exponential), {label}"), &counts, &pf);
+    }
+}
+
+/// The integer-score path (dampened scores) with far candidates: 300 candidates, per-candidate δ.
+#[test]
+fn exact_local_dampening_with_far_candidates_matches_its_probabilities() {
+    let n = 300;
+    let u: Vec<f64> = (0..n).map(|i| 40.0 - ((i * 53) % 97) as f64 * 0.9).collect();
+    let d: Vec<f64> = (0..n).map(|i| 1.0 + (i % 3) as f64).collect();
+    let delta = LocalSensitivity::new(DeltaSource::PerCandidate(&d), 3.0, 40, n).unwrap();
+    let (mut scratch, mut perm) = (vec![0.0; 2 * n], vec![0usize; n]);
+    for (k, kind) in [Dampening::Plain, Dampening::Shifted].into_iter().enumerate() {
+        let eps = 1.0;
+        let mut em = vec![0.0; n];
+        local_dampening_probabilities(&u, &delta, kind, eps, &mut em).unwrap();
+        let mut damp = vec![0.0; n];
+        dpmo::dampen::dampen_with(&u, &delta, kind, &mut damp).unwrap();
+        let pf = exact_permute_and_flip_integral(&damp, 1.0, eps);
+        for (selector, probs) in [(Selector::Exponential, &em), (Selector::PermuteAndFlip, &pf)] {
+            let mut g = rng(800 + k as u64);
+            let counts = histogram(n, DRAWS, || {
+                select_local_dampening(
+                    &mut g,
+                    &u,
+                    &delta,
+                    kind,
+                    selector,
+                    eps,
+                    &mut scratch,
+                    &mut perm,
+                    Arithmetic::Exact,
+                )
+                .unwrap()
+            });
+            assert_fits(
+                &format!("exact local dampening {kind:?} + {selector:?}, 300 candidates"),
+                &counts,
+                probs,
+            );
+        }
+    }
+}

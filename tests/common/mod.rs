@@ -121,6 +121,62 @@ pub fn exact_permute_and_flip(scores: &[f64], sensitivity: f64, epsilon: f64) ->
     p.iter().map(|x| x / perms.len() as f64).collect()
 }
 
+/// Gauss–Legendre nodes and weights on [0, 1] with `k` points (exact for polynomials of degree < 2k), by
+/// Newton's method on the Legendre recurrence.
+pub fn gauss_legendre_unit(k: usize) -> Vec<(f64, f64)> {
+    let mut out = Vec::with_capacity(k);
+    for i in 1..=k {
+        let mut x = (std::f64::consts::PI * (i as f64 - 0.25) / (k as f64 + 0.5)).cos();
+        let mut dp = 0.0;
+        for _ in 0..100 {
+            let (mut p0, mut p1) = (1.0, x);
+            for j in 2..=k {
+                let p2 = ((2 * j - 1) as f64 * x * p1 - (j - 1) as f64 * p0) / j as f64;
+                p0 = p1;
+                p1 = p2;
+            }
+            let pk = if k == 1 { x } else { p1 };
+            let pk1 = if k == 1 { 1.0 } else { p0 };
+            dp = k as f64 * (x * pk - pk1) / (x * x - 1.0);
+            let dx = pk / dp;
+            x -= dx;
+            if dx.abs() < 1e-16 {
+                break;
+            }
+        }
+        let w = 2.0 / ((1.0 - x * x) * dp * dp);
+        out.push(((x + 1.0) / 2.0, w / 2.0));
+    }
+    out
+}
+
+/// Permute-and-flip probabilities for any n, from the arrival-time form of a uniform order (McKenna &
+/// Sheldon 2020): candidate j arrives at a uniform time T_j, so r is kept iff its coin succeeds and every
+/// earlier arrival's failed: P(r) = p_r ∫₀¹ Π_{j≠r} (1 − p_j t) dt, a polynomial of degree n − 1 integrated
+/// exactly by Gauss–Legendre quadrature.
+pub fn exact_permute_and_flip_integral(scores: &[f64], sensitivity: f64, epsilon: f64) -> Vec<f64> {
+    let max = scores.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+    let accept: Vec<f64> = scores
+        .iter()
+        .map(|s| (epsilon * (s - max) / (2.0 * sensitivity)).exp())
+        .collect();
+    permute_and_flip_from_coins(&accept)
+}
+
+/// Permute-and-flip probabilities when candidate r is kept with probability `accept[r]` when visited.
+pub fn permute_and_flip_from_coins(accept: &[f64]) -> Vec<f64> {
+    let n = accept.len();
+    let mut p = vec![0.0; n];
+    for (t, w) in gauss_legendre_unit(n / 2 + 2) {
+        // t < 1 at every node, so every factor is positive.
+        let log_all: f64 = accept.iter().map(|&a| (-a * t).ln_1p()).sum();
+        for (r, &a) in accept.iter().enumerate() {
+            p[r] += w * a * (log_all - (-a * t).ln_1p()).exp();
+        }
+    }
+    p
+}
+
 /// Report-noisy-max with Laplace noise of scale b = 2Δ/ε: P(r) = ∫ f(z − s_r) Π_{j≠r} F(z − s_j) dz, by
 /// composite Simpson quadrature fine enough for ~1e-10 accuracy.
 pub fn exact_noisy_max_laplace(scores: &[f64], sensitivity: f64, epsilon: f64) -> Vec<f64> {
