@@ -317,7 +317,9 @@ fn many_candidate_sets() -> Vec<(&'static str, Vec<f64>, f64, f64)> {
     let mut most_far = vec![0.0];
     most_far.extend([-1.0; 63]);
     most_far.extend([-3.0; 236]);
-    let spread: Vec<f64> = (0..500).map(|i| -0.11 * i as f64 - 0.5 * ((i * 37) % 11) as f64).collect();
+    let spread: Vec<f64> = (0..500)
+        .map(|i| -0.11 * i as f64 - 0.5 * ((i * 37) % 11) as f64)
+        .collect();
     let ties: Vec<f64> = (0..200).map(|i| if i % 2 == 0 { 0.0 } else { -0.7 }).collect();
     let mut dominant = vec![-16.0; 3000];
     dominant[1717] = 0.0;
@@ -360,12 +362,18 @@ fn exact_selectors_with_far_candidates_match_their_probabilities() {
         let counts = histogram(n, DRAWS, || select_exponential(&mut g, &s, delta, eps).unwrap());
         assert_fits(&format!("exact exponential mechanism, {label}"), &counts, &em);
         // A broken far path that flipped exp(−L) on top of the whole coin exp(−γ) (here L = 1) is caught.
-        let far_twice: Vec<f64> = s.iter().map(|&x| if x == -3.0 { (-1.0f64).exp() } else { 1.0 }).collect();
+        let far_twice: Vec<f64> = s
+            .iter()
+            .map(|&x| if x == -3.0 { (-1.0f64).exp() } else { 1.0 })
+            .collect();
         if i == 0 {
             let mut broken: Vec<f64> = em.iter().zip(&far_twice).map(|(p, f)| p * f).collect();
             let t: f64 = broken.iter().sum();
             broken.iter_mut().for_each(|p| *p /= t);
-            assert!(chi_square_p_value(&counts, &broken) < ALPHA, "{label}: EM fits the broken far path");
+            assert!(
+                chi_square_p_value(&counts, &broken) < ALPHA,
+                "{label}: EM fits the broken far path"
+            );
         }
         let counts = histogram(n, DRAWS, || {
             select_noisy_max(&mut g, &s, delta, eps, Noise::Gumbel, &mut []).unwrap()
@@ -383,7 +391,10 @@ fn exact_selectors_with_far_candidates_match_their_probabilities() {
                 .map(|(&x, f)| (eps * (x - max) / (2.0 * delta)).exp() * f)
                 .collect();
             let broken = permute_and_flip_from_coins(&coins);
-            assert!(chi_square_p_value(&counts, &broken) < ALPHA, "{label}: P&F fits the broken far path");
+            assert!(
+                chi_square_p_value(&counts, &broken) < ALPHA,
+                "{label}: P&F fits the broken far path"
+            );
         }
         let counts = histogram(n, DRAWS, || {
             select_noisy_max(&mut g, &s, delta, eps, Noise::Exponential, &mut perm).unwrap()
