@@ -31,7 +31,7 @@ use dpmo::sensitivity::degree::{degree_all, DEGREE_GLOBAL_SENSITIVITY};
 use dpmo::sensitivity::egodensity::{egodensity_all, egodensity_delta, EGODENSITY_GLOBAL_SENSITIVITY};
 use dpmo::sensitivity::weighted_sum::{weighted_saturation, weighted_sensitivity_table, weighted_sum};
 use dpmo::sensitivity::{DeltaFunction, DeltaSource, LocalSensitivity};
-use dpmo::{select_privagg, select_privpareto, AggSensitivity, Dominance, ParetoSensitivity};
+use dpmo::{select_privagg, select_privpareto, AggSensitivity, Arithmetic, Dominance, ParetoSensitivity};
 use rayon::prelude::*;
 use std::time::Instant;
 
@@ -284,9 +284,18 @@ impl<'o> ParetoPrecomputed<'o> {
                     (live - 1) as f64,
                     eps,
                     perm,
+                    Arithmetic::Exact,
                 )?
             } else if round == 0 {
-                select(rng, Selector::Exponential, &self.damp0, 1.0, eps, perm)?
+                select(
+                    rng,
+                    Selector::Exponential,
+                    &self.damp0,
+                    1.0,
+                    eps,
+                    perm,
+                    Arithmetic::Exact,
+                )?
             } else {
                 let corr = Corrected {
                     pre: self,
@@ -297,7 +306,15 @@ impl<'o> ParetoPrecomputed<'o> {
                     let r = map[j];
                     scores[j] = dampen_value(self.ps(r, &removed), r, &ls)?;
                 }
-                select(rng, Selector::Exponential, &scores[..live], 1.0, eps, perm)?
+                select(
+                    rng,
+                    Selector::Exponential,
+                    &scores[..live],
+                    1.0,
+                    eps,
+                    perm,
+                    Arithmetic::Exact,
+                )?
             };
             let chosen = map[pick];
             live -= 1;
@@ -445,7 +462,7 @@ pub fn run_pareto(ctx: &Context) -> Result<Section> {
     let mut core_pick = vec![0usize; k];
     let t = Instant::now();
     obj.with_deltas(|deltas| {
-        let need = privpareto_scratch_len(n, M, columns)?;
+        let need = privpareto_scratch_len(n, M)?;
         let mut values = vec![0.0; need.values];
         let mut indices = vec![0usize; need.indices];
         let mut rng = run_rng(ctx.seed, "motkin-pareto-check", 0, 0);
@@ -456,7 +473,7 @@ pub fn run_pareto(ctx: &Context) -> Result<Section> {
             DOMINANCE,
             ParetoSensitivity::Local {
                 deltas,
-                columns,
+                max_distance: 0,
                 dampening: Dampening::Plain,
             },
             Selector::Exponential,
@@ -464,6 +481,7 @@ pub fn run_pareto(ctx: &Context) -> Result<Section> {
             &mut core_pick,
             &mut values,
             &mut indices,
+            Arithmetic::Exact,
         )?;
         Ok(())
     })?;
@@ -711,7 +729,7 @@ pub fn run_agg(ctx: &Context) -> Result<Section> {
         // The same run through select_privagg must give the same picks as select_top_k on these scores.
         let mut a = vec![0usize; k];
         let mut b = vec![0usize; k];
-        let need = privagg_scratch_len(n, columns)?;
+        let need = privagg_scratch_len(n, M)?;
         let (mut values, mut indices) = (vec![0.0; need.values], vec![0usize; need.indices]);
         select_privagg(
             &mut run_rng(ctx.seed, "motkin-agg-check", 0, 0),
@@ -719,7 +737,7 @@ pub fn run_agg(ctx: &Context) -> Result<Section> {
             &WEIGHTS,
             AggSensitivity::Local {
                 deltas,
-                columns,
+                max_distance: 0,
                 dampening: Dampening::Plain,
             },
             Selector::Exponential,
@@ -727,6 +745,7 @@ pub fn run_agg(ctx: &Context) -> Result<Section> {
             &mut a,
             &mut values,
             &mut indices,
+            Arithmetic::Exact,
         )?;
         let (mut s1, mut s2, mut s3) = (vec![0.0; n], vec![0usize; n], vec![0usize; n]);
         select_top_k(
@@ -739,6 +758,7 @@ pub fn run_agg(ctx: &Context) -> Result<Section> {
             &mut s1,
             &mut s2,
             &mut s3,
+            Arithmetic::Exact,
         )?;
         ensure!(
             a == b,
@@ -761,7 +781,7 @@ pub fn run_agg(ctx: &Context) -> Result<Section> {
                         vec![0.0; n],
                         vec![0usize; n],
                         vec![0usize; n],
-                        vec![0.0; privagg_scratch_len(n, 0).map(|s| s.values).unwrap_or(3 * n)],
+                        vec![0.0; privagg_scratch_len(n, M).map(|s| s.values).unwrap_or(4 * n)],
                         vec![0usize; 2 * n],
                     )
                 },
@@ -779,6 +799,7 @@ pub fn run_agg(ctx: &Context) -> Result<Section> {
                             s1,
                             s2,
                             s3,
+                            Arithmetic::Exact,
                         )?;
                     } else {
                         select_privagg(
@@ -791,6 +812,7 @@ pub fn run_agg(ctx: &Context) -> Result<Section> {
                             &mut picks,
                             values,
                             indices,
+                            Arithmetic::Exact,
                         )?;
                     }
                     pb.inc(1);
@@ -965,12 +987,12 @@ mod tests {
                     for run in 0..5 {
                         let mut core = [0usize; 4];
                         obj.with_deltas(|deltas| {
-                            let need = privpareto_scratch_len(n, M, columns)?;
+                            let need = privpareto_scratch_len(n, M)?;
                             let (mut v, mut i) = (vec![0.0; need.values], vec![0usize; need.indices]);
                             let sens = if local {
                                 ParetoSensitivity::Local {
                                     deltas,
-                                    columns,
+                                    max_distance: 0,
                                     dampening: Dampening::Plain,
                                 }
                             } else {
@@ -987,6 +1009,7 @@ mod tests {
                                 &mut core,
                                 &mut v,
                                 &mut i,
+                                Arithmetic::Exact,
                             )?;
                             Ok(())
                         })

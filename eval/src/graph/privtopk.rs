@@ -17,6 +17,7 @@ use dpmo::dampen::{dampen_with, Dampening};
 use dpmo::select::select_top_k_gumbel;
 use dpmo::sensitivity::ebc::{ebc_all, ebc_delta, ebc_global_sensitivity, ebc_scratch_len};
 use dpmo::sensitivity::{DeltaFunction, DeltaSource, LocalSensitivity};
+use dpmo::Arithmetic;
 use rayon::prelude::*;
 use std::time::Instant;
 
@@ -146,7 +147,7 @@ pub fn run(ctx: &Context) -> Result<Section> {
                 let mut out = vec![0usize; k];
                 for run in 0..runs {
                     let mut rng = run_rng(ctx.seed, "privtopk-ebc", ci as u64, run as u64);
-                    select_top_k_gumbel(&mut rng, scores, delta, b, &mut out, noisy, index)?;
+                    select_top_k_gumbel(&mut rng, scores, delta, b, &mut out, noisy, index, Arithmetic::Exact)?;
                     acc.push(overlap(truth, &out));
                     pb.inc(1);
                 }

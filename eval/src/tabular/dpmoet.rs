@@ -21,7 +21,9 @@ use dpmo::pareto::{
     pareto_scores, pareto_scores_scratch_len, pareto_sensitivity_scratch_len, pareto_sensitivity_table,
 };
 use dpmo::sensitivity::rates::{rate_delta_table, RateNeighbours, RATE_GLOBAL_SENSITIVITY};
-use dpmo::{dampen, select_privagg, AggSensitivity, Dampening, DeltaSource, Dominance, LocalSensitivity, Selector};
+use dpmo::{
+    dampen, select_privagg, AggSensitivity, Arithmetic, Dampening, DeltaSource, Dominance, LocalSensitivity, Selector,
+};
 use rand_core::Rng;
 
 /// The neighbour relation of the rate sensitivities (the paper's: one record added or removed).
@@ -164,9 +166,27 @@ fn privpareto_top_k<R: Rng + ?Sized>(
                 .map_err(err)?;
                 let mut damp = vec![0.0; n];
                 dampen(&scores, &delta_ps, &mut damp).map_err(err)?;
-                dpmo::select(rng, Selector::Exponential, &damp, 1.0, eps_round, &mut []).map_err(err)?
+                dpmo::select(
+                    rng,
+                    Selector::Exponential,
+                    &damp,
+                    1.0,
+                    eps_round,
+                    &mut [],
+                    Arithmetic::Exact,
+                )
+                .map_err(err)?
             } else {
-                dpmo::select(rng, Selector::Exponential, &scores, global, eps_round, &mut []).map_err(err)?
+                dpmo::select(
+                    rng,
+                    Selector::Exponential,
+                    &scores,
+                    global,
+                    eps_round,
+                    &mut [],
+                    Arithmetic::Exact,
+                )
+                .map_err(err)?
             }
         };
         picks.push(live.swap_remove(pick));
@@ -224,7 +244,8 @@ pub fn select<R: Rng + ?Sized>(
         }
         Method::AggGlobal | Method::AggLocal => {
             let cols = if method == Method::AggLocal { columns } else { 0 };
-            let len = privagg_scratch_len(n, cols).map_err(err)?;
+            let len = privagg_scratch_len(n, 2).map_err(err)?;
+            let _ = cols;
             let mut values = vec![0.0; len.values];
             let mut indices = vec![0usize; len.indices];
             let globals = [RATE_GLOBAL_SENSITIVITY, RATE_GLOBAL_SENSITIVITY];
@@ -239,6 +260,7 @@ pub fn select<R: Rng + ?Sized>(
                     &mut out,
                     &mut values,
                     &mut indices,
+                    Arithmetic::Exact,
                 )
                 .map_err(err)?;
             } else {
@@ -250,7 +272,7 @@ pub fn select<R: Rng + ?Sized>(
                 ];
                 let sens = AggSensitivity::Local {
                     deltas: &deltas,
-                    columns,
+                    max_distance: 0,
                     dampening: Dampening::Plain,
                 };
                 select_privagg(
@@ -263,6 +285,7 @@ pub fn select<R: Rng + ?Sized>(
                     &mut out,
                     &mut values,
                     &mut indices,
+                    Arithmetic::Exact,
                 )
                 .map_err(err)?;
             }

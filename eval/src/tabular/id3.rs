@@ -23,7 +23,9 @@ use dpmo::sensitivity::gini::{gini_utility, GINI_GLOBAL_SENSITIVITY};
 use dpmo::sensitivity::info_gain::{
     info_gain_global_sensitivity, information_gain, Contingency, InfoGainSensitivity, MAX_ATTRIBUTE_VALUES,
 };
-use dpmo::{select_exponential, select_local_dampening, Dampening, DeltaSource, LocalSensitivity, Selector};
+use dpmo::{
+    select_exponential, select_local_dampening, Arithmetic, Dampening, DeltaSource, LocalSensitivity, Selector,
+};
 use rand_core::Rng;
 
 /// Split criterion.
@@ -221,7 +223,7 @@ fn build<R: Rng + ?Sized>(
             } else {
                 Dampening::Shifted
             };
-            let mut scratch = vec![0.0; n];
+            let mut scratch = vec![0.0; 2 * n];
             select_local_dampening(
                 rng,
                 &utils,
@@ -231,6 +233,7 @@ fn build<R: Rng + ?Sized>(
                 ctx.eps,
                 &mut scratch,
                 &mut [],
+                Arithmetic::Exact,
             )
             .map_err(err)?
         }
