@@ -238,7 +238,8 @@ impl Cell {
             };
         }
         let mean = xs.iter().sum::<f64>() / n as f64;
-        let se = if n < 2 {
+        // Identical values have no spread (the two-pass formula would leave a rounding residue).
+        let se = if n < 2 || xs.iter().all(|&x| x == xs[0]) {
             0.0
         } else {
             let var = xs.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / (n - 1) as f64;
@@ -290,18 +291,98 @@ pub fn show_z(z: f64) -> String {
     }
 }
 
-/// Over a grid of budgets in increasing order with a z-score per budget, the smallest budget from which
-/// every z is ≥ `Z_CLAIM` (the claim "better from ε = … on"), with its z; None when the last one is not.
-pub fn better_from(points: &[(f64, f64)]) -> Option<(f64, f64)> {
-    let mut from = None;
-    for &(e, zz) in points.iter().rev() {
-        if zz >= Z_CLAIM {
-            from = Some((e, zz));
-        } else {
-            break;
-        }
+/// Compares method `a` with method `b` over a grid of budgets in increasing order, from their cells
+/// `(ε, a, b)` and whether larger values are better: the budgets where `a` is better (z ≥ `Z_CLAIM`), worse,
+/// and not distinguishable, and "from ε = … on" when the budgets where it is better are the end of the grid
+/// (budgets where both cells are identical and exact — both at a bound — do not interrupt that end).
+pub fn compare(a: &str, b: &str, cells: &[(f64, Cell, Cell)], larger_is_better: bool) -> String {
+    let sign = if larger_is_better { 1.0 } else { -1.0 };
+    let zs: Vec<(f64, f64, bool)> = cells
+        .iter()
+        .map(|&(e, x, y)| (e, sign * z(x, y), x.mean == y.mean && x.se == 0.0 && y.se == 0.0))
+        .collect();
+    let list = |f: &dyn Fn(&(f64, f64, bool)) -> bool| {
+        zs.iter()
+            .filter(|p| f(p))
+            .map(|p| format!("{} ({})", show_eps(p.0), show_z(p.1)))
+            .collect::<Vec<_>>()
+    };
+    let better = list(&|p| p.1 >= Z_CLAIM);
+    let worse = list(&|p| p.1 <= -Z_CLAIM);
+    let same: Vec<String> = zs
+        .iter()
+        .filter(|p| p.1.abs() < Z_CLAIM)
+        .map(|p| show_eps(p.0))
+        .collect();
+    // The tail: skip identical cells at the end, then the run of better ones.
+    let mut i = zs.len();
+    while i > 0 && zs[i - 1].2 {
+        i -= 1;
     }
-    from
+    let end = i;
+    while i > 0 && zs[i - 1].1 >= Z_CLAIM {
+        i -= 1;
+    }
+    let mut out = Vec::new();
+    if !better.is_empty() {
+        let mut s = format!(
+            "`{a}` is better than `{b}` (z ≥ {Z_CLAIM}) at ε = {}",
+            better.join(", ")
+        );
+        if i < end && end - i == better.len() {
+            s.push_str(&format!(" — from ε = {} on", show_eps(zs[i].0)));
+            if end < zs.len() {
+                s.push_str(&format!(", both identical from ε = {}", show_eps(zs[end].0)));
+            }
+        }
+        out.push(s);
+    }
+    if !worse.is_empty() {
+        out.push(format!("`{a}` is worse than `{b}` at ε = {}", worse.join(", ")));
+    }
+    if !same.is_empty() {
+        out.push(if better.is_empty() && worse.is_empty() {
+            format!("`{a}` and `{b}` are not distinguishable (|z| < {Z_CLAIM}) at any ε of the grid")
+        } else {
+            format!("they are not distinguishable at ε = {}", same.join(", "))
+        });
+    }
+    format!("{}.", out.join("; "))
+}
+
+/// How measured cells compare with published values `(ε, cell, published)`: "k of n cells within 2 s.e. of
+/// the published value; outside: ε = …: ours vs published (z), …".
+pub fn against_published(cells: &[(f64, Cell, f64)]) -> String {
+    let off: Vec<String> = cells
+        .iter()
+        .filter(|c| z_fixed(c.1, c.2).abs() > 2.0)
+        .map(|&(e, c, v)| {
+            format!(
+                "ε = {}: {:.3} vs {v:.2} ({})",
+                show_eps(e),
+                c.mean,
+                show_z(z_fixed(c, v))
+            )
+        })
+        .collect();
+    let mut s = format!(
+        "{} of {} cells within 2 s.e. of the published value",
+        cells.len() - off.len(),
+        cells.len()
+    );
+    if !off.is_empty() {
+        s.push_str(&format!("; outside: {}", off.join("; ")));
+    }
+    s
+}
+
+/// A list for text, "none" when empty.
+pub fn list_or_none(items: &[String]) -> String {
+    if items.is_empty() {
+        "none".into()
+    } else {
+        items.join(", ")
+    }
 }
 
 /// A privacy budget for text and tables: 0.01, 1, 10⁵ → "1e5".
@@ -424,11 +505,38 @@ mod tests {
             ),
             0.0
         );
-        assert_eq!(
-            better_from(&[(0.1, 5.0), (1.0, 1.0), (2.0, 3.5), (5.0, 9.0)]),
-            Some((2.0, 3.5))
+        assert_eq!(Cell::of(&[0.95; 7]).se, 0.0);
+        let c = |m: f64, se: f64| Cell { mean: m, se, n: 100 };
+        let text = compare(
+            "local",
+            "global",
+            &[
+                (0.1, c(0.5, 0.1), c(0.5, 0.1)),
+                (1.0, c(0.9, 0.01), c(0.5, 0.01)),
+                (10.0, c(1.0, 0.0), c(0.8, 0.01)),
+                (100.0, c(1.0, 0.0), c(1.0, 0.0)),
+            ],
+            true,
         );
-        assert_eq!(better_from(&[(0.1, 5.0), (1.0, 1.0)]), None);
+        assert!(text.contains("from ε = 1 on, both identical from ε = 100"), "{text}");
+        assert!(text.contains("not distinguishable at ε = 0.1, 100"), "{text}");
+        let worse = compare("a", "b", &[(1.0, c(0.1, 0.01), c(0.5, 0.01))], true);
+        assert!(worse.starts_with("`a` is worse than `b` at ε = 1"), "{worse}");
+        let lower = compare("a", "b", &[(1.0, c(0.1, 0.01), c(0.5, 0.01))], false);
+        assert!(lower.contains("from ε = 1 on"), "{lower}");
+        let gap = compare(
+            "a",
+            "b",
+            &[(1.0, c(0.9, 0.01), c(0.5, 0.01)), (2.0, c(0.5, 0.01), c(0.5, 0.01))],
+            true,
+        );
+        assert!(!gap.contains("from"), "{gap}");
+        assert_eq!(list_or_none(&[]), "none");
+        let p = against_published(&[(1.0, c(0.5, 0.01), 0.5), (2.0, c(0.5, 0.01), 0.6)]);
+        assert_eq!(
+            p,
+            "1 of 2 cells within 2 s.e. of the published value; outside: ε = 2: 0.500 vs 0.60 (z = -10.0)"
+        );
         assert_eq!(show_eps(1e5), "1e5");
         assert_eq!(show_eps(0.05), "0.05");
         assert_eq!(thousands(36692), "36,692");

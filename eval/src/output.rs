@@ -256,9 +256,13 @@ pub fn chart(path: &Path, chart: &Chart<'_>) -> Result<()> {
         let (lo, hi) = all()
             .filter(|p| p.0 > 0.0)
             .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), p| (a.min(p.0), b.max(p.0)));
-        // Whole decades, so that the axis carries labelled powers of ten at both ends.
-        x0 = 10f64.powf((lo / 1.3).log10().floor());
-        x1 = 10f64.powf((hi * 1.3).log10().ceil());
+        x0 = lo / 1.5;
+        x1 = hi * 1.5;
+        // At least one labelled power of ten: widen to whole decades when the range holds none.
+        if x0.log10().ceil() > x1.log10().floor() {
+            x0 = 10f64.powf(x0.log10().floor());
+            x1 = 10f64.powf(x1.log10().ceil());
+        }
     } else {
         let pad = ((x1 - x0) * 0.03).max(1e-9);
         x0 -= pad;
@@ -304,7 +308,7 @@ pub fn chart(path: &Path, chart: &Chart<'_>) -> Result<()> {
                 .draw()?;
             for (ci, curve) in chart.curves.iter().enumerate() {
                 // Nudge curves apart by a few pixels so that coinciding curves stay visible.
-                let dx = ((ci as f64 - (n_curves as f64 - 1.0) / 2.0) * 3.0).round() as i32;
+                let dx = ((ci as f64 - (n_curves as f64 - 1.0) / 2.0) * 5.0).round() as i32;
                 let pts = curve
                     .points
                     .iter()

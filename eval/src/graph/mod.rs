@@ -258,6 +258,25 @@ pub fn describe(d: &GraphData, ks: &[usize]) -> Result<String> {
     Ok(s)
 }
 
+/// A random graph with a hub, so that degrees spread out (for tests).
+#[cfg(test)]
+pub(crate) fn random_graph(n: usize, p: f64, seed: u64) -> crate::data::edges::Graph {
+    use rand_core::{Rng, SeedableRng};
+    let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed);
+    let mut edges = Vec::new();
+    for a in 0..n as u32 {
+        for b in a + 1..n as u32 {
+            if (rng.next_u64() as f64 / u64::MAX as f64) < p {
+                edges.push((a, b));
+            }
+        }
+    }
+    for b in 1..n as u32 / 2 {
+        edges.push((0, b));
+    }
+    crate::data::edges::Graph::from_edges(n, &edges)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

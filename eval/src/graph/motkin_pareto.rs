@@ -15,15 +15,16 @@
 //! the first count when hi(r′) ≥ lo(r) and the second when lo(r′) > hi(r), corners computed with the
 //! core's directed rounding); the core's exact `select_local_dampening` then dampens and selects exactly
 //! as `select_privpareto` does. The picks are identical to `select_privpareto`'s for the same generator:
-//! checked on the data in every run of the experiment and on random graphs in the tests. A round that would
-//! need δ^PS beyond the precomputed depth is rerun through `select_privpareto` from the same generator
-//! state (counted in the report).
+//! checked on the data in every run of the experiment and on random graphs in the tests. The table is as
+//! deep as any round of a top-k can need whatever nodes were removed before ([`closing_distance`]); a run
+//! that would still need more (the depth is capped) is redone through `select_privpareto` from the same
+//! generator state and counted in the report.
 
 use super::{file_order, label_order, pareto_top_k, Objectives, DOMINANCE, M};
 use crate::data::{Bundled, GraphData};
 use crate::harness::{
-    better_from, progress, show_eps, show_z, thousands, z, z_fixed, Cell, Experiment, Job, Needs, Outcome, SummaryRow,
-    Z_CLAIM,
+    against_published, compare, progress, show_eps, show_z, thousands, z, Cell, Experiment, Job, Needs, Outcome,
+    SummaryRow,
 };
 use crate::output::{self, Chart, Curve, Scale};
 use crate::scores::exact_doubles;
@@ -107,24 +108,30 @@ fn published(bundled: Option<Bundled>, k: usize, eps: f64) -> Option<(f64, f64)>
 // The run loop.
 
 /// What does not depend on the run: Pareto scores and the δ^PS table of all nodes (by the core), and the
-/// corners hi/lo of every node at every tabulated distance.
+/// running sums S_i(t) of both objective sensitivities, from which the corners hi = u + S, lo = u − S of
+/// any node at any tabulated distance follow (δ^degree and δ^egodensity depend on the node only through
+/// its degree, so the sums are kept per distinct degree).
 pub struct Fast<'o> {
     obj: &'o Objectives,
     ps0: Vec<f64>,
     columns: usize,
     table0: Vec<f64>,
-    /// hi[(r · columns + t) · M + i], lo likewise.
-    hi: Vec<f64>,
-    lo: Vec<f64>,
+    /// Index of each node's degree among the distinct degrees.
+    degree_slot: Vec<usize>,
+    /// sums[(slot · columns + t) · M + i] = S_i(t) for that degree.
+    sums: Vec<f64>,
 }
 
-/// The distance by which every node's plain dampening walk over the round-1 δ^PS has closed (at most
-/// `cap`): from the core's sweep, with the breakpoints summed in doubles (the exact walk rounds δ up, so it
-/// never closes later).
-fn closing_distance(obj: &Objectives, ps: &[f64], cap: usize) -> Result<usize> {
+/// A distance by which every node's plain dampening walk has closed in every round of a top-k, whatever
+/// nodes the first k − 1 rounds removed (at most `cap`). Removing a node changes δ^PS(t, r) by at most 1
+/// (it leaves at most one of the two counts of the identity) and PS(r) only towards 0, so the walk of r in
+/// any later round has closed once Σ_{j ≤ t} max(0, δ^PS(j, r) − (k − 1)) > |PS(r)| over the full set. The
+/// exact walk rounds δ up, so it never closes later.
+fn closing_distance(obj: &Objectives, ps: &[f64], k: usize, cap: usize) -> Result<usize> {
     let n = obj.n();
     let need = pareto_sensitivity_scratch_len(n, M)?;
     let (mut idx, mut vals) = (vec![0usize; need.indices], vec![0.0; need.values]);
+    let slack = k.saturating_sub(1) as f64;
     let mut b = vec![0.0f64; n];
     let mut open: Vec<bool> = vec![true; n];
     let mut still = n;
@@ -135,9 +142,8 @@ fn closing_distance(obj: &Objectives, ps: &[f64], cap: usize) -> Result<usize> {
             reached = t + 1;
             for r in 0..n {
                 if open[r] {
-                    b[r] += d[r];
-                    let closed = if ps[r] >= 0.0 { b[r] > ps[r] } else { b[r] >= -ps[r] };
-                    if closed {
+                    b[r] += (d[r] - slack).max(0.0);
+                    if b[r] > -ps[r] {
                         open[r] = false;
                         still -= 1;
                     }
@@ -151,32 +157,42 @@ fn closing_distance(obj: &Objectives, ps: &[f64], cap: usize) -> Result<usize> {
 }
 
 impl<'o> Fast<'o> {
-    /// Precomputes for `obj` with a δ^PS table deep enough for round 1 with room to spare.
-    pub fn new(obj: &'o Objectives) -> Result<Self> {
+    /// Precomputes for top-k runs (k ≤ `k`) on `obj` with a δ^PS table as deep as [`closing_distance`].
+    pub fn new(obj: &'o Objectives, k: usize) -> Result<Self> {
         let ps0 = obj.pareto_scores()?;
-        let t1 = closing_distance(obj, &ps0, 4096)?;
-        Self::with_columns(obj, ps0, 2 * t1 + 8)
+        let depth = closing_distance(obj, &ps0, k, 1 << 12)?;
+        Self::with_columns(obj, ps0, depth + 1)
     }
 
     fn with_columns(obj: &'o Objectives, ps0: Vec<f64>, columns: usize) -> Result<Self> {
         let n = obj.n();
         let need = pareto_sensitivity_scratch_len(n, M)?;
         let mut table0 = vec![0.0; n * columns];
-        let mut hi = vec![0.0; n * columns * M];
-        let mut lo = vec![0.0; n * columns * M];
+        let mut distinct: Vec<usize> = obj.degree.clone();
+        distinct.sort_unstable();
+        distinct.dedup();
+        let degree_slot: Vec<usize> = obj
+            .degree
+            .iter()
+            .map(|d| distinct.binary_search(d).unwrap_or(0))
+            .collect();
+        let mut first = vec![usize::MAX; distinct.len()];
+        for (r, &slot) in degree_slot.iter().enumerate() {
+            if first[slot] == usize::MAX {
+                first[slot] = r;
+            }
+        }
+        let mut sums = vec![0.0; distinct.len() * columns * M];
         obj.with_deltas(|deltas| {
             let (mut idx, mut vals) = (vec![0usize; need.indices], vec![0.0; need.values]);
             pareto_sensitivity_table(&obj.util, M, deltas, columns, &mut table0, &mut idx, &mut vals)?;
-            // Corners with the core's arithmetic: S_i(t, r) = Σ_{j ≤ t} δ_i(j, r) accumulated rounding up,
-            // hi = u + S rounded up, lo = u − S rounded down.
-            for r in 0..n {
+            // S_i(t) = Σ_{j ≤ t} δ_i(j), accumulated rounding up as the core does, per distinct degree.
+            for (slot, &r) in first.iter().enumerate() {
                 let mut s = [0.0f64; M];
                 for t in 0..columns {
                     for i in 0..M {
                         s[i] = add_up(s[i], deltas[i].delta(r, t)?);
-                        let u = obj.util[r * M + i];
-                        hi[(r * columns + t) * M + i] = add_up(u, s[i]);
-                        lo[(r * columns + t) * M + i] = sub_down(u, s[i]);
+                        sums[(slot * columns + t) * M + i] = s[i];
                     }
                 }
             }
@@ -187,9 +203,17 @@ impl<'o> Fast<'o> {
             ps0,
             columns,
             table0,
-            hi,
-            lo,
+            degree_slot,
+            sums,
         })
+    }
+
+    /// The corners (hi, lo) of node r in objective i at distance t < columns, with the core's rounding.
+    #[inline]
+    fn corner(&self, r: usize, t: usize, i: usize) -> (f64, f64) {
+        let s = self.sums[(self.degree_slot[r] * self.columns + t) * M + i];
+        let u = self.obj.util[r * M + i];
+        (add_up(u, s), sub_down(u, s))
     }
 
     /// The Pareto score of r among the nodes left after `removed`.
@@ -209,14 +233,18 @@ impl<'o> Fast<'o> {
             return f64::NAN;
         }
         let mut v = self.table0[r * c + t];
-        let at = |x: usize| (x * c + t) * M;
-        let (hr, lr) = (&self.hi[at(r)..at(r) + M], &self.lo[at(r)..at(r) + M]);
         for &q in removed {
-            let (hq, lq) = (&self.hi[at(q)..at(q) + M], &self.lo[at(q)..at(q) + M]);
-            if hq.iter().zip(lr).all(|(h, l)| h >= l) {
+            // q left the first count when hi(q) ≥ lo(r) in every objective, the second when lo(q) > hi(r).
+            let (mut first, mut second) = (true, true);
+            for i in 0..M {
+                let ((hq, lq), (hr, lr)) = (self.corner(q, t, i), self.corner(r, t, i));
+                first &= hq >= lr;
+                second &= lq > hr;
+            }
+            if first {
                 v -= 1.0;
             }
-            if lq.iter().zip(hr).all(|(l, h)| l > h) {
+            if second {
                 v += 1.0;
             }
         }
@@ -431,7 +459,7 @@ fn run_one(job: &Job<'_>, d: &GraphData) -> Result<(String, Vec<SummaryRow>)> {
     let n = obj.n();
     anyhow::ensure!(ks.iter().all(|&k| k < n), "k must be below the number of nodes ({n})");
     let t = Instant::now();
-    let fast = Fast::new(&obj)?;
+    let fast = Fast::new(&obj, ks.iter().copied().max().unwrap_or(K))?;
     let precompute_s = t.elapsed().as_secs_f64();
     let labels = &d.graph.labels;
     let mut body = String::new();
@@ -756,68 +784,22 @@ fn section(
     ));
 
     // Claims.
-    let zs: Vec<(f64, f64)> = grid
+    let pairs: Vec<(f64, Cell, Cell)> = grid
         .iter()
-        .map(|&e| (e, z(cell(Method::Global, e), cell(Method::Local, e))))
+        .map(|&e| (e, cell(Method::Local, e), cell(Method::Global, e)))
         .collect();
-    s.push_str("**Local against global.** ");
-    match better_from(&zs) {
-        Some((e, zz)) => s.push_str(&format!(
-            "`local` has a lower C than `global` from ε = {} on ({} at ε = {}; every larger ε of the grid also has \
-             z ≥ {Z_CLAIM}). ",
-            show_eps(e),
-            show_z(zz),
-            show_eps(e)
-        )),
-        None => s.push_str(&format!(
-            "`local` is not better than `global` with z ≥ {Z_CLAIM} at the largest ε of the grid. "
-        )),
-    }
-    let below: Vec<String> = zs
-        .iter()
-        .filter(|p| p.1.abs() < Z_CLAIM)
-        .map(|p| show_eps(p.0))
-        .collect();
-    if !below.is_empty() {
-        s.push_str(&format!(
-            "The two are not distinguishable (|z| < {Z_CLAIM}) at ε = {}. ",
-            below.join(", ")
-        ));
-    }
-    s.push('\n');
-    s.push('\n');
+    s.push_str(&format!(
+        "**Local against global** (C, lower is better). {}\n\n",
+        compare("local", "global", &pairs, false)
+    ));
     if any_published {
-        s.push_str("**Against the published Table 2.** ");
-        for (m, name, pick) in [(Method::Global, "MOT_g", 0usize), (Method::Local, "MOT_l", 1)] {
-            let mut within = 0;
-            let mut off = Vec::new();
-            let mut total = 0;
-            for &e in grid {
-                if let Some(p) = published(d.bundled, k, e) {
-                    let v = if pick == 0 { p.0 } else { p.1 };
-                    total += 1;
-                    let zz = z_fixed(cell(m, e), v);
-                    if zz.abs() <= 2.0 {
-                        within += 1;
-                    } else {
-                        off.push(format!(
-                            "ε = {}: {:.3} vs {v:.2} ({})",
-                            show_eps(e),
-                            cell(m, e).mean,
-                            show_z(zz)
-                        ));
-                    }
-                }
-            }
-            s.push_str(&format!(
-                "`{}` ({name}): {within} of {total} cells within 2 s.e. of the published value{}{} ",
-                m.name(),
-                if off.is_empty() { "." } else { "; outside: " },
-                off.join("; ")
-            ));
-            if !off.is_empty() {
-                s.push('.');
-            }
+        s.push_str("**Against the published Table 2.**");
+        for (m, name, local) in [(Method::Global, "MOT_g", false), (Method::Local, "MOT_l", true)] {
+            let cells: Vec<(f64, Cell, f64)> = grid
+                .iter()
+                .filter_map(|&e| published(d.bundled, k, e).map(|p| (e, cell(m, e), if local { p.1 } else { p.0 })))
+                .collect();
+            s.push_str(&format!(" `{}` ({name}): {}.", m.name(), against_published(&cells)));
         }
         s.push_str("\n\n");
     }
@@ -849,8 +831,8 @@ fn section(
          * *The reference answer.* Their X′ is the top-k of the Pareto score computed once (no re-scoring), ties \
          in the order of numpy's unstable sort; ours re-scores (as the mechanism does) and breaks ties by first \
          appearance in the file, and the lowest-id alternative is reported above.\n\
-         * *δ^PS with strict comparisons.* Their `delta_pareto_set_ls` counts a node whose box is strictly \
-         inside the other's reach; DESIGN.md §2 shows that strict comparisons make δ^PS too small (not \
+         * *δ^PS with strict comparisons.* Their `delta_pareto_set_ls` decides whether two nodes' boxes have \
+         crossed with strict inequalities; DESIGN.md §2 shows that strict comparisons make δ^PS too small (not \
          admissible). Ours are non-strict, so our local mechanism is at least as noisy as theirs at equal ε. \
          Their global mechanism uses Δ = n − 1 as the text says (the records − 1 of their tree code does not \
          occur here).\n\
@@ -862,8 +844,8 @@ fn section(
     s.push_str(&format!(
         "**Speed.** One `local` top-{k} on {} with the core's `select_privpareto` took {core_s:.2} s; the run loop \
          took {fast_s:.3} s for the same run and gave the identical picks (checked for `global` and `local` in every \
-         run of this experiment). Precomputation (Pareto scores, δ^PS table of {} distances, corners): \
-         {precompute_s:.2} s. Runs redone through `select_privpareto` because they needed δ^PS beyond the table: \
+         run of this experiment). Precomputation (Pareto scores, δ^PS table of {} distances, sums of the objective \
+         sensitivities): {precompute_s:.2} s. Runs redone through `select_privpareto` because they needed δ^PS beyond the table: \
          {fallbacks}.\n\n",
         d.name, fast.columns
     ));
@@ -872,27 +854,11 @@ fn section(
 
 #[cfg(test)]
 mod tests {
+    use super::super::random_graph;
     use super::*;
     use crate::data::edges::Graph;
     use rand_core::SeedableRng;
     use rand_xoshiro::Xoshiro256PlusPlus;
-
-    pub(crate) fn random_graph(n: usize, p: f64, seed: u64) -> Graph {
-        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-        let mut edges = Vec::new();
-        for a in 0..n as u32 {
-            for b in a + 1..n as u32 {
-                if (rng.next_u64() as f64 / u64::MAX as f64) < p {
-                    edges.push((a, b));
-                }
-            }
-        }
-        // A hub so that degrees spread out.
-        for b in 1..n as u32 / 2 {
-            edges.push((0, b));
-        }
-        Graph::from_edges(n, &edges)
-    }
 
     #[test]
     fn metric_c_textbook_and_strict() {
@@ -920,7 +886,7 @@ mod tests {
             let g = graph.csr().unwrap();
             let obj = Objectives::new(&g).unwrap();
             let n = obj.n();
-            let fast = Fast::new(&obj).unwrap();
+            let fast = Fast::new(&obj, 4).unwrap();
             for (local, eps) in [(true, 0.5), (true, 5.0), (true, 80.0), (false, 30.0), (false, 1.0)] {
                 for run in 0..5 {
                     let mut core = [0usize; 4];
@@ -962,7 +928,7 @@ mod tests {
         let graph = random_graph(50, 0.1, 9);
         let g = graph.csr().unwrap();
         let obj = Objectives::new(&g).unwrap();
-        let fast = Fast::new(&obj).unwrap();
+        let fast = Fast::new(&obj, 4).unwrap();
         let columns = fast.columns;
         let removed = [0usize, 7, 3];
         let keep: Vec<usize> = (0..obj.n()).filter(|r| !removed.contains(r)).collect();

@@ -15,7 +15,8 @@
 use super::{file_order, top_k_by};
 use crate::data::{Bundled, GraphData};
 use crate::harness::{
-    progress, show_eps, show_z, sig3, thousands, z, Cell, Experiment, Job, Needs, Outcome, SummaryRow, Z_CLAIM,
+    list_or_none, progress, show_eps, show_z, sig3, thousands, z, Cell, Experiment, Job, Needs, Outcome, SummaryRow,
+    Z_CLAIM,
 };
 use crate::output::{self, Chart, Curve, Scale};
 use crate::scores::{exact_doubles, ExactDoubles};
@@ -353,10 +354,10 @@ fn run_one(job: &Job<'_>, d: &GraphData, summary: &mut Vec<SummaryRow>) -> Resul
             .filter(|&b| b <= 1.0 && z(cells.get(k, Method::Local, b), cells.get(k, Method::Global, b)).abs() < Z_CLAIM)
             .collect();
         body.push_str(&format!(
-            "* k = {k}: `local-shifted` beats both `global` and `local` (z ≥ {Z_CLAIM}) at B ∈ {{{}}}; `global` and \
-             `local` are indistinguishable (|z| < {Z_CLAIM}) at B ∈ {{{}}} of the budgets ≤ 1.\n",
-            beats.iter().map(|&b| show_eps(b)).collect::<Vec<_>>().join(", "),
-            overlap_gl.iter().map(|&b| show_eps(b)).collect::<Vec<_>>().join(", "),
+            "* k = {k}: `local-shifted` beats both `global` and `local` (z ≥ {Z_CLAIM}) at B = {}; among the budgets \
+             B ≤ 1, `global` and `local` are indistinguishable (|z| < {Z_CLAIM}) at B = {}.\n",
+            list_or_none(&beats.iter().map(|&b| show_eps(b)).collect::<Vec<_>>()),
+            list_or_none(&overlap_gl.iter().map(|&b| show_eps(b)).collect::<Vec<_>>()),
         ));
     }
     if ks.len() > 1 {
