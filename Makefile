@@ -18,7 +18,18 @@ CFLAGS_CXX  := -std=c++17 -O2 -Wall -Wextra -Werror -Iinclude
 # The static library needs nothing else: panic=abort and LTO remove every unwinding symbol.
 LDLIBS_C    :=
 
-.PHONY: demo test lib header header-check bare-metal tools rust-tests ffi-tests examples bindings java sqlite postgres eval-smoke reproduce bench clean
+# Installation (`make install PREFIX=... DESTDIR=...`). Before 1.0 every minor version may break the C ABI, so
+# the SONAME carries major.minor (libdpmo.so.0.2); capi/build.rs sets it.
+VERSION     := $(shell sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n 1)
+MAJOR       := $(word 1,$(subst ., ,$(VERSION)))
+MINOR       := $(word 2,$(subst ., ,$(VERSION)))
+SOVERSION   := $(if $(filter 0,$(MAJOR)),$(MAJOR).$(MINOR),$(MAJOR))
+PREFIX      ?= /usr/local
+LIBDIR      ?= $(PREFIX)/lib
+INCLUDEDIR  ?= $(PREFIX)/include
+DESTDIR     ?=
+
+.PHONY: demo test lib header header-check bare-metal tools rust-tests ffi-tests examples bindings java sqlite postgres eval-smoke reproduce bench clean install uninstall install-test java-install readme-test wheel python python-bench
 
 ## Build the C artifacts target/release/libdpmo.a and libdpmo.so.
 lib:
@@ -64,6 +75,10 @@ rust-tests:
 	$(CARGO) clippy -p dpmo -p dpmo-capi --all-targets -- -D warnings
 	$(CARGO) clippy -p dpmo-eval --all-targets -- -D warnings
 	$(CARGO) test -p dpmo --release
+	RUSTDOCFLAGS="-D warnings" $(CARGO) doc -p dpmo --no-deps
+	@for e in select local_dampening privpareto_graph; do $(CARGO) run -q --release -p dpmo --example $$e || exit 1; done
+	@$(CARGO) package -p dpmo --list --allow-dirty 2>/dev/null | grep -vE '^(src/|Cargo\.toml|Cargo\.toml\.orig|Cargo\.lock|README\.md|CHANGELOG\.md|LICENSE-(MIT|APACHE)|\.cargo_vcs_info\.json)' \
+	    && { echo "cargo package would ship files outside the core (above)" >&2; exit 1; } || echo "cargo package: the core only"
 
 ## C tests (and one compiled as C++) against libdpmo.a, run under valgrind.
 ffi-tests: lib tools
@@ -80,11 +95,24 @@ examples: lib
 ## Bindings, each tested against its real runtime (each installs its runtime with apt-get when missing).
 java: lib
 	$(MAKE) -C bindings/java test
+## Install the Java binding (jar with its native library, pom, javadoc) into ~/.m2/repository (or M2_REPO=...).
+java-install: lib
+	$(MAKE) -C bindings/java java-install
 sqlite: lib
 	$(MAKE) -C bindings/sqlite test
 postgres: lib
 	$(MAKE) -C bindings/postgres test
 bindings: java sqlite postgres
+
+## The Python package (bindings/python): an abi3 wheel for CPython >= 3.9 built by maturin into target/wheels/,
+## installed into a fresh venv, and its tests (pytest, with pyspark on local[2] and a JRE) run against it.
+## Tools come from PyPI into build/python/deps, once (keyed on requirements-test.txt).
+wheel:
+	$(MAKE) -C bindings/python wheel
+python: lib
+	$(MAKE) -C bindings/python test
+python-bench:
+	$(MAKE) -C bindings/python bench
 
 ## A small, fast version of every experiment of the evaluation harness (the full one is `make reproduce`): the
 ## unit tests, then every experiment run through --graph/--table on the CSV fixtures of eval/fixtures, each
@@ -96,15 +124,70 @@ eval-smoke: tools
 reproduce: tools
 	$(CARGO) run --release -p dpmo-eval -- reproduce --data ../shared/data --out eval/results --report eval/REPRODUCTION.md
 
+## Every code block of README.md, as written: C compiled and run, sh run (make test/bench/reproduce dry-run),
+## Java compiled and run against the jar, Python run against the wheel; the Rust blocks run as doctests
+## (rust-tests) and the SQL blocks in the SQLite and PostgreSQL test runners.
+readme-test: lib
+	python3 tests/readme/check.py
+
 ## The second command: everything.
-test: tools header-check bare-metal rust-tests lib ffi-tests examples bindings eval-smoke
+test: tools header-check bare-metal rust-tests lib ffi-tests examples install-test bindings python eval-smoke readme-test
 	@echo "make test: all checks passed"
+
+## Install the C library: libdpmo.a, libdpmo.so.$(VERSION) with its SONAME and symlinks, include/dpmo.h, a
+## pkg-config file and a CMake package, under $(DESTDIR)$(PREFIX).
+install: lib
+	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(LIBDIR)/cmake/dpmo $(DESTDIR)$(INCLUDEDIR)
+	install -m 644 target/release/libdpmo.a $(DESTDIR)$(LIBDIR)/libdpmo.a
+	install -m 755 target/release/libdpmo.so $(DESTDIR)$(LIBDIR)/libdpmo.so.$(VERSION)
+	ln -sf libdpmo.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libdpmo.so.$(SOVERSION)
+	ln -sf libdpmo.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libdpmo.so
+	install -m 644 include/dpmo.h $(DESTDIR)$(INCLUDEDIR)/dpmo.h
+	sed -e 's|@PREFIX@|$(PREFIX)|; s|@LIBDIR@|$(LIBDIR)|; s|@INCLUDEDIR@|$(INCLUDEDIR)|; s|@VERSION@|$(VERSION)|' \
+	    packaging/dpmo.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/dpmo.pc
+	@rel() { realpath -m --relative-to="$$1" "$$2"; }; \
+	libdir=$$(realpath -m $(LIBDIR)); incdir=$$(realpath -m $(INCLUDEDIR)); prefix=$$(realpath -m $(PREFIX)); \
+	sed -e "s|@CMAKE_TO_PREFIX@|$$(rel $$libdir/cmake/dpmo $$prefix)|; s|@LIBREL@|$$(rel $$prefix $$libdir)|g" \
+	    -e "s|@INCLUDEREL@|$$(rel $$prefix $$incdir)|g; s|@VERSION@|$(VERSION)|g; s|@SONAME@|libdpmo.so.$(SOVERSION)|g" \
+	    packaging/dpmoConfig.cmake.in > $(DESTDIR)$(LIBDIR)/cmake/dpmo/dpmoConfig.cmake
+	sed -e 's|@VERSION@|$(VERSION)|; s|@MAJOR@|$(MAJOR)|; s|@MINOR@|$(MINOR)|' \
+	    packaging/dpmoConfigVersion.cmake.in > $(DESTDIR)$(LIBDIR)/cmake/dpmo/dpmoConfigVersion.cmake
+	@echo "installed dpmo $(VERSION) under $(DESTDIR)$(PREFIX)"
+
+## Remove what `make install` put under $(DESTDIR)$(PREFIX).
+uninstall:
+	rm -f $(DESTDIR)$(LIBDIR)/libdpmo.a $(DESTDIR)$(LIBDIR)/libdpmo.so $(DESTDIR)$(LIBDIR)/libdpmo.so.$(SOVERSION) \
+	      $(DESTDIR)$(LIBDIR)/libdpmo.so.$(VERSION) $(DESTDIR)$(INCLUDEDIR)/dpmo.h $(DESTDIR)$(LIBDIR)/pkgconfig/dpmo.pc
+	rm -rf $(DESTDIR)$(LIBDIR)/cmake/dpmo
+
+# A sub-make that `make -n` does not run (it runs every recipe that names $(MAKE) itself).
+SUBMAKE = $(MAKE) --no-print-directory
+
+## An outside program against an installed dpmo: pkg-config (shared and static) and CMake find_package, each
+## built outside the tree, moved, and run. Installs cmake and pkg-config with apt-get when missing.
+install-test:
+	@command -v cmake >/dev/null && command -v pkg-config >/dev/null || { apt-get update -qq && apt-get install -y -qq cmake pkg-config; }
+	@set -e; t=$$(mktemp -d); trap 'rm -rf $$t' EXIT; \
+	$(SUBMAKE) install PREFIX=$$t/prefix >/dev/null; \
+	cp tests/install/consumer.c tests/install/CMakeLists.txt $$t/; cd $$t; \
+	export PKG_CONFIG_PATH=$$t/prefix/lib/pkgconfig; \
+	$(CC) -std=c11 -Wall -Werror consumer.c $$(pkg-config --cflags --libs dpmo) -o shared; \
+	readelf -d shared | grep -q 'NEEDED.*libdpmo.so.$(SOVERSION)'; \
+	$(CC) -std=c11 -Wall -Werror consumer.c $$(pkg-config --cflags dpmo) -Wl,-Bstatic $$(pkg-config --libs-only-L --libs-only-l dpmo) -Wl,-Bdynamic $$(pkg-config --static --libs-only-other dpmo) -o static; \
+	! readelf -d static | grep -q 'libdpmo'; \
+	cmake -S . -B cm -DCMAKE_PREFIX_PATH=$$t/prefix >/dev/null; cmake --build cm >/dev/null; \
+	mv prefix moved; \
+	LD_LIBRARY_PATH=$$t/moved/lib ./shared; ./static; LD_LIBRARY_PATH=$$t/moved/lib ./cm/consumer_shared; ./cm/consumer_static; \
+	$(SUBMAKE) -C $(CURDIR) install DESTDIR=$$t/stage PREFIX=/usr >/dev/null; \
+	test -L $$t/stage/usr/lib/libdpmo.so.$(SOVERSION) && grep -q '^prefix=/usr$$' $$t/stage/usr/lib/pkgconfig/dpmo.pc; \
+	echo "install-test: pkg-config (shared, static) and CMake consumers built against the installed prefix and run after moving it; DESTDIR staging"
 
 ## Benchmarks (not tests): selections per second per selector, and the Pareto score stage, each printed
 ## beside a simple reference implementation timed in the same run.
 bench:
 	$(CARGO) bench -p dpmo --bench select
 	$(CARGO) bench -p dpmo --bench pareto
+	$(MAKE) -C bindings/python bench
 
 clean:
 	$(CARGO) clean

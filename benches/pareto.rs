@@ -1,16 +1,18 @@
-//! `cargo bench --bench pareto [-- --quick]`: the multi-objective score stage and PrivPareto end to end.
+//! `cargo bench --bench pareto [-- --quick]`: dominance counting (Pareto score, δ^PS) and PrivPareto end to
+//! end, timed by the shared harness (`harness/mod.rs`: process CPU time, contenders interleaved over ≥ 5
+//! rounds, median and min, load average at start and end).
 //!
-//! 1. Pareto scores (`pareto_scores`) and one δ^PS sweep over all candidates at one distance t
-//!    (`pareto_sensitivity`), for m = 2 (n = 10³ … 10⁶) and m = 3 (n = 10³ … 10⁵), each beside the naive
-//!    O(n² m) references (`pareto_scores_naive`, `pareto_sensitivity_naive`) timed in the same run. A
-//!    reference runs only while its predicted time (quadratic from the previous size) stays under a limit;
-//!    beyond it the time is extrapolated and marked so.
-//! 2. Full selections over SNAP Enron (`../shared/data/enron/Email-Enron.txt`): local PrivPareto (shifted,
-//!    exponential, 16 columns of δ^PS), global PrivPareto, and local PrivAgg with weights [1, 100], with
-//!    utilities degree and egodensity and their δ tables.
+//! 1. **Targets**: the Pareto score for m = 2, 4, 8 at n = 5·10⁴ interleaved (ratios to m = 2), m = 3 at
+//!    n = 10⁵, and (without `--quick`) m = 4 at n = 10⁶, on four kinds of data: uniform in [0, 1)^m, the
+//!    same rounded to two decimals (ties), points spread uniformly on the simplex Σ u_i = 1
+//!    (anti-correlated: about half the candidates are non-dominated at m = 4), and the same rounded.
+//! 2. **Against the references**: `pareto_scores` and `pareto_sensitivity` beside the literal O(n² m)
+//!    `pareto_scores_naive` and `pareto_sensitivity_naive`, interleaved, with their outputs compared.
+//! 3. **Enron** (`../shared/data/enron/Email-Enron.txt`, skipped when absent): full private selections.
 //!
-//! Utilities are integers in [0, 1000) (ties, like counts); `PARETO_BENCH_CONTINUOUS=1` uses tie-free doubles.
 //! Not a test: nothing here asserts a time; the targets are printed beside the results.
+
+mod harness;
 
 use dpmo::dampen::Dampening;
 use dpmo::graph::Csr;
@@ -23,148 +25,196 @@ use dpmo::sensitivity::degree::{degree_all, degree_delta_table, DEGREE_GLOBAL_SE
 use dpmo::sensitivity::egodensity::{egodensity_all, egodensity_delta_table, EGODENSITY_GLOBAL_SENSITIVITY};
 use dpmo::sensitivity::{DeltaSource, LocalSensitivity};
 use dpmo::{select_privagg, select_privpareto, AggSensitivity, Arithmetic, Dominance, ParetoSensitivity, Selector};
+use harness::{human, interleaved, measure, ratio, Options, Session, Summary};
 use rand_core::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::hint::black_box;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-/// Mean time of `f` over at least one run and enough repetitions to fill about `budget`.
-fn time(budget: Duration, mut f: impl FnMut()) -> Duration {
-    let start = Instant::now();
-    let mut reps = 0u32;
-    while reps < 1 || start.elapsed() < budget {
-        f();
-        reps += 1;
-    }
-    start.elapsed() / reps
-}
-
-fn secs(d: Duration) -> f64 {
-    d.as_secs_f64()
-}
-
-/// A reference timing: measured, or extrapolated from a smaller size (seconds).
+/// The kinds of utility data the targets are measured on.
 #[derive(Clone, Copy)]
-enum Reference {
-    Measured(Duration),
-    Extrapolated(f64),
+enum Kind {
+    Uniform,
+    UniformTies,
+    Simplex,
+    SimplexTies,
 }
 
-/// Runs the quadratic reference when the previous measurement (at `prev_n`) predicts under `limit`
-/// seconds at n, else extrapolates.
-fn reference(prev: &mut Option<(usize, f64)>, n: usize, limit: f64, budget: Duration, f: impl FnMut()) -> Reference {
-    let predicted = prev.map(|(pn, t)| t * (n as f64 / pn as f64).powi(2));
-    match predicted {
-        Some(p) if p > limit => Reference::Extrapolated(p),
-        _ => {
-            let d = time(budget, f);
-            *prev = Some((n, secs(d)));
-            Reference::Measured(d)
+impl Kind {
+    const ALL: [Kind; 4] = [Kind::Uniform, Kind::UniformTies, Kind::Simplex, Kind::SimplexTies];
+
+    fn name(self) -> &'static str {
+        match self {
+            Kind::Uniform => "uniform",
+            Kind::UniformTies => "uniform, 2 decimals",
+            Kind::Simplex => "simplex",
+            Kind::SimplexTies => "simplex, 2 decimals",
         }
     }
-}
 
-fn row(what: &str, m: usize, n: usize, lib: Duration, r: Reference, target: &str) {
-    let (rs, ratio) = match r {
-        Reference::Measured(d) => (format!("{:.4} s", secs(d)), format!("{:.1}x", secs(d) / secs(lib))),
-        Reference::Extrapolated(t) => (format!("~{t:.1} s (extrap.)"), format!("~{:.0}x", t / secs(lib))),
-    };
-    println!(
-        "{:<22} {:>2} {:>9} {:>12.5} {:>22} {:>12}  {}",
-        what,
-        m,
-        n,
-        secs(lib),
-        rs,
-        ratio,
-        target
-    );
-}
-
-fn random_utilities(rng: &mut Xoshiro256PlusPlus, n: usize, m: usize) -> Vec<f64> {
-    if std::env::var_os("PARETO_BENCH_CONTINUOUS").is_some() {
-        // Uniform doubles: no ties.
-        return (0..n * m).map(|_| (rng.next_u64() >> 11) as f64).collect();
+    /// n × m utilities, row-major.
+    fn utilities(self, seed: u64, n: usize, m: usize) -> Vec<f64> {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+        let mut unit = move || ((rng.next_u64() >> 11) as f64 + 0.5) / (1u64 << 53) as f64;
+        let mut u = Vec::with_capacity(n * m);
+        for _ in 0..n {
+            let row: Vec<f64> = match self {
+                Kind::Uniform | Kind::UniformTies => (0..m).map(|_| unit()).collect(),
+                Kind::Simplex | Kind::SimplexTies => {
+                    // Normalised exponentials are uniform on the simplex.
+                    let e: Vec<f64> = (0..m).map(|_| -unit().ln()).collect();
+                    let total: f64 = e.iter().sum();
+                    e.iter().map(|x| x / total).collect()
+                }
+            };
+            match self {
+                Kind::UniformTies | Kind::SimplexTies => u.extend(row.iter().map(|x| (x * 100.0).round() / 100.0)),
+                _ => u.extend(row),
+            }
+        }
+        u
     }
-    // Integers in 0..1000: realistic ties (counts, degrees) without making every vector equal.
-    (0..n * m).map(|_| (rng.next_u64() % 1000) as f64).collect()
 }
 
-fn score_stage(quick: bool) {
-    let budget = Duration::from_millis(if quick { 50 } else { 300 });
-    let limit = if quick { 3.0 } else { 30.0 };
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(2026);
-    let t = 3;
-    println!("Score stage: utilities integer in [0, 1000), δ_i per candidate uniform in (0, 1], Δ_i = 1, T = 16;");
-    println!("δ^PS sweep = pareto_sensitivity at t = {t} over all candidates. speedup = naive time / library time.");
-    println!("Naive references run while predicted under {limit} s, else extrapolated (quadratic).");
+/// A Pareto score computation ready to be timed.
+struct Scores {
+    u: Vec<f64>,
+    m: usize,
+    out: Vec<f64>,
+    scratch: Vec<usize>,
+}
+
+impl Scores {
+    fn new(kind: Kind, n: usize, m: usize) -> Scores {
+        Scores {
+            u: kind.utilities(2026 + m as u64, n, m),
+            m,
+            out: vec![0.0; n],
+            scratch: vec![0; pareto_scores_scratch_len(n).unwrap()],
+        }
+    }
+
+    fn run(&mut self) {
+        pareto_scores(&self.u, self.m, Dominance::Textbook, &mut self.out, &mut self.scratch).unwrap();
+        black_box(&self.out);
+    }
+}
+
+fn verdict(ok: bool) -> &'static str {
+    if ok {
+        "met"
+    } else {
+        "MISSED"
+    }
+}
+
+fn targets(opts: &Options) {
+    println!("\n1. Targets: Pareto score (Textbook dominance), per call.");
+    let n = 50_000;
+    for kind in Kind::ALL {
+        let (mut s2, mut s4, mut s8) = (
+            Scores::new(kind, n, 2),
+            Scores::new(kind, n, 4),
+            Scores::new(kind, n, 8),
+        );
+        let [t2, t4, t8] = interleaved(opts, [&mut || s2.run(), &mut || s4.run(), &mut || s8.run()]);
+        let (r4, r8) = (ratio(&t4, &t2), ratio(&t8, &t2));
+        println!("  {:<20} n = 5·10⁴  m = 2: {t2}", kind.name());
+        println!(
+            "  {:<20}            m = 4: {t4}  = {r4:.1}× m = 2 (target ≤ 20×: {})",
+            "",
+            verdict(r4 <= 20.0)
+        );
+        println!(
+            "  {:<20}            m = 8: {t8}  = {r8:.1}× m = 2 (target ≤ 60×: {})",
+            "",
+            verdict(r8 <= 60.0)
+        );
+        let mut s3 = Scores::new(kind, 100_000, 3);
+        let t3 = measure(opts, &mut || s3.run());
+        println!(
+            "  {:<20} n = 10⁵    m = 3: {t3}  (target < 0.2 s: {})",
+            "",
+            verdict(t3.secs() < 0.2)
+        );
+    }
+    if opts.quick {
+        println!("  m = 4 at n = 10⁶: skipped with --quick");
+        return;
+    }
+    for kind in Kind::ALL {
+        let mut big = Scores::new(kind, 1_000_000, 4);
+        let mut two = Scores::new(kind, 1_000_000, 2);
+        let heavy = Options { rounds: 5, ..*opts };
+        let [t2, t4] = interleaved(&heavy, [&mut || two.run(), &mut || big.run()]);
+        println!(
+            "  {:<20} n = 10⁶    m = 2: {t2}; m = 4: {t4}  (target < 10 s: {})",
+            kind.name(),
+            verdict(t4.secs() < 10.0)
+        );
+    }
+}
+
+fn row(what: &str, m: usize, n: usize, lib: &Summary, naive: &Summary) {
     println!(
-        "{:<22} {:>2} {:>9} {:>12} {:>22} {:>12}  target",
-        "stage", "m", "n", "library s", "naive O(n²m)", "speedup"
+        "  {what:<22} m = {m:<2} n = {n:<6} library {lib:<34} naive {naive:<34} naive/library {:.0}×",
+        ratio(naive, lib)
     );
-    for m in [2usize, 3] {
-        let top = match (m, quick) {
-            (2, false) => 6,
-            (2, true) => 5,
-            (_, false) => 5,
-            (_, true) => 4,
-        };
-        let (mut prev_scores, mut prev_delta) = (None, None);
-        for exp in 3..=top {
-            let n = 10usize.pow(exp);
-            let u = random_utilities(&mut rng, n, m);
-            let dvals: Vec<Vec<f64>> = (0..m)
-                .map(|_| {
-                    (0..n)
-                        .map(|_| ((rng.next_u64() >> 11) as f64 + 1.0) / (1u64 << 53) as f64)
-                        .collect()
-                })
-                .collect();
-            let deltas: Vec<LocalSensitivity<'_>> = dvals
-                .iter()
-                .map(|v| LocalSensitivity::new(DeltaSource::PerCandidate(v), 1.0, 16, n).unwrap())
-                .collect();
-            let mut out = vec![0.0; n];
-            let mut scratch = vec![0usize; pareto_scores_scratch_len(n).unwrap()];
-            let lib = time(budget, || {
-                pareto_scores(&u, m, Dominance::Textbook, &mut out, &mut scratch).unwrap();
-                black_box(&out);
-            });
-            let mut naive_out = vec![0.0; n];
-            let r = reference(&mut prev_scores, n, limit, budget, || {
+}
+
+fn versus_naive(opts: &Options) {
+    println!("\n2. Against the literal O(n² m) references (uniform data rounded to 2 decimals), outputs compared.");
+    let n = if opts.quick { 2_000 } else { 10_000 };
+    let kind = Kind::UniformTies;
+    for m in [2usize, 3, 4, 6, 8] {
+        let mut lib = Scores::new(kind, n, m);
+        let u = lib.u.clone();
+        let mut naive_out = vec![0.0; n];
+        let [tl, tn] = interleaved(
+            opts,
+            [&mut || lib.run(), &mut || {
                 pareto_scores_naive(&u, m, Dominance::Textbook, &mut naive_out).unwrap();
                 black_box(&naive_out);
-            });
-            if let Reference::Measured(_) = r {
-                assert_eq!(out, naive_out, "Pareto scores differ from the reference");
-            }
-            let target = if m == 2 && n == 1_000_000 {
-                format!("< 1 s: {}", if secs(lib) < 1.0 { "met" } else { "MISSED" })
-            } else {
-                String::new()
-            };
-            row("Pareto score", m, n, lib, r, &target);
-
-            let need = pareto_sensitivity_scratch_len(n, m).unwrap();
-            let (mut idx, mut val) = (vec![0usize; need.indices], vec![0.0; need.values]);
-            let lib = time(budget, || {
-                pareto_sensitivity(&u, m, &deltas, t, &mut out, &mut idx, &mut val).unwrap();
-                black_box(&out);
-            });
-            let r = reference(&mut prev_delta, n, limit, budget, || {
-                pareto_sensitivity_naive(&u, m, &deltas, t, Dominance::Textbook, &mut naive_out).unwrap();
-                black_box(&naive_out);
-            });
-            if let Reference::Measured(_) = r {
-                assert_eq!(out, naive_out, "δ^PS differs from the reference");
-            }
-            let target = if m == 2 && n == 100_000 {
-                format!("< 0.2 s: {}", if secs(lib) < 0.2 { "met" } else { "MISSED" })
-            } else {
-                String::new()
-            };
-            row("δ^PS sweep (one t)", m, n, lib, r, &target);
-        }
+            }],
+        );
+        assert_eq!(lib.out, naive_out, "Pareto scores differ from the reference");
+        row("Pareto score", m, n, &tl, &tn);
+    }
+    // δ^PS at t = 3: per-candidate δ_i uniform in (0, 0.01], Δ_i = 1, saturated at T = 16.
+    let n = if opts.quick { 1_000 } else { 2_000 };
+    let t = 3;
+    for m in [2usize, 3, 4, 8] {
+        let u = kind.utilities(7 + m as u64, n, m);
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(11);
+        let dvals: Vec<Vec<f64>> = (0..m)
+            .map(|_| {
+                (0..n)
+                    .map(|_| ((rng.next_u64() >> 11) as f64 + 1.0) / (1u64 << 53) as f64 * 0.01)
+                    .collect()
+            })
+            .collect();
+        let deltas: Vec<LocalSensitivity<'_>> = dvals
+            .iter()
+            .map(|v| LocalSensitivity::new(DeltaSource::PerCandidate(v), 1.0, 16, n).unwrap())
+            .collect();
+        let need = pareto_sensitivity_scratch_len(n, m).unwrap();
+        let (mut idx, mut val) = (vec![0usize; need.indices], vec![0.0; need.values]);
+        let (mut out, mut naive_out) = (vec![0.0; n], vec![0.0; n]);
+        let [tl, tn] = interleaved(
+            opts,
+            [
+                &mut || {
+                    pareto_sensitivity(&u, m, &deltas, t, &mut out, &mut idx, &mut val).unwrap();
+                    black_box(&out);
+                },
+                &mut || {
+                    pareto_sensitivity_naive(&u, m, &deltas, t, Dominance::Textbook, &mut naive_out).unwrap();
+                    black_box(&naive_out);
+                },
+            ],
+        );
+        assert_eq!(out, naive_out, "δ^PS differs from the reference");
+        row("δ^PS (one t)", m, n, &tl, &tn);
     }
 }
 
@@ -221,9 +271,9 @@ fn table(values: &[f64], global: f64, columns: usize, n: usize) -> LocalSensitiv
     LocalSensitivity::new(DeltaSource::Table { values, columns }, global, columns, n).unwrap()
 }
 
-fn enron(quick: bool) {
+fn enron(opts: &Options) {
     let path = "../shared/data/enron/Email-Enron.txt";
-    println!("\nEnron ({path}): utilities degree and egodensity, δ tables as DeltaSource::Table.");
+    println!("\n3. Enron ({path}): utilities degree and egodensity, δ tables as DeltaSource::Table.");
     let start = Instant::now();
     let (off, adj) = match load_snap(path) {
         Ok(g) => g,
@@ -235,11 +285,11 @@ fn enron(quick: bool) {
     let g = Csr::new(&off, &adj).expect("valid CSR");
     let n = g.node_count();
     println!(
-        "  {} nodes, {} edges, max degree {} (expected 36,692 / 183,831 / 1,383); loaded in {:.2} s",
+        "  {} nodes, {} edges, max degree {} (expected 36,692 / 183,831 / 1,383); loaded in {} (wall)",
         n,
         g.edge_count(),
         g.max_degree(),
-        secs(start.elapsed())
+        human(start.elapsed())
     );
     let cols = 16;
     let start = Instant::now();
@@ -251,14 +301,13 @@ fn enron(quick: bool) {
     egodensity_delta_table(&g, cols, &mut de).unwrap();
     let u: Vec<f64> = deg.iter().zip(&ego).flat_map(|(&d, &e)| [d, e]).collect();
     println!(
-        "  utilities and δ tables ({cols} columns): {:.3} s",
-        secs(start.elapsed())
+        "  utilities and δ tables ({cols} columns): {} (wall)",
+        human(start.elapsed())
     );
     let deltas = [
         table(&dd, DEGREE_GLOBAL_SENSITIVITY, cols, n),
         table(&de, EGODENSITY_GLOBAL_SENSITIVITY, cols, n),
     ];
-    let budget = Duration::from_millis(if quick { 100 } else { 1000 });
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
     let need = privpareto_scratch_len(n, 2).unwrap();
     let agg_need = privagg_scratch_len(n, 2).unwrap();
@@ -276,7 +325,7 @@ fn enron(quick: bool) {
         ("global PrivPareto (Δ = n − 1, exponential)", ParetoSensitivity::Global),
     ];
     for (name, sens) in cases {
-        let d = time(budget, || {
+        let d = measure(opts, &mut || {
             select_privpareto(
                 &mut rng,
                 &u,
@@ -293,10 +342,10 @@ fn enron(quick: bool) {
             .unwrap();
             black_box(out);
         });
-        println!("  {name:<56} top-1: {:.4} s (picked node {})", secs(d), out[0]);
+        println!("  {name:<56} top-1: {d} (picked node {})", out[0]);
     }
     let weights = [1.0, 100.0];
-    let d = time(budget, || {
+    let d = measure(opts, &mut || {
         select_privagg(
             &mut rng,
             &u,
@@ -317,18 +366,19 @@ fn enron(quick: bool) {
         black_box(out);
     });
     println!(
-        "  {:<56} top-1: {:.4} s (picked node {})",
-        "local PrivAgg w = [1, 100] (shifted, exponential, 16 cols)",
-        secs(d),
-        out[0]
+        "  {:<56} top-1: {d} (picked node {})",
+        "local PrivAgg w = [1, 100] (shifted, exponential, 16 cols)", out[0]
     );
 }
 
 fn main() {
-    let quick = std::env::args().any(|a| a == "--quick");
-    if quick {
-        println!("--quick: smaller sizes and shorter timing budgets.\n");
+    let opts = Options::from_args();
+    let session = Session::start("pareto");
+    if opts.quick {
+        println!("--quick: 5 rounds of ≥ 10 ms, smaller sizes.");
     }
-    score_stage(quick);
-    enron(quick);
+    targets(&opts);
+    versus_naive(&opts);
+    enron(&opts);
+    session.end();
 }

@@ -21,20 +21,19 @@
  * Build: make examples   (or: cc -std=c11 -O2 -Wall -Wextra -Werror -pedantic -Iinclude
  *                             examples-c/multiobjective.c target/release/libdpmo.a -o build/multiobjective)
  */
-#define _DEFAULT_SOURCE /* getrandom() under -std=c11 */
 #include "dpmo.h"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/random.h>
 
 #define N_ACCOUNTS 40
 #define N_OBJECTIVES 2
 #define TOP_K 3
-/* Distances t < COLUMNS of the local sensitivities are tabulated; beyond, delta is the global sensitivity.
- * Egodensity's delta reaches 1 once d - t - 2 <= 2, so a few more columns than the largest degree lose
- * nothing. */
+/* Distances t < COLUMNS of the objectives' local sensitivities are tabulated; beyond, delta is the global
+ * sensitivity. Egodensity's delta reaches 1 once d - t - 2 <= 2, so a few more columns than the largest degree
+ * lose nothing. (The combined delta^PS and delta_agg are never tabulated: the selections evaluate them one
+ * distance at a time, as far as needed, with max_distance = 0.) */
 #define COLUMNS 16
 
 /* Account handles (public: only their friendships are private). */
@@ -74,24 +73,6 @@ static void *alloc(size_t count, size_t size) {
         exit(EXIT_FAILURE);
     }
     return p;
-}
-
-/* 32 bytes from the operating system's secure source: getrandom(2), else /dev/urandom. */
-static void secure_seed(uint8_t seed[32]) {
-    size_t got = 0;
-    while (got < 32) {
-        ssize_t r = getrandom(seed + got, 32 - got, 0);
-        if (r <= 0) break;
-        got += (size_t)r;
-    }
-    if (got < 32) {
-        FILE *f = fopen("/dev/urandom", "rb");
-        if (f == NULL || fread(seed, 1, 32, f) != 32) {
-            fprintf(stderr, "multiobjective: no secure random source\n");
-            exit(EXIT_FAILURE);
-        }
-        fclose(f);
-    }
 }
 
 /* The graph in CSR form, as dpmo's graph functions take it: node v's friends are
@@ -145,15 +126,14 @@ int main(void) {
     dpmo_budget budget;
     dpmo_status status;
     dpmo_rng rng;
-    uint8_t seed[32];
     double *values;
     size_t *indices;
 
     printf("dpmo %s: which %d accounts of a %d-account network are most influential?\n\n", dpmo_version(), TOP_K,
            N_ACCOUNTS);
 
-    secure_seed(seed);
-    check(dpmo_rng_init(&rng, DPMO_RNG_CHACHA20, seed), "dpmo_rng_init");
+    /* A ChaCha20 generator seeded from the operating system (getrandom). */
+    check(dpmo_rng_init_os(&rng), "dpmo_rng_init_os");
     /* Four releases of epsilon each: a total of 4 epsilon. */
     check(dpmo_budget_init(&budget, 4.0 * epsilon), "dpmo_budget_init");
 
@@ -196,12 +176,13 @@ int main(void) {
     deltas[1].values = ego_delta;
     deltas[1].global = DPMO_EGODENSITY_GLOBAL_SENSITIVITY;
 
-    /* One work space large enough for every call below (the local PrivPareto is the largest). */
-    check(dpmo_privpareto_scratch_len(N_ACCOUNTS, N_OBJECTIVES, COLUMNS, &values_len, &indices_len),
+    /* One work space large enough for every call below (PrivPareto's is the larger). */
+    check(dpmo_privpareto_scratch_len(N_ACCOUNTS, N_OBJECTIVES, &values_len, &indices_len),
           "dpmo_privpareto_scratch_len");
     {
         size_t agg_values, agg_indices;
-        check(dpmo_privagg_scratch_len(N_ACCOUNTS, COLUMNS, &agg_values, &agg_indices), "dpmo_privagg_scratch_len");
+        check(dpmo_privagg_scratch_len(N_ACCOUNTS, N_OBJECTIVES, &agg_values, &agg_indices),
+              "dpmo_privagg_scratch_len");
         if (agg_values > values_len) values_len = agg_values;
         if (agg_indices > indices_len) indices_len = agg_indices;
     }
@@ -221,8 +202,9 @@ int main(void) {
 
     /* 2. PrivPareto, local: one friendship rarely changes who dominates whom, and delta^PS says so. Plain
      *    dampening (Local Dampening paper, Def. 3.6); DPMO_DAMPENING_SHIFTED avoids inversions between
-     *    candidates of very different sensitivities, which does not pay off on this graph. */
-    check(dpmo_select_privpareto(&rng, utilities, N_ACCOUNTS, N_OBJECTIVES, DPMO_DOMINANCE_TEXTBOOK, deltas, COLUMNS,
+     *    candidates of very different sensitivities, which does not pay off on this graph. max_distance 0:
+     *    delta^PS is followed as far as the dampened scores need (automatic saturation). */
+    check(dpmo_select_privpareto(&rng, utilities, N_ACCOUNTS, N_OBJECTIVES, DPMO_DOMINANCE_TEXTBOOK, deltas, 0,
                                  DPMO_DAMPENING_PLAIN, DPMO_SELECTOR_PERMUTE_AND_FLIP, epsilon, TOP_K, picks,
                                  values, values_len, indices, indices_len, &budget),
           "dpmo_select_privpareto (local)");
@@ -236,7 +218,7 @@ int main(void) {
     print_pick("PrivAgg 1:100, global:", picks, &budget);
 
     /* 4. PrivAgg, local: delta_agg = 1 * delta_degree + 100 * delta_egodensity, dampened. */
-    check(dpmo_select_privagg(&rng, utilities, N_ACCOUNTS, N_OBJECTIVES, weights, NULL, deltas, COLUMNS,
+    check(dpmo_select_privagg(&rng, utilities, N_ACCOUNTS, N_OBJECTIVES, weights, NULL, deltas, 0,
                               DPMO_DAMPENING_PLAIN, DPMO_SELECTOR_PERMUTE_AND_FLIP, epsilon, TOP_K, picks, values,
                               values_len, indices, indices_len, &budget),
           "dpmo_select_privagg (local)");
@@ -252,14 +234,14 @@ int main(void) {
                                             DPMO_DAMPENING_PLAIN, epsilon / TOP_K, p[0], values, values_len, indices,
                                             indices_len),
               "dpmo_privpareto_probabilities (global)");
-        check(dpmo_privpareto_probabilities(utilities, N_ACCOUNTS, N_OBJECTIVES, DPMO_DOMINANCE_TEXTBOOK, deltas,
-                                            COLUMNS, DPMO_DAMPENING_PLAIN, epsilon / TOP_K, p[1], values, values_len,
-                                            indices, indices_len),
+        check(dpmo_privpareto_probabilities(utilities, N_ACCOUNTS, N_OBJECTIVES, DPMO_DOMINANCE_TEXTBOOK, deltas, 0,
+                                            DPMO_DAMPENING_PLAIN, epsilon / TOP_K, p[1], values, values_len, indices,
+                                            indices_len),
               "dpmo_privpareto_probabilities (local)");
         check(dpmo_privagg_probabilities(utilities, N_ACCOUNTS, N_OBJECTIVES, weights, globals, NULL, 0,
                                          DPMO_DAMPENING_PLAIN, epsilon / TOP_K, p[2], values, values_len),
               "dpmo_privagg_probabilities (global)");
-        check(dpmo_privagg_probabilities(utilities, N_ACCOUNTS, N_OBJECTIVES, weights, NULL, deltas, COLUMNS,
+        check(dpmo_privagg_probabilities(utilities, N_ACCOUNTS, N_OBJECTIVES, weights, NULL, deltas, 0,
                                          DPMO_DAMPENING_PLAIN, epsilon / TOP_K, p[3], values, values_len),
               "dpmo_privagg_probabilities (local)");
         printf("\nNot private, for the reader: P(first pick is on the exact Pareto front), exponential selector,\n"
@@ -284,7 +266,7 @@ int main(void) {
         return EXIT_FAILURE;
     }
     printf("\nA fifth release is refused: %s\n", dpmo_status_message((uint32_t)status));
-    printf("Total privacy cost of everything published above: epsilon = %.1f (spent %.2f of %.2f).\n", 4.0 * epsilon,
+    printf("Total privacy cost of everything published above: epsilon = %.1f (the budget's total %.1f).\n",
            budget.spent, budget.total);
 
     free(values);

@@ -780,23 +780,27 @@ static void test_delta_max_into(void) {
 /* ------------------------------------------------------------------ end to end */
 static void test_end_to_end(void) {
     graph_t g = gadget(1);
-    double u[8], table[8 * 4], scratch[8], p[8], delta_g;
+    double u[8], table[8 * 4], scratch[32], p[8], delta_g;
     uint32_t ebc_s[64];
-    size_t perm[8], idx, i, sel;
+    size_t perm[16], idx, i, sel;
     dpmo_rng rng = make_rng(DPMO_RNG_CHACHA20, 42);
+    dpmo_budget budget = make_budget(16.0, 0.0);
     dpmo_sensitivity spec;
 
     TEST("end to end: degree + delta table -> select_local_dampening");
     CHECK_STATUS(dpmo_degree(g.offsets, g.n, g.adj, g.len, u), DPMO_OK);
     CHECK_STATUS(dpmo_degree_delta_table(g.offsets, g.n, g.adj, g.len, 4, table), DPMO_OK);
     spec = make_spec(DPMO_DELTA_TABLE, table, 32, 4, DPMO_DEGREE_GLOBAL_SENSITIVITY, 4);
-    for (sel = 0; sel < 5; sel++) {
+    for (sel = 0; sel < N_RUNNABLE; sel++) {
+        const size_t vl = ld_values_len(8, 1, RUNNABLE[sel]), il = ld_indices_len(8, 1, RUNNABLE[sel]);
+        if (!CHECK(vl <= 32 && il <= 16)) continue;
         idx = SENTINEL_Z;
-        CHECK_STATUS(dpmo_select_local_dampening(&rng, u, 8, &spec, DPMO_DAMPENING_PLAIN, (uint32_t)sel, 1.0, scratch,
-                                                 8, perm, 8, &idx),
+        CHECK_STATUS(dpmo_select_local_dampening(&rng, u, 8, &spec, DPMO_DAMPENING_PLAIN, RUNNABLE[sel], 1.0, scratch,
+                                                 vl, perm, il, &idx, &budget),
                      DPMO_OK);
         CHECK(idx < 8);
     }
+    CHECK_DEQ(budget.spent, (double)N_RUNNABLE);
     CHECK_STATUS(dpmo_local_dampening_probabilities(u, 8, &spec, DPMO_DAMPENING_PLAIN, 1.0, p), DPMO_OK);
     CHECK(sums_to_one(p, 8, 1e-12));
     /* δ = Δ = 1: dampening is the identity here, so this is the exponential mechanism on the degrees. */
@@ -809,7 +813,8 @@ static void test_end_to_end(void) {
     spec = make_spec(DPMO_DELTA_TABLE, table, 32, 4, delta_g, 4);
     idx = SENTINEL_Z;
     CHECK_STATUS(dpmo_select_local_dampening(&rng, u, 8, &spec, DPMO_DAMPENING_SHIFTED, DPMO_SELECTOR_EXPONENTIAL, 1.0,
-                                             scratch, 8, NULL, 0, &idx),
+                                             scratch, ld_values_len(8, 1, DPMO_SELECTOR_EXPONENTIAL), NULL, 0, &idx,
+                                             &budget),
                  DPMO_OK);
     CHECK(idx < 8);
     CHECK_STATUS(dpmo_local_dampening_probabilities(u, 8, &spec, DPMO_DAMPENING_PLAIN, 1.0, p), DPMO_OK);
@@ -827,9 +832,12 @@ static void test_end_to_end(void) {
         spec = make_spec(DPMO_DELTA_TABLE, ego_t, 32, 4, DPMO_EGODENSITY_GLOBAL_SENSITIVITY, 4);
         idx = SENTINEL_Z;
         CHECK_STATUS(dpmo_select_local_dampening(&rng, u, 8, &spec, DPMO_DAMPENING_PLAIN,
-                                                 DPMO_SELECTOR_PERMUTE_AND_FLIP, 1.0, scratch, 8, perm, 8, &idx),
+                                                 DPMO_SELECTOR_PERMUTE_AND_FLIP, 1.0, scratch,
+                                                 ld_values_len(8, 1, DPMO_SELECTOR_PERMUTE_AND_FLIP), perm,
+                                                 ld_indices_len(8, 1, DPMO_SELECTOR_PERMUTE_AND_FLIP), &idx, &budget),
                      DPMO_OK);
         CHECK(idx < 8);
+        CHECK_DEQ(budget.spent, (double)N_RUNNABLE + 2.0);
     }
 }
 

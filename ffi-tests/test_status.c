@@ -1,7 +1,7 @@
 /*
  * Every status code the dpmo C API can produce, for every exported function and every pointer argument,
- * and for each failing call: nothing written to any output (sentinels / byte snapshots) and the generator
- * state byte-for-byte unchanged.
+ * and for each failing call: nothing written to any output (sentinels / byte snapshots), the generator
+ * state byte-for-byte unchanged, and the budget charged only for failures caused by the data.
  */
 #include "common.h"
 
@@ -11,16 +11,27 @@ static double nan_(void) { return nan(""); }
 /* ------------------------------------------------------------------ version / messages */
 static void test_version_and_messages(void) {
     const char *v = dpmo_version();
-    unsigned a, b, c;
+    unsigned a = 99, b = 99, c = 99;
+    char expect[64];
     uint32_t s;
     TEST("version");
     CHECK(v != NULL);
     CHECK(v != NULL && sscanf(v, "%u.%u.%u", &a, &b, &c) == 3);
     CHECK(dpmo_version() == v);
 
+    TEST("version macros describe the linked library");
+    CHECK_EQ(a, DPMO_VERSION_MAJOR);
+    CHECK_EQ(b, DPMO_VERSION_MINOR);
+    CHECK_EQ(c, DPMO_VERSION_PATCH);
+    snprintf(expect, sizeof expect, "%d.%d.%d", DPMO_VERSION_MAJOR, DPMO_VERSION_MINOR, DPMO_VERSION_PATCH);
+    CHECK(v != NULL && strcmp(v, expect) == 0);
+    CHECK_EQ(DPMO_VERSION_MAJOR, 0);
+    CHECK_EQ(DPMO_VERSION_MINOR, 2);
+
     TEST("status_message");
     CHECK(strcmp(dpmo_status_message(DPMO_OK), "Success.") == 0);
-    for (s = 0; s <= DPMO_OVERLAPPING_BUFFERS; s++) {
+    CHECK_EQ(DPMO_UNSUPPORTED, 15);
+    for (s = 0; s <= DPMO_UNSUPPORTED; s++) {
         const char *m = dpmo_status_message(s);
         uint32_t t;
         size_t len = m ? strlen(m) : 0;
@@ -31,15 +42,45 @@ static void test_version_and_messages(void) {
     }
     CHECK(strcmp(dpmo_status_message(DPMO_NULL_POINTER), "A required pointer argument is null.") == 0);
     CHECK(strcmp(dpmo_status_message(DPMO_CAPACITY_EXCEEDED),
-                 "An input exceeds a fixed capacity of the library (more than 16 objectives, or a contingency table larger than 16 x 16).") == 0);
+                 "An input exceeds a fixed capacity of the library (more than 16 objectives, a contingency table larger "
+                 "than 16 x 16, or a generalization hierarchy beyond its documented limits).") == 0);
     CHECK(strcmp(dpmo_status_message(DPMO_BUDGET_EXHAUSTED),
                  "The remaining privacy budget is smaller than the epsilon requested.") == 0);
     CHECK(strcmp(dpmo_status_message(DPMO_OVERLAPPING_BUFFERS), "An output buffer overlaps an input buffer.") == 0);
-    CHECK(strcmp(dpmo_status_message(15), "Unknown dpmo status code.") == 0);
+    CHECK(strstr(dpmo_status_message(DPMO_UNSUPPORTED), "DPMO_FLOAT") != NULL ||
+          strstr(dpmo_status_message(DPMO_UNSUPPORTED), "floating") != NULL);
+    CHECK(strcmp(dpmo_status_message(16), "Unknown dpmo status code.") == 0);
     CHECK(strcmp(dpmo_status_message(1000), "Unknown dpmo status code.") == 0);
     CHECK(strcmp(dpmo_status_message(UINT32_MAX), "Unknown dpmo status code.") == 0);
     CHECK(sizeof(dpmo_rng) == 64);
     CHECK(sizeof(dpmo_status) == sizeof(int));
+    CHECK_EQ(DPMO_FLOAT, 0x100);
+}
+
+/* ------------------------------------------------------------------ header constants */
+/* The header's constants are usable in C expressions. Regression: at 21c59e7 include/dpmo.h defined
+ * DPMO_MAX_UNBUFFERED_CANDIDATES as (1 << 32), an int shift by the width of int: undefined behaviour in C and
+ * C++, rejected by -Werror (-Wshift-count-overflow), and 0 with gcc when the warning is silenced; only the
+ * preprocessor, which computes in intmax_t, saw 2^32. (The warning stays silenced here so that this file
+ * compiles against such a header and the check below reports it.) */
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wshift-count-overflow"
+#endif
+static uint64_t max_unbuffered_as_compiled(void) { return (uint64_t)DPMO_MAX_UNBUFFERED_CANDIDATES; }
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
+
+static void test_header_constants(void) {
+    TEST("DPMO_MAX_UNBUFFERED_CANDIDATES in the preprocessor");
+#if DPMO_MAX_UNBUFFERED_CANDIDATES == 4294967296
+    CHECK(1);
+#else
+    CHECK(!"DPMO_MAX_UNBUFFERED_CANDIDATES is not 2^32 in #if");
+#endif
+    TEST("DPMO_MAX_UNBUFFERED_CANDIDATES in a C expression");
+    CHECK(max_unbuffered_as_compiled() == ((uint64_t)1 << 32));
 }
 
 /* ------------------------------------------------------------------ rng_init */
@@ -88,6 +129,14 @@ static void test_rng_init(void) {
     memset(seed, 0, sizeof seed);
     CHECK_STATUS(dpmo_rng_init(&a, DPMO_RNG_XOSHIRO256PP, seed), DPMO_OK); /* all-zero seed is accepted */
     CHECK_STATUS(dpmo_rng_init(&a, DPMO_RNG_CHACHA20, seed), DPMO_OK);
+
+    TEST("rng_init_os null rng");
+    CHECK_STATUS(dpmo_rng_init_os(NULL), DPMO_NULL_POINTER);
+    TEST("rng_init_os misaligned rng");
+    memset(&mem, 0xAB, sizeof mem);
+    guard(&mem, sizeof mem);
+    CHECK_STATUS(dpmo_rng_init_os((dpmo_rng *)misalign(&mem.rng)), DPMO_INVALID_ARGUMENT);
+    CHECK(guards_intact());
 }
 
 /* ------------------------------------------------------------------ sample */
@@ -128,107 +177,227 @@ static void test_sample(void) {
 }
 
 /* ------------------------------------------------------------------ global-sensitivity selectors */
+/* The three index-returning functions; noisy max in every runnable noise and arithmetic. */
 enum { SEL_EXP, SEL_PF, SEL_NM };
+typedef struct {
+    const char *name;
+    int fn;
+    uint32_t noise; /* for SEL_NM */
+    int perm;       /* needs the permutation scratch */
+} sel_kind;
+#define N_SEL_KINDS 8
+static const sel_kind SEL_KINDS[N_SEL_KINDS] = {
+    {"select_exponential", SEL_EXP, 0, 0},
+    {"select_permute_and_flip", SEL_PF, 0, 1},
+    {"select_noisy_max gumbel", SEL_NM, DPMO_NOISE_GUMBEL, 0},
+    {"select_noisy_max exponential", SEL_NM, DPMO_NOISE_EXPONENTIAL, 1},
+    {"select_noisy_max laplace|float", SEL_NM, DPMO_NOISE_LAPLACE | DPMO_FLOAT, 0},
+    {"select_noisy_max gumbel|float", SEL_NM, DPMO_NOISE_GUMBEL | DPMO_FLOAT, 0},
+    {"select_noisy_max exponential|float", SEL_NM, DPMO_NOISE_EXPONENTIAL | DPMO_FLOAT, 0},
+    {"select_noisy_max raw DPMO_FLOAT (= laplace|float)", SEL_NM, DPMO_FLOAT, 0},
+};
 
-static dpmo_status run_sel(int which, dpmo_rng *rng, const double *scores, size_t n, double sens, double eps,
-                           size_t *perm, size_t perm_len, uint32_t noise, size_t *out) {
-    switch (which) {
-    case SEL_EXP: return dpmo_select_exponential(rng, scores, n, sens, eps, out);
-    case SEL_PF: return dpmo_select_permute_and_flip(rng, scores, n, sens, eps, perm, perm_len, out);
-    default: return dpmo_select_noisy_max(rng, scores, n, sens, eps, noise, out);
+static dpmo_status run_sel(const sel_kind *k, dpmo_rng *rng, const double *scores, size_t n, double sens, double eps,
+                           size_t *perm, size_t perm_len, uint32_t noise, size_t *out, dpmo_budget *budget) {
+    switch (k->fn) {
+    case SEL_EXP: return dpmo_select_exponential(rng, scores, n, sens, eps, out, budget);
+    case SEL_PF: return dpmo_select_permute_and_flip(rng, scores, n, sens, eps, perm, perm_len, out, budget);
+    default: return dpmo_select_noisy_max(rng, scores, n, sens, eps, noise, perm, perm_len, out, budget);
     }
 }
 
-static void sel_case(const char *name, int which, dpmo_rng *rng, const double *scores, size_t n, double sens,
-                     double eps, size_t *perm, size_t perm_len, uint32_t noise, size_t *out, dpmo_status want) {
+/* One call expected to return `want`. `budget` (may be NULL) must be charged exactly `charge` (0: left
+ * byte-for-byte unchanged); on failure the generator, the scores, the scratch and the output are unchanged. */
+static void sel_case(const char *name, const sel_kind *k, dpmo_rng *rng, const double *scores, size_t n, double sens,
+                     double eps, size_t *perm, size_t perm_len, uint32_t noise, size_t *out, dpmo_budget *budget,
+                     double charge, dpmo_status want) {
+    dpmo_budget before;
     TEST(name);
+    memset(&before, 0, sizeof before);
     guard(rng, sizeof *rng);
     guard(scores, span(n, sizeof(double)));
-    guard(perm, span(perm_len, sizeof(size_t)));
+    guard(perm, want == DPMO_OK ? 0 : span(perm_len, sizeof(size_t)));
     guard(out, sizeof *out);
-    CHECK_STATUS(run_sel(which, rng, scores, n, sens, eps, perm, perm_len, noise, out), want);
+    if (budget != NULL && charge == 0.0) guard(budget, sizeof *budget);
+    if (budget != NULL && charge != 0.0) memcpy(&before, budget, sizeof before);
+    CHECK_STATUS(run_sel(k, rng, scores, n, sens, eps, perm, perm_len, noise, out, budget), want);
+    if (budget != NULL && charge != 0.0) {
+        CHECK_DEQ(budget->spent, before.spent + charge);
+        CHECK_DEQ(budget->total, before.total);
+    }
     CHECK_UNTOUCHED_IF_FAILED(want);
 }
 
 static void test_selectors(void) {
-    static const char *names[3] = {"select_exponential", "select_permute_and_flip", "select_noisy_max"};
-    char label[160];
+    char label[200];
     int w;
-    for (w = 0; w < 3; w++) {
+    for (w = 0; w < N_SEL_KINDS; w++) {
+        const sel_kind *k = &SEL_KINDS[w];
         dpmo_rng rng = make_rng(DPMO_RNG_XOSHIRO256PP, 7), bad;
+        dpmo_budget bud = make_budget(10.0, 0.0), *B = &bud;
         double s[5];
         size_t perm[8], out = SENTINEL_Z, i;
         union {
             double d[8];
             size_t z[8];
+            dpmo_budget b[4];
         } shared;
         const double bad_eps[5] = {0.0, -1.0, nan_(), INFINITY, -INFINITY};
         const double bad_sens[5] = {0.0, -2.0, nan_(), INFINITY, -0.0};
         const double bad_score[3] = {nan_(), INFINITY, -INFINITY};
-        uint32_t noise = DPMO_NOISE_GUMBEL;
+        const uint32_t noise = k->noise;
         memcpy(s, SCORES5, sizeof s);
         for (i = 0; i < 8; i++) perm[i] = SENTINEL_Z;
-#define L(what) (snprintf(label, sizeof label, "%s %s", names[w], what), label)
-        sel_case(L("null rng"), w, NULL, s, 5, 1, 1, perm, 8, noise, &out, DPMO_NULL_POINTER);
-        sel_case(L("null scores"), w, &rng, NULL, 5, 1, 1, perm, 8, noise, &out, DPMO_NULL_POINTER);
-        sel_case(L("null out_index"), w, &rng, s, 5, 1, 1, perm, 8, noise, NULL, DPMO_NULL_POINTER);
-        sel_case(L("n = 0"), w, &rng, s, 0, 1, 1, perm, 8, noise, &out, DPMO_EMPTY_INPUT);
-        for (i = 0; i < 3; i++) {
-            s[3] = bad_score[i];
-            sel_case(L("non-finite score"), w, &rng, s, 5, 1, 1, perm, 8, noise, &out, DPMO_NON_FINITE_INPUT);
-            s[3] = 4.0;
-        }
+#define L(what) (snprintf(label, sizeof label, "%s %s", k->name, what), label)
+#define FRESH (bud = make_budget(10.0, 0.0), B)
+        /* Argument errors: nothing written, nothing charged. */
+        sel_case(L("null rng"), k, NULL, s, 5, 1, 1, perm, 8, noise, &out, FRESH, 0, DPMO_NULL_POINTER);
+        sel_case(L("null scores"), k, &rng, NULL, 5, 1, 1, perm, 8, noise, &out, FRESH, 0, DPMO_NULL_POINTER);
+        sel_case(L("null out_index"), k, &rng, s, 5, 1, 1, perm, 8, noise, NULL, FRESH, 0, DPMO_NULL_POINTER);
+        sel_case(L("n = 0"), k, &rng, s, 0, 1, 1, perm, 8, noise, &out, FRESH, 0, DPMO_EMPTY_INPUT);
         for (i = 0; i < 5; i++)
-            sel_case(L("bad epsilon"), w, &rng, s, 5, 1, bad_eps[i], perm, 8, noise, &out, DPMO_INVALID_EPSILON);
+            sel_case(L("bad epsilon"), k, &rng, s, 5, 1, bad_eps[i], perm, 8, noise, &out, FRESH, 0,
+                     DPMO_INVALID_EPSILON);
         for (i = 0; i < 5; i++)
-            sel_case(L("bad sensitivity"), w, &rng, s, 5, bad_sens[i], 1, perm, 8, noise, &out,
+            sel_case(L("bad sensitivity"), k, &rng, s, 5, bad_sens[i], 1, perm, 8, noise, &out, FRESH, 0,
                      DPMO_INVALID_SENSITIVITY);
         memset(&bad, 0, sizeof bad);
-        sel_case(L("zeroed rng"), w, &bad, s, 5, 1, 1, perm, 8, noise, &out, DPMO_INVALID_GENERATOR);
+        sel_case(L("zeroed rng"), k, &bad, s, 5, 1, 1, perm, 8, noise, &out, FRESH, 0, DPMO_INVALID_GENERATOR);
         memset(&bad, 0xC3, sizeof bad);
-        sel_case(L("garbage rng"), w, &bad, s, 5, 1, 1, perm, 8, noise, &out, DPMO_INVALID_GENERATOR);
-        sel_case(L("out_index aliases scores"), w, &rng, s, 5, 1, 1, perm, 8, noise, (size_t *)(void *)&s[2],
+        sel_case(L("garbage rng"), k, &bad, s, 5, 1, 1, perm, 8, noise, &out, FRESH, 0, DPMO_INVALID_GENERATOR);
+        sel_case(L("out_index aliases scores"), k, &rng, s, 5, 1, 1, perm, 8, noise, (size_t *)(void *)&s[2], FRESH,
+                 0, DPMO_OVERLAPPING_BUFFERS);
+        sel_case(L("out_index aliases rng"), k, &rng, s, 5, 1, 1, perm, 8, noise, (size_t *)(void *)&rng, FRESH, 0,
                  DPMO_OVERLAPPING_BUFFERS);
-        sel_case(L("out_index aliases rng"), w, &rng, s, 5, 1, 1, perm, 8, noise, (size_t *)(void *)&rng,
-                 DPMO_OVERLAPPING_BUFFERS);
-        sel_case(L("scores overlap rng"), w, &rng, (const double *)(const void *)&rng, 8, 1, 1, perm, 8, noise,
-                 &out, DPMO_OVERLAPPING_BUFFERS);
-        sel_case(L("misaligned scores"), w, &rng, (const double *)misalign(s), 4, 1, 1, perm, 8, noise, &out,
+        bud = make_budget(10.0, 0.0);
+        sel_case(L("out_index aliases budget"), k, &rng, s, 5, 1, 1, perm, 8, noise, (size_t *)(void *)&bud.spent, B,
+                 0, DPMO_OVERLAPPING_BUFFERS);
+        sel_case(L("scores overlap rng"), k, &rng, (const double *)(const void *)&rng, 8, 1, 1, perm, 8, noise, &out,
+                 FRESH, 0, DPMO_OVERLAPPING_BUFFERS);
+        sel_case(L("misaligned scores"), k, &rng, (const double *)misalign(s), 4, 1, 1, perm, 8, noise, &out, FRESH,
+                 0, DPMO_INVALID_ARGUMENT);
+        sel_case(L("misaligned out_index"), k, &rng, s, 5, 1, 1, perm, 8, noise, (size_t *)misalign(perm), FRESH, 0,
                  DPMO_INVALID_ARGUMENT);
-        sel_case(L("misaligned out_index"), w, &rng, s, 5, 1, 1, perm, 8, noise, (size_t *)misalign(perm), DPMO_INVALID_ARGUMENT);
-        sel_case(L("n overflows"), w, &rng, s, SIZE_MAX / 4, 1, 1, perm, 8, noise, &out, DPMO_OVERFLOW);
-        if (w == SEL_PF) {
-            sel_case(L("null perm_scratch"), w, &rng, s, 5, 1, 1, NULL, 8, noise, &out, DPMO_NULL_POINTER);
-            sel_case(L("perm_scratch too small"), w, &rng, s, 5, 1, 1, perm, 4, noise, &out, DPMO_SCRATCH_TOO_SMALL);
-            sel_case(L("perm_scratch empty"), w, &rng, s, 5, 1, 1, perm, 0, noise, &out, DPMO_SCRATCH_TOO_SMALL);
+        sel_case(L("n overflows"), k, &rng, s, SIZE_MAX / 4, 1, 1, perm, 8, noise, &out, FRESH, 0, DPMO_OVERFLOW);
+
+        /* Budget arguments. */
+        bud = make_budget(1.0, 0.75);
+        sel_case(L("budget short (0.25 left, 0.5 asked)"), k, &rng, s, 5, 1, 0.5, perm, 8, noise, &out, B, 0,
+                 DPMO_BUDGET_EXHAUSTED);
+        bud = make_budget(1.0, 1.0);
+        sel_case(L("budget spent"), k, &rng, s, 5, 1, 1e-300, perm, 8, noise, &out, B, 0, DPMO_BUDGET_EXHAUSTED);
+        bud = make_budget(1.0, 1.5);
+        sel_case(L("invalid budget: spent > total"), k, &rng, s, 5, 1, 0.25, perm, 8, noise, &out, B, 0,
+                 DPMO_INVALID_ARGUMENT);
+        bud = make_budget(nan_(), 0.0);
+        sel_case(L("invalid budget: NaN total"), k, &rng, s, 5, 1, 0.25, perm, 8, noise, &out, B, 0,
+                 DPMO_INVALID_ARGUMENT);
+        bud = make_budget(1.0, -0.5);
+        sel_case(L("invalid budget: spent < 0"), k, &rng, s, 5, 1, 0.25, perm, 8, noise, &out, B, 0,
+                 DPMO_INVALID_ARGUMENT);
+        shared.b[0] = make_budget(1.0, 0.0);
+        sel_case(L("misaligned budget"), k, &rng, s, 5, 1, 0.25, perm, 8, noise, &out,
+                 (dpmo_budget *)misalign(&shared.b[0]), 0, DPMO_INVALID_ARGUMENT);
+        sel_case(L("budget overlaps rng"), k, &rng, s, 5, 1, 0.25, perm, 8, noise, &out, (dpmo_budget *)(void *)&rng,
+                 0, DPMO_OVERLAPPING_BUFFERS);
+        memcpy(shared.d, SCORES5, sizeof SCORES5);
+        sel_case(L("budget overlaps scores"), k, &rng, shared.d, 5, 1, 0.25, perm, 8, noise, &out,
+                 &shared.b[1], 0, DPMO_OVERLAPPING_BUFFERS);
+        bud = make_budget(10.0, 0.0);
+        sel_case(L("budget is out_index"), k, &rng, s, 5, 1, 0.25, perm, 8, noise, (size_t *)(void *)&bud, B, 0,
+                 DPMO_OVERLAPPING_BUFFERS);
+        /* The budget and the generator are checked before the data is read: a NaN score does not change
+         * the status of a call that cannot be paid for, or that has no valid generator. */
+        s[3] = nan_();
+        bud = make_budget(1.0, 0.75);
+        sel_case(L("budget short and a NaN score: BUDGET_EXHAUSTED"), k, &rng, s, 5, 1, 0.5, perm, 8, noise, &out, B,
+                 0, DPMO_BUDGET_EXHAUSTED);
+        memset(&bad, 0, sizeof bad);
+        sel_case(L("zeroed rng and a NaN score: INVALID_GENERATOR"), k, &bad, s, 5, 1, 1, perm, 8, noise, &out, FRESH,
+                 0, DPMO_INVALID_GENERATOR);
+        sel_case(L("bad sensitivity and a NaN score: INVALID_SENSITIVITY"), k, &rng, s, 5, -1, 1, perm, 8, noise,
+                 &out, FRESH, 0, DPMO_INVALID_SENSITIVITY);
+        s[3] = 4.0;
+
+        /* Data errors: the budget keeps the charge; nothing else is written, the generator is restored. */
+        for (i = 0; i < 3; i++) {
+            s[3] = bad_score[i];
+            sel_case(L("non-finite score, budget charged"), k, &rng, s, 5, 1, 0.25, perm, 8, noise, &out, FRESH, 0.25,
+                     DPMO_NON_FINITE_INPUT);
+            sel_case(L("non-finite score, no budget"), k, &rng, s, 5, 1, 1, perm, 8, noise, &out, NULL, 0,
+                     DPMO_NON_FINITE_INPUT);
+            s[3] = 4.0;
+        }
+
+        if (k->perm) {
+            sel_case(L("null perm_scratch"), k, &rng, s, 5, 1, 1, NULL, 8, noise, &out, FRESH, 0, DPMO_NULL_POINTER);
+            sel_case(L("perm_scratch too small"), k, &rng, s, 5, 1, 1, perm, 4, noise, &out, FRESH, 0,
+                     DPMO_SCRATCH_TOO_SMALL);
+            sel_case(L("perm_scratch empty"), k, &rng, s, 5, 1, 1, perm, 0, noise, &out, FRESH, 0,
+                     DPMO_SCRATCH_TOO_SMALL);
+            /* An argument error must win over the data: otherwise the status of a call with a deliberately short
+             * scratch depends on the data, and its uncharged outcome (SCRATCH_TOO_SMALL) is impossible on the
+             * NaN neighbour — "no NaN" learnt for free. Regression: at 21c59e7 the scores were checked first. */
+            s[3] = nan_();
+            sel_case(L("perm_scratch too small and a NaN score: SCRATCH_TOO_SMALL, free"), k, &rng, s, 5, 1, 1, perm, 4,
+                     noise, &out, FRESH, 0, DPMO_SCRATCH_TOO_SMALL);
+            s[3] = 4.0;
             memcpy(shared.d, SCORES5, sizeof SCORES5);
-            sel_case(L("perm_scratch aliases scores"), w, &rng, shared.d, 5, 1, 1, shared.z, 5, noise, &out,
+            sel_case(L("perm_scratch aliases scores"), k, &rng, shared.d, 5, 1, 1, shared.z, 5, noise, &out, FRESH, 0,
                      DPMO_OVERLAPPING_BUFFERS);
-            sel_case(L("perm_scratch contains out_index"), w, &rng, s, 5, 1, 1, perm, 8, noise, &perm[6],
+            sel_case(L("perm_scratch contains out_index"), k, &rng, s, 5, 1, 1, perm, 8, noise, &perm[6], FRESH, 0,
                      DPMO_OVERLAPPING_BUFFERS);
-            sel_case(L("perm_scratch aliases rng"), w, &rng, s, 5, 1, 1, (size_t *)(void *)&rng, 8, noise, &out,
-                     DPMO_OVERLAPPING_BUFFERS);
-            sel_case(L("misaligned perm_scratch"), w, &rng, s, 5, 1, 1, (size_t *)misalign(perm), 5, noise, &out,
+            sel_case(L("perm_scratch aliases rng"), k, &rng, s, 5, 1, 1, (size_t *)(void *)&rng, 8, noise, &out, FRESH,
+                     0, DPMO_OVERLAPPING_BUFFERS);
+            bud = make_budget(10.0, 0.0);
+            sel_case(L("perm_scratch aliases budget"), k, &rng, s, 5, 1, 1, (size_t *)(void *)&bud, 2, noise, &out, B,
+                     0, DPMO_OVERLAPPING_BUFFERS);
+            sel_case(L("misaligned perm_scratch"), k, &rng, s, 5, 1, 1, (size_t *)misalign(perm), 5, noise, &out,
+                     FRESH, 0, DPMO_INVALID_ARGUMENT);
+        } else {
+            /* perm_scratch is ignored: NULL, empty, or even overlapping nothing it would need. */
+            sel_case(L("null perm ignored"), k, &rng, s, 5, 1, 1, NULL, 0, noise, &out, NULL, 0, DPMO_OK);
+            CHECK(out < 5);
+            out = SENTINEL_Z;
+            sel_case(L("short perm ignored"), k, &rng, s, 5, 1, 1, perm, 2, noise, &out, NULL, 0, DPMO_OK);
+            CHECK(out < 5);
+            out = SENTINEL_Z;
+        }
+        if (k->fn == SEL_NM) {
+            sel_case(L("unknown noise 3"), k, &rng, s, 5, 1, 1, perm, 8, 3, &out, FRESH, 0, DPMO_INVALID_ARGUMENT);
+            sel_case(L("unknown noise 3|float"), k, &rng, s, 5, 1, 1, perm, 8, 3 | DPMO_FLOAT, &out, FRESH, 0,
                      DPMO_INVALID_ARGUMENT);
+            sel_case(L("unknown noise max"), k, &rng, s, 5, 1, 1, perm, 8, UINT32_MAX, &out, FRESH, 0,
+                     DPMO_INVALID_ARGUMENT);
+            sel_case(L("unknown flag bit 0x200"), k, &rng, s, 5, 1, 1, perm, 8, noise | 0x200u, &out, FRESH, 0,
+                     DPMO_INVALID_ARGUMENT);
+            sel_case(L("unknown flag bit 0x80000000"), k, &rng, s, 5, 1, 1, perm, 8, noise | 0x80000000u, &out, FRESH,
+                     0, DPMO_INVALID_ARGUMENT);
+            sel_case(L("laplace without DPMO_FLOAT: UNSUPPORTED"), k, &rng, s, 5, 1, 1, perm, 8, DPMO_NOISE_LAPLACE,
+                     &out, FRESH, 0, DPMO_UNSUPPORTED);
+            s[3] = nan_();
+            sel_case(L("laplace exact and a NaN score: UNSUPPORTED, free"), k, &rng, s, 5, 1, 1, perm, 8,
+                     DPMO_NOISE_LAPLACE, &out, FRESH, 0, DPMO_UNSUPPORTED);
+            s[3] = 4.0;
         }
-        if (w == SEL_NM) {
-            sel_case(L("unknown noise 3"), w, &rng, s, 5, 1, 1, perm, 8, 3, &out, DPMO_INVALID_ARGUMENT);
-            sel_case(L("unknown noise max"), w, &rng, s, 5, 1, 1, perm, 8, UINT32_MAX, &out, DPMO_INVALID_ARGUMENT);
-        }
-        /* The success path, with the same fixtures. */
-        TEST(L("ok"));
+        /* The success path, with the same fixtures: charged exactly epsilon, the state advanced. */
         {
             dpmo_rng before = rng;
-            CHECK_STATUS(run_sel(w, &rng, s, 5, 1, 1, perm, 5, noise, &out), DPMO_OK);
+            sel_case(L("ok, budget charged"), k, &rng, s, 5, 1, 0.25, perm, 5, noise, &out, FRESH, 0.25, DPMO_OK);
             CHECK(out < 5);
-            CHECK(memcmp(&before, &rng, sizeof rng) != 0); /* the state advanced */
+            CHECK(memcmp(&before, &rng, sizeof rng) != 0);
+            out = SENTINEL_Z;
+            bud = make_budget(1.0, 0.75);
+            sel_case(L("ok, the last 0.25 of the budget"), k, &rng, s, 5, 1, 0.25, perm, 5, noise, &out, B, 0.25,
+                     DPMO_OK);
+            CHECK_DEQ(bud.spent, 1.0);
+            CHECK(out < 5);
+            out = SENTINEL_Z;
+            sel_case(L("ok, no budget"), k, &rng, s, 5, 1, 1, perm, 5, noise, &out, NULL, 0, DPMO_OK);
+            CHECK(out < 5);
+            out = SENTINEL_Z;
         }
-        if (w == SEL_PF) {
-            /* perm_scratch may be NULL only for the other selectors; it is ignored by exponential / noisy max. */
-        } else {
-            TEST(L("null perm ignored"));
-            CHECK_STATUS(run_sel(w, &rng, s, 5, 1, 1, NULL, 0, noise, &out), DPMO_OK);
-        }
+#undef FRESH
 #undef L
     }
 }
@@ -426,6 +595,30 @@ static void test_max_over_candidates(void) {
     ctx.has_bad = 0;
     s = make_cb_spec(&ctx, 4.0, 3);
     max_case("max_over_candidates n = 0 gives EMPTY_INPUT", &s, 0, out, 8, &len, DPMO_EMPTY_INPUT);
+
+    /* With a callback or a shared spec no buffer bounds n: n is capped (the work is n · T evaluations).
+     * Refused before a single evaluation. */
+    {
+        const uint64_t cap = (uint64_t)1 << 32; /* DPMO_MAX_UNBUFFERED_CANDIDATES, see test_header_constants */
+        ctx = make_ctx(table6, 3);
+        s = make_cb_spec(&ctx, 4.0, 3);
+        if (sizeof(size_t) > 4) {
+            max_case("max_over_candidates callback, n = cap + 1", &s, (size_t)(cap + 1), out, 8, &len,
+                     DPMO_INVALID_ARGUMENT);
+            max_case("max_over_candidates callback, n = 2 cap", &s, (size_t)(2 * cap), out, 8, &len,
+                     DPMO_INVALID_ARGUMENT);
+        }
+        max_case("max_over_candidates callback, n = SIZE_MAX", &s, SIZE_MAX, out, 8, &len, DPMO_INVALID_ARGUMENT);
+        TEST("max_over_candidates refuses a huge n before calling the callback");
+        CHECK_EQ(ctx.calls, 0);
+        s = make_spec(DPMO_DELTA_SHARED, table6, 3, 0, 4.0, 10);
+        if (sizeof(size_t) > 4)
+            max_case("max_over_candidates shared, n = cap + 1", &s, (size_t)(cap + 1), out, 8, &len,
+                     DPMO_INVALID_ARGUMENT);
+        max_case("max_over_candidates shared, n = SIZE_MAX", &s, SIZE_MAX, out, 8, &len, DPMO_INVALID_ARGUMENT);
+        /* n = cap with a shared spec is accepted (T = 3 here, and a shared δ is the same for every r: the
+         * result is the shared row itself). Skipped under a 32-bit size_t. */
+    }
     s = make_spec(DPMO_DELTA_SHARED, table6, 3, 0, 4.0, 10);
     max_case("max_over_candidates shared n = 0 gives EMPTY_INPUT", &s, 0, out, 8, &len, DPMO_EMPTY_INPUT);
 }
@@ -541,113 +734,209 @@ static void test_dampen(void) {
 /* ------------------------------------------------------------------ select_local_dampening */
 static void ld_case(const char *name, dpmo_rng *rng, const double *u, size_t n, const dpmo_sensitivity *spec,
                     uint32_t damp, uint32_t sel, double eps, double *scratch, size_t scratch_len, size_t *perm,
-                    size_t perm_len, size_t *out, dpmo_status want) {
+                    size_t perm_len, size_t *out, dpmo_budget *budget, double charge, dpmo_status want) {
+    dpmo_budget before;
     TEST(name);
+    memset(&before, 0, sizeof before);
     guard(rng, sizeof *rng);
     guard(u, span(n, sizeof(double)));
     guard_spec(spec);
     if (spec) guard(spec->values, span(spec->values_len, sizeof(double)));
-    guard(scratch, span(scratch_len, sizeof(double)));
-    guard(perm, span(perm_len, sizeof(size_t)));
     guard(out, sizeof *out);
+    if (budget != NULL && charge == 0.0) guard(budget, sizeof *budget);
+    if (budget != NULL && charge != 0.0) memcpy(&before, budget, sizeof before);
     CHECK_STATUS(dpmo_select_local_dampening(rng, u, n, spec, damp, sel, eps, scratch, scratch_len, perm, perm_len,
-                                             out),
+                                             out, budget),
                  want);
+    if (budget != NULL && charge != 0.0) CHECK_DEQ(budget->spent, before.spent + charge);
     CHECK_UNTOUCHED_IF_FAILED(want);
 }
 
 static void test_select_local_dampening(void) {
-    static const char *sn[5] = {"exponential", "permute_and_flip", "noisy_max_laplace", "noisy_max_gumbel",
-                                "noisy_max_exponential"};
-    char label[200];
-    uint32_t sel, damp;
-    for (sel = 0; sel < 5; sel++) {
+    char label[240];
+    uint32_t s10, damp;
+    for (s10 = 0; s10 < 10; s10++) {
+        const uint32_t sel = (s10 % 5) | (s10 >= 5 ? (uint32_t)DPMO_FLOAT : 0u);
+        const int unsupported = sel == DPMO_SELECTOR_NOISY_MAX_LAPLACE;
         for (damp = 0; damp < 2; damp++) {
             dpmo_rng rng = make_rng(DPMO_RNG_CHACHA20, 11), bad;
-            double u[4] = {3.0, 1.0, 0.0, -2.0}, v4[4] = {1.0, 1.0, 2.0, 0.5}, scratch[6], table8[8], both[10] = {0};
+            dpmo_budget bud = make_budget(10.0, 0.0), *B = &bud;
+            double u[4] = {3.0, 1.0, 0.0, -2.0}, v4[4] = {1.0, 1.0, 2.0, 0.5}, scratch[16], table8[8], both[32] = {0};
+            const double v5[5] = {1.0, 1.0, 2.0, 0.5, 1.0};
             double huge[2] = {1e300, 0.0}, tiny[2] = {1e-10, 1e-10};
-            size_t perm[6], out = SENTINEL_Z, i;
+            size_t perm[8], out = SENTINEL_Z, i, VL, IL, PL;
             dpmo_sensitivity spec = make_spec(DPMO_DELTA_PER_CANDIDATE, v4, 4, 0, 2.0, 6), s;
             cb_ctx ctx;
-            const int pf = sel == DPMO_SELECTOR_PERMUTE_AND_FLIP;
-            for (i = 0; i < 6; i++) scratch[i] = SENTINEL_D, perm[i] = SENTINEL_Z;
+            const int pf = needs_perm(sel);
+            /* Laplace without DPMO_FLOAT: the helper refuses it too; every valid call is UNSUPPORTED. */
+            const dpmo_status OKS = unsupported ? DPMO_UNSUPPORTED : DPMO_OK;
+            const double C = unsupported ? 0.0 : 0.5; /* the charge of a data error */
+            if (unsupported) {
+                size_t v = SENTINEL_Z, ix = SENTINEL_Z;
+                TEST("local_dampening_scratch_len laplace exact");
+                CHECK_STATUS(dpmo_local_dampening_scratch_len(4, 1, sel, &v, &ix), DPMO_UNSUPPORTED);
+                CHECK_EQ(v, SENTINEL_Z);
+                CHECK_EQ(ix, SENTINEL_Z);
+                VL = 16;
+                IL = 4;
+            } else {
+                VL = ld_values_len(4, 1, sel);
+                IL = ld_indices_len(4, 1, sel);
+            }
+            /* The helper's lengths suffice for one selection and for top-k (4n doubles, n indices plus n for a
+             * permutation); one selection needs only 2n doubles and, for a permutation, n indices. */
+            TEST("local_dampening_scratch_len: 4n doubles, n (+ n for a permutation) indices");
+            CHECK_EQ(VL, 16);
+            CHECK_EQ(IL, needs_perm(sel & ~(uint32_t)DPMO_FLOAT) ? 8 : 4);
+            PL = IL;
+            for (i = 0; i < 16; i++) scratch[i] = SENTINEL_D;
+            for (i = 0; i < 8; i++) perm[i] = SENTINEL_Z;
             for (i = 0; i < 8; i++) table8[i] = 1.0;
             ctx = make_ctx(table8, 2);
-#define L(what) (snprintf(label, sizeof label, "select_local_dampening %s %s %s", sn[sel], damp ? "shifted" : "plain", what), label)
-            ld_case(L("null rng"), NULL, u, 4, &spec, damp, sel, 1, scratch, 6, perm, 6, &out, DPMO_NULL_POINTER);
-            ld_case(L("null utilities"), &rng, NULL, 4, &spec, damp, sel, 1, scratch, 6, perm, 6, &out, DPMO_NULL_POINTER);
-            ld_case(L("null spec"), &rng, u, 4, NULL, damp, sel, 1, scratch, 6, perm, 6, &out, DPMO_NULL_POINTER);
-            ld_case(L("null scratch"), &rng, u, 4, &spec, damp, sel, 1, NULL, 6, perm, 6, &out, DPMO_NULL_POINTER);
-            ld_case(L("null out"), &rng, u, 4, &spec, damp, sel, 1, scratch, 6, perm, 6, NULL, DPMO_NULL_POINTER);
-            ld_case(L("null perm"), &rng, u, 4, &spec, damp, sel, 1, scratch, 6, NULL, 0, &out,
-                    pf ? DPMO_NULL_POINTER : DPMO_OK);
+#define L(what) (snprintf(label, sizeof label, "select_local_dampening %s %s %s", selector_name(sel), damp ? "shifted" : "plain", what), label)
+#define FRESH (bud = make_budget(10.0, 0.0), B)
+            ld_case(L("null rng"), NULL, u, 4, &spec, damp, sel, 1, scratch, VL, perm, PL, &out, FRESH, 0,
+                    unsupported ? DPMO_UNSUPPORTED : DPMO_NULL_POINTER);
+            ld_case(L("null utilities"), &rng, NULL, 4, &spec, damp, sel, 1, scratch, VL, perm, PL, &out, FRESH, 0,
+                    unsupported ? DPMO_UNSUPPORTED : DPMO_NULL_POINTER);
+            ld_case(L("null spec"), &rng, u, 4, NULL, damp, sel, 1, scratch, VL, perm, PL, &out, FRESH, 0,
+                    unsupported ? DPMO_UNSUPPORTED : DPMO_NULL_POINTER);
+            ld_case(L("null scratch"), &rng, u, 4, &spec, damp, sel, 1, NULL, VL, perm, PL, &out, FRESH, 0,
+                    unsupported ? DPMO_UNSUPPORTED : DPMO_NULL_POINTER);
+            ld_case(L("null out"), &rng, u, 4, &spec, damp, sel, 1, scratch, VL, perm, PL, NULL, FRESH, 0,
+                    unsupported ? DPMO_UNSUPPORTED : DPMO_NULL_POINTER);
+            ld_case(L("null perm"), &rng, u, 4, &spec, damp, sel, 1, scratch, VL, NULL, PL, &out, FRESH, 0,
+                    unsupported ? DPMO_UNSUPPORTED : pf ? DPMO_NULL_POINTER : DPMO_OK);
             out = SENTINEL_Z;
-            ld_case(L("unknown selector"), &rng, u, 4, &spec, damp, 5, 1, scratch, 6, perm, 6, &out, DPMO_INVALID_ARGUMENT);
-            ld_case(L("unknown dampening"), &rng, u, 4, &spec, 2, sel, 1, scratch, 6, perm, 6, &out, DPMO_INVALID_ARGUMENT);
-            ld_case(L("scratch too small"), &rng, u, 4, &spec, damp, sel, 1, scratch, 3, perm, 6, &out,
-                    DPMO_SCRATCH_TOO_SMALL);
-            ld_case(L("perm too small"), &rng, u, 4, &spec, damp, sel, 1, scratch, 6, perm, 3, &out,
-                    pf ? DPMO_SCRATCH_TOO_SMALL : DPMO_OK);
+            ld_case(L("null perm, length 0"), &rng, u, 4, &spec, damp, sel, 1, scratch, VL, NULL, 0, &out, FRESH, 0,
+                    unsupported ? DPMO_UNSUPPORTED : pf ? DPMO_SCRATCH_TOO_SMALL : DPMO_OK);
             out = SENTINEL_Z;
-            ld_case(L("epsilon 0"), &rng, u, 4, &spec, damp, sel, 0.0, scratch, 6, perm, 6, &out, DPMO_INVALID_EPSILON);
-            ld_case(L("epsilon NaN"), &rng, u, 4, &spec, damp, sel, nan_(), scratch, 6, perm, 6, &out, DPMO_INVALID_EPSILON);
-            ld_case(L("epsilon -inf"), &rng, u, 4, &spec, damp, sel, -INFINITY, scratch, 6, perm, 6, &out,
-                    DPMO_INVALID_EPSILON);
-            ld_case(L("epsilon inf"), &rng, u, 4, &spec, damp, sel, INFINITY, scratch, 6, perm, 6, &out,
-                    DPMO_INVALID_EPSILON);
+            ld_case(L("unknown selector"), &rng, u, 4, &spec, damp, 5, 1, scratch, VL, perm, PL, &out, FRESH, 0,
+                    DPMO_INVALID_ARGUMENT);
+            ld_case(L("unknown selector 5|float"), &rng, u, 4, &spec, damp, 5 | DPMO_FLOAT, 1, scratch, VL, perm, PL,
+                    &out, FRESH, 0, DPMO_INVALID_ARGUMENT);
+            ld_case(L("unknown flag bit 0x200"), &rng, u, 4, &spec, damp, sel | 0x200u, 1, scratch, VL, perm, PL,
+                    &out, FRESH, 0, DPMO_INVALID_ARGUMENT);
+            ld_case(L("unknown dampening"), &rng, u, 4, &spec, 2, sel, 1, scratch, VL, perm, PL, &out, FRESH, 0,
+                    DPMO_INVALID_ARGUMENT);
+            ld_case(L("scratch of n doubles"), &rng, u, 4, &spec, damp, sel, 1, scratch, 3, perm, PL, &out, FRESH, 0,
+                    unsupported ? DPMO_UNSUPPORTED : DPMO_SCRATCH_TOO_SMALL);
+            if (!is_float(sel))
+                ld_case(L("scratch one short of 2n"), &rng, u, 4, &spec, damp, sel, 1, scratch, 7, perm, PL, &out,
+                        FRESH, 0, unsupported ? DPMO_UNSUPPORTED : DPMO_SCRATCH_TOO_SMALL);
+            ld_case(L("scratch of 2n doubles and n indices suffice"), &rng, u, 4, &spec, damp, sel, 1, scratch, 8, perm,
+                    4, &out, NULL, 0, unsupported ? DPMO_UNSUPPORTED : DPMO_OK);
+            out = SENTINEL_Z;
+            ld_case(L("perm one short of n"), &rng, u, 4, &spec, damp, sel, 1, scratch, VL, perm, 3, &out, NULL, 0,
+                    unsupported ? DPMO_UNSUPPORTED : pf ? DPMO_SCRATCH_TOO_SMALL : DPMO_OK);
+            out = SENTINEL_Z;
+            ld_case(L("epsilon 0"), &rng, u, 4, &spec, damp, sel, 0.0, scratch, VL, perm, PL, &out, FRESH, 0,
+                    unsupported ? DPMO_UNSUPPORTED : DPMO_INVALID_EPSILON);
+            ld_case(L("epsilon NaN"), &rng, u, 4, &spec, damp, sel, nan_(), scratch, VL, perm, PL, &out, FRESH, 0,
+                    unsupported ? DPMO_UNSUPPORTED : DPMO_INVALID_EPSILON);
+            ld_case(L("epsilon -inf"), &rng, u, 4, &spec, damp, sel, -INFINITY, scratch, VL, perm, PL, &out, FRESH, 0,
+                    unsupported ? DPMO_UNSUPPORTED : DPMO_INVALID_EPSILON);
+            ld_case(L("epsilon inf"), &rng, u, 4, &spec, damp, sel, INFINITY, scratch, VL, perm, PL, &out, FRESH, 0,
+                    unsupported ? DPMO_UNSUPPORTED : DPMO_INVALID_EPSILON);
             s = spec; s.values_len = 0;
-            ld_case(L("n = 0"), &rng, u, 0, &s, damp, sel, 1, scratch, 6, perm, 6, &out, DPMO_EMPTY_INPUT);
+            ld_case(L("n = 0"), &rng, u, 0, &s, damp, sel, 1, scratch, VL, perm, PL, &out, FRESH, 0,
+                    unsupported ? DPMO_UNSUPPORTED : DPMO_EMPTY_INPUT);
             memset(&bad, 0, sizeof bad);
-            ld_case(L("zeroed rng"), &bad, u, 4, &spec, damp, sel, 1, scratch, 6, perm, 6, &out, DPMO_INVALID_GENERATOR);
-            u[0] = nan_();
-            ld_case(L("NaN utility"), &rng, u, 4, &spec, damp, sel, 1, scratch, 6, perm, 6, &out, DPMO_NON_FINITE_INPUT);
-            u[0] = 3.0;
-            s = make_spec(DPMO_DELTA_PER_CANDIDATE, tiny, 2, 0, 1e-10, 3);
-            ld_case(L("overflow"), &rng, huge, 2, &s, damp, sel, 1, scratch, 6, perm, 6, &out, DPMO_OVERFLOW);
+            ld_case(L("zeroed rng"), &bad, u, 4, &spec, damp, sel, 1, scratch, VL, perm, PL, &out, FRESH, 0,
+                    unsupported ? DPMO_UNSUPPORTED : DPMO_INVALID_GENERATOR);
+            bud = make_budget(1.0, 0.75);
+            ld_case(L("budget short"), &rng, u, 4, &spec, damp, sel, 0.5, scratch, VL, perm, PL, &out, B, 0,
+                    unsupported ? DPMO_UNSUPPORTED : DPMO_BUDGET_EXHAUSTED);
+            ld_case(L("budget overlaps the spec"), &rng, u, 4, &spec, damp, sel, 0.5, scratch, VL, perm, PL, &out,
+                    (dpmo_budget *)(void *)&spec.global, 0, unsupported ? DPMO_UNSUPPORTED : DPMO_OVERLAPPING_BUFFERS);
+            ld_case(L("budget inside scratch"), &rng, u, 4, &spec, damp, sel, 0.5, scratch, VL, perm, PL, &out,
+                    (dpmo_budget *)(void *)&scratch[2], 0, unsupported ? DPMO_UNSUPPORTED : DPMO_OVERLAPPING_BUFFERS);
             s = spec; s.global = INFINITY;
-            ld_case(L("global inf"), &rng, u, 4, &s, damp, sel, 1, scratch, 6, perm, 6, &out, DPMO_INVALID_SENSITIVITY);
-            s = spec; s.values_len = 5;
-            ld_case(L("length mismatch"), &rng, u, 4, &s, damp, sel, 1, scratch, 6, perm, 6, &out, DPMO_LENGTH_MISMATCH);
+            ld_case(L("global inf"), &rng, u, 4, &s, damp, sel, 1, scratch, VL, perm, PL, &out, FRESH, 0,
+                    unsupported ? DPMO_UNSUPPORTED : DPMO_INVALID_SENSITIVITY);
+            s = make_spec(DPMO_DELTA_PER_CANDIDATE, v5, 5, 0, 2.0, 6);
+            ld_case(L("length mismatch"), &rng, u, 4, &s, damp, sel, 1, scratch, VL, perm, PL, &out, FRESH, 0,
+                    unsupported ? DPMO_UNSUPPORTED : DPMO_LENGTH_MISMATCH);
+
+            /* Data errors: charged (0.5), nothing else written, the generator restored. */
+            u[0] = nan_();
+            ld_case(L("NaN utility, charged"), &rng, u, 4, &spec, damp, sel, 0.5, scratch, VL, perm, PL, &out, FRESH,
+                    C, unsupported ? DPMO_UNSUPPORTED : DPMO_NON_FINITE_INPUT);
+            ld_case(L("NaN utility and scratch short: SCRATCH_TOO_SMALL, free"), &rng, u, 4, &spec, damp, sel, 0.5,
+                    scratch, 3, perm, PL, &out, FRESH, 0, unsupported ? DPMO_UNSUPPORTED : DPMO_SCRATCH_TOO_SMALL);
+            bud = make_budget(1.0, 0.75);
+            ld_case(L("NaN utility and budget short: BUDGET_EXHAUSTED"), &rng, u, 4, &spec, damp, sel, 0.5, scratch,
+                    VL, perm, PL, &out, B, 0, unsupported ? DPMO_UNSUPPORTED : DPMO_BUDGET_EXHAUSTED);
+            u[0] = 3.0;
+            /* A dampened score of 1e310: beyond a double (float: OVERFLOW, charged), an integer like any other in
+             * exact arithmetic, where the selection must then pick the clear winner. */
+            s = make_spec(DPMO_DELTA_PER_CANDIDATE, tiny, 2, 0, 1e-10, 3);
+            if (is_float(sel) || unsupported) {
+                ld_case(L("overflow, charged"), &rng, huge, 2, &s, damp, sel, 0.5, scratch, VL, perm, PL, &out, FRESH,
+                        C, unsupported ? DPMO_UNSUPPORTED : DPMO_OVERFLOW);
+            } else {
+                ld_case(L("dampened score 1e310, exact"), &rng, huge, 2, &s, damp, sel, 0.5, scratch, VL, perm, PL,
+                        &out, FRESH, 0.5, DPMO_OK);
+                CHECK_EQ(out, 0);
+                out = SENTINEL_Z;
+            }
+            /* A bad δ value read from a table is data like the same value from a callback (a δ table is computed
+             * from the private data, e.g. dpmo_egodensity_delta_table): charged. Regression: at 21c59e7 the
+             * table's values were validated before the charge, so this status was free. */
+            v4[2] = -0.5;
+            ld_case(L("negative delta value in a table, charged"), &rng, u, 4, &spec, damp, sel,
+                    0.5, scratch, VL, perm, PL, &out, FRESH, C,
+                    unsupported ? DPMO_UNSUPPORTED : DPMO_INVALID_SENSITIVITY_VALUE);
+            v4[2] = 2.0;
             s = make_cb_spec(&ctx, 2.0, 4);
             ctx.has_bad = 1; ctx.bad_r = 2; ctx.bad_t = 0; ctx.bad_value = nan_();
-            ld_case(L("callback NaN"), &rng, u, 4, &s, damp, sel, 1, scratch, 6, perm, 6, &out,
-                    DPMO_INVALID_SENSITIVITY_VALUE);
+            ld_case(L("callback NaN, charged"), &rng, u, 4, &s, damp, sel, 0.5, scratch, VL, perm, PL, &out, FRESH, C,
+                    unsupported ? DPMO_UNSUPPORTED : DPMO_INVALID_SENSITIVITY_VALUE);
+            ld_case(L("callback NaN, no budget"), &rng, u, 4, &s, damp, sel, 0.5, scratch, VL, perm, PL, &out, NULL, 0,
+                    unsupported ? DPMO_UNSUPPORTED : DPMO_INVALID_SENSITIVITY_VALUE);
+            ld_case(L("callback NaN and perm short"), &rng, u, 4, &s, damp, sel, 0.5, scratch, VL, perm, 3, &out,
+                    FRESH, pf ? 0.0 : C,
+                    unsupported ? DPMO_UNSUPPORTED : pf ? DPMO_SCRATCH_TOO_SMALL : DPMO_INVALID_SENSITIVITY_VALUE);
             ctx.bad_r = 0; ctx.bad_t = 0; ctx.bad_value = -1.0;
-            ld_case(L("callback -1"), &rng, u, 4, &s, damp, sel, 1, scratch, 6, perm, 6, &out,
-                    DPMO_INVALID_SENSITIVITY_VALUE);
+            ld_case(L("callback -1, charged"), &rng, u, 4, &s, damp, sel, 0.5, scratch, VL, perm, PL, &out, FRESH, C,
+                    unsupported ? DPMO_UNSUPPORTED : DPMO_INVALID_SENSITIVITY_VALUE);
             ctx.bad_r = 3; ctx.bad_value = INFINITY;
-            ld_case(L("callback INFINITY"), &rng, u, 4, &s, damp, sel, 1, scratch, 6, perm, 6, &out,
-                    DPMO_INVALID_SENSITIVITY_VALUE);
+            ld_case(L("callback INFINITY, charged"), &rng, u, 4, &s, damp, sel, 0.5, scratch, VL, perm, PL, &out, FRESH,
+                    C, unsupported ? DPMO_UNSUPPORTED : DPMO_INVALID_SENSITIVITY_VALUE);
             ctx.has_bad = 0;
-            ld_case(L("scratch == utilities"), &rng, u, 4, &spec, damp, sel, 1, u, 4, perm, 6, &out,
-                    DPMO_OVERLAPPING_BUFFERS);
-            ld_case(L("scratch aliases values"), &rng, u, 4, &spec, damp, sel, 1, v4, 4, perm, 6, &out,
-                    DPMO_OVERLAPPING_BUFFERS);
-            ld_case(L("scratch aliases rng"), &rng, u, 4, &spec, damp, sel, 1, (double *)(void *)&rng, 8, perm, 6,
-                    &out, DPMO_OVERLAPPING_BUFFERS);
-            ld_case(L("out_index inside scratch"), &rng, u, 4, &spec, damp, sel, 1, scratch, 6, perm, 6,
-                    (size_t *)(void *)&scratch[5], DPMO_OVERLAPPING_BUFFERS);
-            ld_case(L("out_index aliases rng"), &rng, u, 4, &spec, damp, sel, 1, scratch, 6, perm, 6,
-                    (size_t *)(void *)&rng, DPMO_OVERLAPPING_BUFFERS);
+
+            ld_case(L("scratch == utilities"), &rng, u, 4, &spec, damp, sel, 1, u, 4, perm, PL, &out, FRESH, 0,
+                    unsupported ? DPMO_UNSUPPORTED : DPMO_OVERLAPPING_BUFFERS);
+            ld_case(L("scratch aliases values"), &rng, u, 4, &spec, damp, sel, 1, v4, 4, perm, PL, &out, FRESH, 0,
+                    unsupported ? DPMO_UNSUPPORTED : DPMO_OVERLAPPING_BUFFERS);
+            ld_case(L("scratch aliases rng"), &rng, u, 4, &spec, damp, sel, 1, (double *)(void *)&rng, 8, perm, PL,
+                    &out, FRESH, 0, unsupported ? DPMO_UNSUPPORTED : DPMO_OVERLAPPING_BUFFERS);
+            ld_case(L("out_index inside scratch"), &rng, u, 4, &spec, damp, sel, 1, scratch, VL, perm, PL,
+                    (size_t *)(void *)&scratch[5], FRESH, 0, unsupported ? DPMO_UNSUPPORTED : DPMO_OVERLAPPING_BUFFERS);
+            ld_case(L("out_index aliases rng"), &rng, u, 4, &spec, damp, sel, 1, scratch, VL, perm, PL,
+                    (size_t *)(void *)&rng, FRESH, 0, unsupported ? DPMO_UNSUPPORTED : DPMO_OVERLAPPING_BUFFERS);
             s = spec;
-            ld_case(L("out_index aliases spec"), &rng, u, 4, &s, damp, sel, 1, scratch, 6, perm, 6, &s.t_max,
-                    DPMO_OVERLAPPING_BUFFERS);
+            ld_case(L("out_index aliases spec"), &rng, u, 4, &s, damp, sel, 1, scratch, VL, perm, PL, &s.t_max, FRESH,
+                    0, unsupported ? DPMO_UNSUPPORTED : DPMO_OVERLAPPING_BUFFERS);
             if (pf) {
-                ld_case(L("perm overlaps scratch"), &rng, u, 4, &spec, damp, sel, 1, both, 5,
-                        (size_t *)(void *)(both + 4), 4, &out, DPMO_OVERLAPPING_BUFFERS);
-                ld_case(L("perm aliases utilities"), &rng, u, 4, &spec, damp, sel, 1, scratch, 6,
-                        (size_t *)(void *)u, 4, &out, DPMO_OVERLAPPING_BUFFERS);
+                ld_case(L("perm overlaps scratch"), &rng, u, 4, &spec, damp, sel, 1, both, VL,
+                        (size_t *)(void *)(both + VL - 1), IL, &out, FRESH, 0, DPMO_OVERLAPPING_BUFFERS);
+                ld_case(L("perm aliases utilities"), &rng, u, 4, &spec, damp, sel, 1, scratch, VL,
+                        (size_t *)(void *)u, 4, &out, FRESH, 0, DPMO_OVERLAPPING_BUFFERS);
             }
-            ld_case(L("misaligned scratch"), &rng, u, 4, &spec, damp, sel, 1, (double *)misalign(both), 4, perm, 6,
-                    &out, DPMO_INVALID_ARGUMENT);
-            TEST(L("ok"));
+            ld_case(L("misaligned scratch"), &rng, u, 4, &spec, damp, sel, 1, (double *)misalign(both), VL, perm, PL,
+                    &out, FRESH, 0, unsupported ? DPMO_UNSUPPORTED : DPMO_INVALID_ARGUMENT);
             {
                 dpmo_rng before = rng;
-                CHECK_STATUS(dpmo_select_local_dampening(&rng, u, 4, &spec, damp, sel, 1.0, scratch, 6, perm, 6, &out),
-                             DPMO_OK);
-                CHECK(out < 4);
-                CHECK(memcmp(&before, &rng, sizeof rng) != 0);
+                ld_case(L("ok, charged"), &rng, u, 4, &spec, damp, sel, 0.5, scratch, VL, perm, PL, &out, FRESH, C,
+                        OKS);
+                if (!unsupported) {
+                    CHECK(out < 4);
+                    CHECK(memcmp(&before, &rng, sizeof rng) != 0);
+                }
+                out = SENTINEL_Z;
             }
+#undef FRESH
 #undef L
         }
     }
@@ -655,6 +944,7 @@ static void test_select_local_dampening(void) {
 
 int main(void) {
     test_version_and_messages();
+    test_header_constants();
     test_rng_init();
     test_sample();
     test_selectors();

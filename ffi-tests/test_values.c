@@ -225,13 +225,18 @@ static void test_callback_matches_table(void) {
         CHECK_STATUS(dpmo_local_dampening_probabilities(u, 4, &cb, kind, 1.0, b), DPMO_OK);
         for (r = 0; r < 4; r++) CHECK_DEQ(a[r], b[r]);
         CHECK(sums_to_one(a, 4, 1e-14));
-        for (sel = 0; sel < 5; sel++) {
+        for (sel = 0; sel < N_RUNNABLE; sel++) {
             dpmo_rng ra = make_rng(DPMO_RNG_XOSHIRO256PP, 40 + sel), rb = ra;
-            double sa[4], sb[4];
-            size_t pa[4], pb[4], ia = SENTINEL_Z, ib = SENTINEL_Z, k;
-            for (k = 0; k < 20; k++) {
-                CHECK_STATUS(dpmo_select_local_dampening(&ra, u, 4, &tab, kind, sel, 1.0, sa, 4, pa, 4, &ia), DPMO_OK);
-                CHECK_STATUS(dpmo_select_local_dampening(&rb, u, 4, &cb, kind, sel, 1.0, sb, 4, pb, 4, &ib), DPMO_OK);
+            const uint32_t selector = RUNNABLE[sel];
+            const size_t vl = ld_values_len(4, 1, selector), il = ld_indices_len(4, 1, selector);
+            double sa[16], sb[16];
+            size_t pa[8], pb[8], ia = SENTINEL_Z, ib = SENTINEL_Z, k;
+            CHECK(vl <= 16 && il <= 8);
+            for (k = 0; k < 20 && vl <= 16 && il <= 8; k++) {
+                CHECK_STATUS(dpmo_select_local_dampening(&ra, u, 4, &tab, kind, selector, 1.0, sa, vl, pa, il, &ia, NULL),
+                             DPMO_OK);
+                CHECK_STATUS(dpmo_select_local_dampening(&rb, u, 4, &cb, kind, selector, 1.0, sb, vl, pb, il, &ib, NULL),
+                             DPMO_OK);
                 CHECK_EQ(ia, ib);
                 CHECK(ia < 4);
             }
@@ -287,24 +292,31 @@ static void test_max_over_candidates(void) {
 }
 
 /* ------------------------------------------------------------------ extreme but valid inputs */
+/* Every index-returning selector, in both arithmetics, with and without a budget. */
 static void check_all_selectors(const double *scores, size_t n, double sens, double eps, const char *what) {
+    static const uint32_t noises[5] = {DPMO_NOISE_GUMBEL, DPMO_NOISE_EXPONENTIAL, DPMO_NOISE_LAPLACE | DPMO_FLOAT,
+                                       DPMO_NOISE_GUMBEL | DPMO_FLOAT, DPMO_NOISE_EXPONENTIAL | DPMO_FLOAT};
     dpmo_rng rng = make_rng(DPMO_RNG_CHACHA20, 99);
-    size_t *perm = (size_t *)malloc(n * sizeof(size_t)), out, k;
-    uint32_t noise;
+    dpmo_budget budget = make_budget(1e308, 0.0);
+    size_t *perm = (size_t *)malloc(n * sizeof(size_t)), out, k, j;
     TEST(what);
     for (k = 0; k < 3; k++) {
+        dpmo_budget *b = k == 1 ? &budget : NULL;
         out = SENTINEL_Z;
-        CHECK_STATUS(dpmo_select_exponential(&rng, scores, n, sens, eps, &out), DPMO_OK);
+        CHECK_STATUS(dpmo_select_exponential(&rng, scores, n, sens, eps, &out, b), DPMO_OK);
         CHECK(out < n);
         out = SENTINEL_Z;
-        CHECK_STATUS(dpmo_select_permute_and_flip(&rng, scores, n, sens, eps, perm, n, &out), DPMO_OK);
+        CHECK_STATUS(dpmo_select_permute_and_flip(&rng, scores, n, sens, eps, perm, n, &out, b), DPMO_OK);
         CHECK(out < n);
-        for (noise = 0; noise < 3; noise++) {
+        for (j = 0; j < 5; j++) {
             out = SENTINEL_Z;
-            CHECK_STATUS(dpmo_select_noisy_max(&rng, scores, n, sens, eps, noise, &out), DPMO_OK);
+            CHECK_STATUS(dpmo_select_noisy_max(&rng, scores, n, sens, eps, noises[j], perm, n, &out, b), DPMO_OK);
             CHECK(out < n);
         }
     }
+    /* spent is an upper bound of the exact sum of the charges (7 eps, exact in long double), and tight. */
+    CHECK((long double)budget.spent >= 7.0L * (long double)eps);
+    CHECK(budget.spent <= 7.0 * eps * (1.0 + 1e-14));
     free(perm);
 }
 
@@ -344,18 +356,21 @@ static void test_extremes(void) {
     {
         dpmo_rng rng = make_rng(DPMO_RNG_XOSHIRO256PP, 5);
         size_t perm[3], out;
-        uint32_t noise;
+        uint32_t noise, flt;
         CHECK_STATUS(dpmo_exponential_probabilities(small, 3, 1.0, 1e12, p), DPMO_OK);
         CHECK_DEQ(p[1], 1.0);
         for (k = 0; k < 50; k++) {
-            CHECK_STATUS(dpmo_select_exponential(&rng, small, 3, 1.0, 1e12, &out), DPMO_OK);
+            CHECK_STATUS(dpmo_select_exponential(&rng, small, 3, 1.0, 1e12, &out, NULL), DPMO_OK);
             CHECK_EQ(out, 1);
-            CHECK_STATUS(dpmo_select_permute_and_flip(&rng, small, 3, 1.0, 1e12, perm, 3, &out), DPMO_OK);
+            CHECK_STATUS(dpmo_select_permute_and_flip(&rng, small, 3, 1.0, 1e12, perm, 3, &out, NULL), DPMO_OK);
             CHECK_EQ(out, 1);
-            for (noise = 0; noise < 3; noise++) {
-                CHECK_STATUS(dpmo_select_noisy_max(&rng, small, 3, 1.0, 1e12, noise, &out), DPMO_OK);
-                CHECK_EQ(out, 1);
-            }
+            for (flt = 0; flt < 2; flt++)
+                for (noise = flt ? 0 : 1; noise < 3; noise++) {
+                    CHECK_STATUS(dpmo_select_noisy_max(&rng, small, 3, 1.0, 1e12, noise | (flt ? DPMO_FLOAT : 0u), perm, 3,
+                                                       &out, NULL),
+                                 DPMO_OK);
+                    CHECK_EQ(out, 1);
+                }
         }
     }
     TEST("extremes: epsilon / sensitivity 1e-12 is uniform");
@@ -373,8 +388,8 @@ static void test_extremes(void) {
 
     TEST("extremes: local dampening with utilities +-1e300");
     {
-        double d1[4] = {1.0, 1.0, 1.0, 1.0}, out[4], scratch[4];
-        size_t perm[4], idx;
+        double d1[4] = {1.0, 1.0, 1.0, 1.0}, out[4], scratch[16];
+        size_t perm[8], idx = SENTINEL_Z;
         uint32_t kind, sel;
         dpmo_sensitivity s = make_spec(DPMO_DELTA_PER_CANDIDATE, d1, 4, 0, 1.0, 3);
         dpmo_rng rng = make_rng(DPMO_RNG_CHACHA20, 6);
@@ -387,8 +402,12 @@ static void test_extremes(void) {
             CHECK_STATUS(dpmo_local_dampening_probabilities(small, 3, &s, kind, 1e-12, out), DPMO_OK);
             s.values_len = 4;
             CHECK(sums_to_one(out, 3, 1e-12));
-            for (sel = 0; sel < 5; sel++) {
-                CHECK_STATUS(dpmo_select_local_dampening(&rng, big, 4, &s, kind, sel, 1e12, scratch, 4, perm, 4, &idx),
+            for (sel = 0; sel < N_RUNNABLE; sel++) {
+                const size_t vl = ld_values_len(4, 1, RUNNABLE[sel]), il = ld_indices_len(4, 1, RUNNABLE[sel]);
+                if (!CHECK(vl <= 16 && il <= 8)) continue;
+                idx = SENTINEL_Z;
+                CHECK_STATUS(dpmo_select_local_dampening(&rng, big, 4, &s, kind, RUNNABLE[sel], 1e12, scratch, vl, perm,
+                                                         il, &idx, NULL),
                              DPMO_OK);
                 CHECK(idx == 0 || idx == 3);
             }
@@ -400,9 +419,10 @@ static void test_extremes(void) {
 static void test_large_n(void) {
     const size_t n = 1000000;
     double *s = (double *)malloc(n * sizeof(double)), *p = (double *)malloc(n * sizeof(double));
-    double *d = (double *)malloc(n * sizeof(double));
+    double *d = (double *)malloc(4 * n * sizeof(double));
     size_t *perm = (size_t *)malloc(n * sizeof(size_t)), i, out;
     dpmo_rng rng = make_rng(DPMO_RNG_CHACHA20, 77);
+    dpmo_budget budget = make_budget(10.0, 0.0);
     dpmo_sensitivity spec;
     double one = 1.0;
     TEST("large n = 1e6");
@@ -411,21 +431,36 @@ static void test_large_n(void) {
     CHECK(sums_to_one(p, n, 1e-9));
     CHECK_NEAR(p[999] / p[0], exp(0.01 * 999.0 / 2.0), 1e-9);
     out = SENTINEL_Z;
-    CHECK_STATUS(dpmo_select_exponential(&rng, s, n, 1.0, 0.01, &out), DPMO_OK);
+    CHECK_STATUS(dpmo_select_exponential(&rng, s, n, 1.0, 0.01, &out, &budget), DPMO_OK);
     CHECK(out < n);
     out = SENTINEL_Z;
-    CHECK_STATUS(dpmo_select_permute_and_flip(&rng, s, n, 1.0, 0.01, perm, n, &out), DPMO_OK);
+    CHECK_STATUS(dpmo_select_permute_and_flip(&rng, s, n, 1.0, 0.01, perm, n, &out, &budget), DPMO_OK);
     CHECK(out < n);
     out = SENTINEL_Z;
-    CHECK_STATUS(dpmo_select_noisy_max(&rng, s, n, 1.0, 0.01, DPMO_NOISE_GUMBEL, &out), DPMO_OK);
+    CHECK_STATUS(dpmo_select_noisy_max(&rng, s, n, 1.0, 0.01, DPMO_NOISE_GUMBEL, NULL, 0, &out, &budget), DPMO_OK);
     CHECK(out < n);
+    out = SENTINEL_Z;
+    CHECK_STATUS(dpmo_select_noisy_max(&rng, s, n, 1.0, 0.01, DPMO_NOISE_GUMBEL | DPMO_FLOAT, NULL, 0, &out, &budget),
+                 DPMO_OK);
+    CHECK(out < n);
+    CHECK((long double)budget.spent >= 4.0L * (long double)0.01);
+    CHECK(budget.spent <= 0.04 * (1.0 + 1e-14));
     TEST("large n = 1e6 local dampening");
     spec = make_spec(DPMO_DELTA_SHARED, &one, 1, 0, 2.0, 4);
     CHECK_STATUS(dpmo_local_dampening_probabilities(s, n, &spec, DPMO_DAMPENING_SHIFTED, 0.5, p), DPMO_OK);
     CHECK(sums_to_one(p, n, 1e-9));
+    /* the helper's lengths (4n, 2n: enough for top-k too) and a single selection's minimum (2n, n) */
+    CHECK_EQ(ld_values_len(n, 1, DPMO_SELECTOR_PERMUTE_AND_FLIP), 4 * n);
+    CHECK_EQ(ld_indices_len(n, 1, DPMO_SELECTOR_PERMUTE_AND_FLIP), 2 * n);
     out = SENTINEL_Z;
     CHECK_STATUS(dpmo_select_local_dampening(&rng, s, n, &spec, DPMO_DAMPENING_PLAIN, DPMO_SELECTOR_PERMUTE_AND_FLIP,
-                                             0.5, d, n, perm, n, &out),
+                                             0.5, d, 2 * n, perm, n, &out, &budget),
+                 DPMO_OK);
+    CHECK(out < n);
+    out = SENTINEL_Z;
+    CHECK_STATUS(dpmo_select_local_dampening(&rng, s, n, &spec, DPMO_DAMPENING_SHIFTED,
+                                             DPMO_SELECTOR_PERMUTE_AND_FLIP | DPMO_FLOAT, 0.5, d, 2 * n, perm, n, &out,
+                                             &budget),
                  DPMO_OK);
     CHECK(out < n);
     free(s);

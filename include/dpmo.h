@@ -83,6 +83,41 @@
 #define DPMO_CONTINGENCY_MAX_CLASSES 16
 
 /**
+ * The largest number of attributes k.
+ */
+#define DPMO_GENERALIZE_MAX_ATTRIBUTES 16
+
+/**
+ * The largest height of a hierarchy (edges from the root to the deepest node).
+ */
+#define DPMO_GENERALIZE_MAX_HEIGHT 15
+
+/**
+ * The largest N = ∏(height_i + 1), the size of the largest chain product a⁺.
+ */
+#define DPMO_GENERALIZE_MAX_CHAIN_PRODUCT 65536
+
+/**
+ * Utility d_i(x) = 1/n_i(x) (n_i(x): the leaves under x).
+ */
+#define DPMO_UTILITY_RECIPROCAL 0
+
+/**
+ * Utility d_i(x) = ln(n_i(⊥)/n_i(x)).
+ */
+#define DPMO_UTILITY_LOG_RATIO 1
+
+/**
+ * Objective: the Lagrangian f(x) = λ|ρ(x)|/max(Φ(x), φ_min) + u(x)^κ (eq. 4), maximized.
+ */
+#define DPMO_OBJECTIVE_LAGRANGIAN 0
+
+/**
+ * Objective: the threshold model, risk r(x) = Φ(x)/|ρ(x)| minimized subject to u(x) ≥ c (Def. 1).
+ */
+#define DPMO_OBJECTIVE_THRESHOLD 1
+
+/**
  * δ(t, r) = values[r] for every t < t_max (`values_len` = n).
  */
 #define DPMO_DELTA_PER_CANDIDATE 0
@@ -117,7 +152,7 @@
  * The largest n `dpmo_sensitivity_max_over_candidates` accepts (2^32): with a callback or shared spec no
  * buffer bounds n, and the work is n · T evaluations.
  */
-#define DPMO_MAX_UNBUFFERED_CANDIDATES (1 << 32)
+#define DPMO_MAX_UNBUFFERED_CANDIDATES 4294967296
 
 /**
  * The largest number m of objectives; more gives `DPMO_CAPACITY_EXCEEDED`.
@@ -289,7 +324,8 @@ typedef enum dpmo_status {
    */
   DPMO_INVALID_ARGUMENT = 11,
   /**
-   * An input exceeds a fixed capacity (more than 16 objectives, or a contingency table beyond 16 x 16).
+   * An input exceeds a fixed capacity (more than 16 objectives, a contingency table beyond 16 x 16, or a
+   * generalization hierarchy beyond its documented limits).
    */
   DPMO_CAPACITY_EXCEEDED = 12,
   /**
@@ -331,6 +367,140 @@ typedef struct dpmo_budget {
    */
   double spent;
 } dpmo_budget;
+
+/**
+ * One value generalization hierarchy: `parents[v]` is the parent of node v (0 ≤ v < n); the root ⊥ is its
+ * own parent.
+ */
+typedef struct dpmo_hierarchy {
+  /**
+   * n node ids.
+   */
+  const uint32_t *parents;
+  /**
+   * The number of nodes.
+   */
+  size_t n;
+} dpmo_hierarchy;
+
+/**
+ * The settings of Algorithm 3 (`dpmo_generalize_release`). The frequent set 𝓛′ is always released
+ * privately (noisy counts, `frequency_epsilon`, `frequency_delta`): the paper's exact 𝓛′ is not
+ * differentially private and is not offered through the C ABI.
+ */
+typedef struct dpmo_generalize_params {
+  /**
+   * ε of Theorem 4 (> 0).
+   */
+  double epsilon;
+  /**
+   * β ∈ (0, 1), at least e^{−ε} (`dpmo_generalize_min_beta`): each record is kept with probability 1 − β.
+   */
+  double beta;
+  /**
+   * δ ∈ (0, 1) of condition (10).
+   */
+  double delta;
+  /**
+   * τ₁ ∈ (0, 1) of condition (10).
+   */
+  double tau1;
+  /**
+   * λ ≥ 0 (Lagrangian).
+   */
+  double lambda;
+  /**
+   * φ_min > 0: Φ is clamped below at it (Lagrangian).
+   */
+  double phi_min;
+  /**
+   * The utility threshold c (threshold objective; finite).
+   */
+  double c;
+  /**
+   * φ_max > 0: Φ is clamped above at it (threshold objective).
+   */
+  double phi_max;
+  /**
+   * ε_F > 0, the cost of releasing 𝓛′.
+   */
+  double frequency_epsilon;
+  /**
+   * δ_F ∈ (0, 1), the probability that an element with fewer than t records enters 𝓛′.
+   */
+  double frequency_delta;
+  /**
+   * The frequency threshold t; must satisfy condition (10) (`dpmo_generalize_derive` reports the
+   * smallest admissible t).
+   */
+  uint64_t t;
+  /**
+   * n₀ ≥ 1, a public lower bound of the number of records, used in η(k).
+   */
+  uint64_t min_records;
+  /**
+   * `DPMO_OBJECTIVE_LAGRANGIAN` or `DPMO_OBJECTIVE_THRESHOLD`.
+   */
+  uint32_t objective;
+  /**
+   * `DPMO_UTILITY_RECIPROCAL` or `DPMO_UTILITY_LOG_RATIO`.
+   */
+  uint32_t utility;
+  /**
+   * κ ∈ [0, 64] (Lagrangian).
+   */
+  uint32_t kappa;
+} dpmo_generalize_params;
+
+/**
+ * The quantities `dpmo_generalize_derive` computes from the settings and the hierarchies.
+ */
+typedef struct dpmo_generalize_derived {
+  /**
+   * ε′ = (ε + ln β)/(3η(1 − β)), the exponent scale of the per-record exponential mechanism.
+   */
+  double epsilon_prime;
+  /**
+   * η(k), the per-record sensitivity constant of §3.3.
+   */
+  double eta;
+  /**
+   * The total ε the release spends (ε + ε_F), charged to the budget.
+   */
+  double total_epsilon;
+  /**
+   * The total δ of the guarantee (δ + δ_F).
+   */
+  double total_delta;
+  /**
+   * The smallest t admissible by condition (10).
+   */
+  uint64_t min_t;
+  /**
+   * The scale s of the discrete Laplace noise on the counts of 𝓛′.
+   */
+  uint64_t noise_scale;
+  /**
+   * The threshold T on the noisy counts: x ∈ 𝓛′ when |ρ(x)| + Z_x ≥ T.
+   */
+  uint64_t noise_threshold;
+  /**
+   * N = ∏(height_i + 1).
+   */
+  size_t max_chain_product;
+} dpmo_generalize_derived;
+
+/**
+ * A random generator state owned by the caller: 64 bytes, no allocation, no pointers. Initialise it with
+ * `dpmo_rng_init`; every call that draws randomness advances it. Copying a state and using both copies
+ * repeats randomness, which breaks differential privacy: keep one state per stream.
+ */
+typedef struct dpmo_rng {
+  /**
+   * Opaque; do not edit.
+   */
+  uint64_t opaque[8];
+} dpmo_rng;
 
 /**
  * A per-candidate local sensitivity δ(x, t, r), as the caller supplies it.
@@ -376,18 +546,6 @@ typedef struct dpmo_sensitivity {
    */
   size_t t_max;
 } dpmo_sensitivity;
-
-/**
- * A random generator state owned by the caller: 64 bytes, no allocation, no pointers. Initialise it with
- * `dpmo_rng_init`; every call that draws randomness advances it. Copying a state and using both copies
- * repeats randomness, which breaks differential privacy: keep one state per stream.
- */
-typedef struct dpmo_rng {
-  /**
-   * Opaque; do not edit.
-   */
-  uint64_t opaque[8];
-} dpmo_rng;
 
 #ifdef __cplusplus
 extern "C" {
@@ -515,7 +673,7 @@ enum dpmo_status dpmo_degree_delta_table(const size_t *offsets,
                                          double *out);
 
 /**
- * The δ table of egocentric density (PrivPareto paper, §7.3, clamped as DESIGN.md §2 requires): writes
+ * The δ table of egocentric density (PrivPareto paper, §7.3, clamped as docs/DESIGN.md §2 requires): writes
  * δ(G, t, v) = min(1, 2 / (|N(v)| − t − 2)) when |N(v)| − t − 2 > 0, and 1 otherwise, to
  * `out[v · columns + t]`. The printed, unclamped form (2 at |N(v)| − t = 3) is not admissible; the
  * clamped one is (Local Dampening Lemma 3.5). Neighbour relation: one edge (edge-DP); Δ =
@@ -584,7 +742,7 @@ enum dpmo_status dpmo_tnr(uint64_t true_negatives,
 /**
  * The admissible δ of a rate hits / (hits + misses) at distance `t` — (TP, FN) for TPR, (TN, FP) for
  * TNR — written to `*out`. This is the corrected form of PrivPareto Lemma 6.1 (the printed lemma is not
- * admissible, DESIGN.md §2): with P′ = hits + misses − t, δ = 1 if P′ ≤ 1, otherwise
+ * admissible, docs/DESIGN.md §2): with P′ = hits + misses − t, δ = 1 if P′ ≤ 1, otherwise
  * min(1, min(P′, max(hits, misses)) / (P′(P′ − 1))) for `DPMO_NEIGHBOURS_ADD_REMOVE`, and the maximum of
  * that and 1/P′ for `DPMO_NEIGHBOURS_SUBSTITUTION`. Already clamped to Δ =
  * `DPMO_RATE_GLOBAL_SENSITIVITY` = 1.
@@ -762,6 +920,226 @@ enum dpmo_status dpmo_advanced_composition(double eps0,
                                            double *out_epsilon);
 
 /**
+ * Writes to `*out_len` the number of `uint32_t` of leaf scratch every function of this module needs:
+ * the total number of nodes Σ n_i. Only the pointers and k are checked here.
+ *
+ * # Safety
+ * `hierarchies`: k readable `dpmo_hierarchy`, each with n readable ids; `out_len`: one writable size_t.
+ */
+enum dpmo_status dpmo_lattice_scratch_len(const struct dpmo_hierarchy *hierarchies,
+                                          size_t k,
+                                          size_t *out_len);
+
+/**
+ * Validates the k hierarchies (the common errors of this module) and writes N = ∏(height_i + 1), the
+ * largest |a⁺|, to `*out_max_chain_product`: the length of every per-record buffer.
+ *
+ * # Safety
+ * `hierarchies` as for `dpmo_lattice_scratch_len`; `leaf_scratch`: `leaf_scratch_len` writable ids;
+ * `out_max_chain_product`: one writable size_t.
+ */
+enum dpmo_status dpmo_lattice_check(const struct dpmo_hierarchy *hierarchies,
+                                    size_t k,
+                                    uint32_t *leaf_scratch,
+                                    size_t leaf_scratch_len,
+                                    size_t *out_max_chain_product);
+
+/**
+ * The chain product a⁺ of `record` (k node ids): writes its |a⁺| elements, k node ids each, to
+ * `out_elements` (row-major) and |a⁺| to `*out_count`.
+ *
+ * Errors (besides the common ones): `out_elements_len` < |a⁺| · k → `DPMO_LENGTH_MISMATCH`.
+ *
+ * # Safety
+ * The hierarchies and leaf scratch as for `dpmo_lattice_check`; `record`: k readable ids;
+ * `out_elements`: `out_elements_len` writable ids; `out_count`: one writable size_t.
+ */
+enum dpmo_status dpmo_chain_product(const struct dpmo_hierarchy *hierarchies,
+                                    size_t k,
+                                    uint32_t *leaf_scratch,
+                                    size_t leaf_scratch_len,
+                                    const uint32_t *record,
+                                    uint32_t *out_elements,
+                                    size_t out_elements_len,
+                                    size_t *out_count);
+
+/**
+ * ρ(x, D) for every x ∈ a⁺: writes |a⁺| counts (in the order of `dpmo_chain_product`) of the m records
+ * at `records` that each x generalizes, and |a⁺| to `*out_count`. O(m · k · height + |a⁺| · k).
+ *
+ * Errors (besides the common ones): `out_counts_len` < |a⁺| → `DPMO_LENGTH_MISMATCH`.
+ *
+ * # Safety
+ * As for `dpmo_chain_product`; `records`: m · k readable ids (may be NULL when m = 0); `out_counts`:
+ * `out_counts_len` writable uint64_t.
+ */
+enum dpmo_status dpmo_generalized_counts(const struct dpmo_hierarchy *hierarchies,
+                                         size_t k,
+                                         uint32_t *leaf_scratch,
+                                         size_t leaf_scratch_len,
+                                         const uint32_t *record,
+                                         const uint32_t *records,
+                                         size_t m,
+                                         uint64_t *out_counts,
+                                         size_t out_counts_len,
+                                         size_t *out_count);
+
+/**
+ * The scores of §2 for every x ∈ a⁺ against the side database Θ (`theta`, m records): u(x) to
+ * `out_utility`, r(x) = Φ(x)/|ρ(x, Θ)| to `out_risk`, f(x) = λ|ρ(x, Θ)|/max(Φ(x), φ_min) + u(x)^κ to
+ * `out_lagrangian`, |ρ(x, Θ)| to `out_counts` (each `out_len` long), and |a⁺| to `*out_count`. `weights`:
+ * NULL for Model II (w_i ≡ 1/k), or k Model I weights (w_i at every value but ⊥, 0 at ⊥).
+ *
+ * Errors (besides the common ones): an unknown `utility`; λ < 0 or φ_min ≤ 0 → `DPMO_INVALID_ARGUMENT`;
+ * a non-finite λ, φ_min or weight → `DPMO_NON_FINITE_INPUT`; a negative weight → `DPMO_INVALID_ARGUMENT`;
+ * no record of Θ under a (the risk is undefined) → `DPMO_INVALID_ARGUMENT`; `out_len` < |a⁺| →
+ * `DPMO_LENGTH_MISMATCH`; a non-finite f → `DPMO_OVERFLOW`.
+ *
+ * # Safety
+ * As for `dpmo_generalized_counts`; `weights`: NULL or k readable doubles; each output `out_len` writable
+ * elements.
+ */
+enum dpmo_status dpmo_generalize_scores(const struct dpmo_hierarchy *hierarchies,
+                                        size_t k,
+                                        uint32_t *leaf_scratch,
+                                        size_t leaf_scratch_len,
+                                        const uint32_t *record,
+                                        const uint32_t *theta,
+                                        size_t m,
+                                        const double *weights,
+                                        uint32_t utility,
+                                        double lambda,
+                                        uint32_t kappa,
+                                        double phi_min,
+                                        uint64_t *out_counts,
+                                        double *out_utility,
+                                        double *out_risk,
+                                        double *out_lagrangian,
+                                        size_t out_len,
+                                        size_t *out_count);
+
+/**
+ * The exact non-private optimum of one record over a⁺ against Θ (`theta`, m records), by enumeration:
+ * `DPMO_OBJECTIVE_LAGRANGIAN` maximizes f(x) = λ|ρ(x, Θ)|/max(Φ(x), φ_min) + u(x)^κ;
+ * `DPMO_OBJECTIVE_THRESHOLD` minimizes r(x) = Φ(x)/|ρ(x, Θ)| subject to u(x) ≥ c (Def. 1, NP-hard when k
+ * grows; ties to the larger utility). Writes the position of the optimum in a⁺ to `*out_index` and
+ * whether one exists (false when no x reaches utility c) to `*out_found`; `*out_index` is 0 when none.
+ * `counts_scratch`: N uint64_t.
+ *
+ * Errors: as for `dpmo_generalize_scores`; an unknown `objective`; a non-finite c →
+ * `DPMO_NON_FINITE_INPUT`; a short `counts_scratch` → `DPMO_LENGTH_MISMATCH`.
+ *
+ * # Safety
+ * As for `dpmo_generalize_scores`; `counts_scratch`: `counts_len` writable uint64_t; `out_index`: one
+ * writable size_t; `out_found`: one writable bool.
+ */
+enum dpmo_status dpmo_generalize_optimum(const struct dpmo_hierarchy *hierarchies,
+                                         size_t k,
+                                         uint32_t *leaf_scratch,
+                                         size_t leaf_scratch_len,
+                                         const uint32_t *record,
+                                         const uint32_t *theta,
+                                         size_t m,
+                                         const double *weights,
+                                         uint32_t utility,
+                                         uint32_t objective,
+                                         double lambda,
+                                         uint32_t kappa,
+                                         double phi_min,
+                                         double c,
+                                         uint64_t *counts_scratch,
+                                         size_t counts_len,
+                                         size_t *out_index,
+                                         bool *out_found);
+
+/**
+ * The smallest β that `dpmo_generalize_release` accepts for ε (β ≥ e^{−ε}, a few ulps above e^{−ε}):
+ * the boundary choice of the paper, where the per-record choice is uniform.
+ *
+ * Errors: ε not finite or ≤ 0 → `DPMO_INVALID_EPSILON`; ε too small for any β < 1 →
+ * `DPMO_INVALID_ARGUMENT`; a null or misaligned `out_beta`.
+ *
+ * # Safety
+ * `out_beta`: one writable double.
+ */
+enum dpmo_status dpmo_generalize_min_beta(double epsilon,
+                                          double *out_beta);
+
+/**
+ * Validates `params` for the hierarchies, except that t may violate condition (10), and writes the
+ * derived quantities (ε′, η, the smallest admissible t, the noise of 𝓛′, the total (ε, δ)) to `*out`.
+ *
+ * Errors (besides the common ones): ε or ε_F not finite or ≤ 0 → `DPMO_INVALID_EPSILON`; β < e^{−ε} or
+ * β ∉ (0, 1), δ, δ_F or τ₁ ∉ (0, 1), t = 0 (t < 2 for the threshold objective), n₀ = 0, λ < 0, κ > 64,
+ * φ ≤ 0, an unknown objective or utility, a noise scale N/ε_F above 2³², or condition (10) unsatisfiable
+ * → `DPMO_INVALID_ARGUMENT`; a non-finite λ, c or φ → `DPMO_NON_FINITE_INPUT`; ν^κ, η or ε′ not finite →
+ * `DPMO_OVERFLOW`.
+ *
+ * # Safety
+ * The hierarchies and leaf scratch as for `dpmo_lattice_check`; `params`: one readable
+ * `dpmo_generalize_params`; `out`: one writable `dpmo_generalize_derived`.
+ */
+enum dpmo_status dpmo_generalize_derive(const struct dpmo_hierarchy *hierarchies,
+                                        size_t k,
+                                        uint32_t *leaf_scratch,
+                                        size_t leaf_scratch_len,
+                                        const struct dpmo_generalize_params *params,
+                                        struct dpmo_generalize_derived *out);
+
+/**
+ * Algorithm 3 (Fouad et al.) with a private frequent set: keeps each of the m records independently with
+ * probability 1 − β (an exact Bernoulli trial on the bits of β), releases 𝓛′ = {x : |ρ(x, D)| + Z_x ≥ T}
+ * with exact discrete Laplace noise, and for each kept record draws a generalization from a⁺ ∩ 𝓛′
+ * (threshold objective: those with u ≥ c) by the exponential mechanism in exact arithmetic with
+ * P(x) ∝ exp(ε′ f(x)/m̄) (or exp(−ε′ r(x)/m̄)). Writes the released generalizations, k node ids each, sorted lexicographically (a
+ * multiset: the rows carry no record order), to `out_rows`, and their number to `*out_released`. A kept
+ * record without any admissible generalization is not released.
+ *
+ * Guarantee: (ε + ε_F, δ + δ_F)-differential privacy for adding or removing a record, by Theorem 4 with
+ * the corrections documented in the core's `generalize` module, when t satisfies condition (10) (checked).
+ *
+ * `weights`: `weights_len` = 0 for Model II (`weights` may then be NULL), k shared Model I weights, or m · k
+ * per-record weights.
+ * Scratch: `counts`, `scores` and `candidates` each N entries (`dpmo_lattice_check`); `out_rows`: m · k
+ * ids. `budget` (nullable) is charged ε + ε_F after the arguments are checked and before the records are
+ * read; a failure caused by the records or their weights (an id out of range, a non-finite or negative
+ * weight) keeps the charge.
+ *
+ * Errors (besides the common ones): those of `dpmo_generalize_derive`; t below the smallest admissible t
+ * → `DPMO_INVALID_ARGUMENT`; m = 0 → `DPMO_EMPTY_INPUT`; `weights_len` not 0, k or m · k, or NULL weights
+ * with a nonzero length → `DPMO_LENGTH_MISMATCH`; `out_rows_len` < m · k → `DPMO_LENGTH_MISMATCH`; a
+ * short scratch → `DPMO_SCRATCH_TOO_SMALL`; an invalid generator or budget; the budget left smaller than
+ * ε + ε_F → `DPMO_BUDGET_EXHAUSTED` (nothing else happens); every argument error, an invalid generator
+ * included, is reported before the budget is charged.
+ *
+ * # Safety
+ * `rng`: an initialised generator; the hierarchies and leaf scratch as for `dpmo_lattice_check`;
+ * `records`: m · k readable ids; `weights`: NULL or `weights_len` readable doubles; `params`: one readable
+ * struct; the scratches and `out_rows` writable for their lengths; `out_released`: one writable size_t;
+ * `budget`: NULL or a valid budget. No output may overlap another buffer.
+ */
+enum dpmo_status dpmo_generalize_release(struct dpmo_rng *rng,
+                                         const struct dpmo_hierarchy *hierarchies,
+                                         size_t k,
+                                         uint32_t *leaf_scratch,
+                                         size_t leaf_scratch_len,
+                                         const uint32_t *records,
+                                         size_t m,
+                                         const double *weights,
+                                         size_t weights_len,
+                                         const struct dpmo_generalize_params *params,
+                                         uint64_t *counts,
+                                         size_t counts_len,
+                                         double *scores,
+                                         size_t scores_len,
+                                         size_t *candidates,
+                                         size_t candidates_len,
+                                         uint32_t *out_rows,
+                                         size_t out_rows_len,
+                                         size_t *out_released,
+                                         struct dpmo_budget *budget);
+
+/**
  * Writes δ(x, t, r) after clamping and saturation to `*out_value`, for candidate r < n.
  *
  * # Safety
@@ -820,11 +1198,12 @@ enum dpmo_status dpmo_local_dampening_probabilities(const double *utilities,
                                                     double *out_probabilities);
 
 /**
- * Writes the scratch lengths of `dpmo_select_local_dampening` (k = 1) and
- * `dpmo_select_local_dampening_top_k` (k ≥ 1) for n candidates and `selector`: `*out_values_len` doubles
- * (2n for one selection, 4n for top-k: exact arithmetic keeps each dampened score as a 128-bit integer)
- * and `*out_indices_len` size_t (top-k: n, plus n for a selector that needs a permutation; one selection:
- * n for such a selector, else 0). The lengths suffice for either arithmetic.
+ * Writes scratch lengths that suffice for both `dpmo_select_local_dampening` and
+ * `dpmo_select_local_dampening_top_k` with n candidates, k picks and `selector`, in either arithmetic:
+ * `*out_values_len` = 4n doubles (exact arithmetic keeps each dampened score as a 128-bit integer, and top-k
+ * a working copy of them) and `*out_indices_len` size_t = n, plus n for a selector that needs a
+ * permutation (permute-and-flip, and report-noisy-max with Exponential noise in exact arithmetic). A single
+ * selection needs only 2n doubles and, for such a selector, n size_t of `perm_scratch`.
  *
  * Errors: k = 0 or k > n, or an unknown selector → `DPMO_INVALID_ARGUMENT` (Laplace noise without
  * `DPMO_FLOAT` → `DPMO_UNSUPPORTED`); null, misaligned or overlapping outputs; a length not representable
@@ -883,8 +1262,8 @@ enum dpmo_status dpmo_pareto_scores_scratch_len(size_t n,
  * The Pareto score (PrivPareto paper, Def. 4.3): writes PS(x, r) = −#{r′ ≠ r : r′ dominates r} to
  * `out_scores[r]` for the n candidates, under `dominance` (`DPMO_DOMINANCE_TEXTBOOK` or
  * `DPMO_DOMINANCE_WEAK`). Scores are integers in [−(n − 1), 0]; their global sensitivity is n − 1.
- * `scratch` needs `dpmo_pareto_scores_scratch_len(n)` size_t. O(n log n) for m ≤ 2, O(n log² n) for m = 3,
- * O(n² m) worst case beyond.
+ * `scratch` needs `dpmo_pareto_scores_scratch_len(n)` size_t. O(n log n) for m ≤ 2, O(n log^(m−1) n) for
+ * m ≥ 3 (a divide and conquer over integer ranks, with chunked bitsets for small subproblems).
  *
  * Errors: m = 0, an unknown `dominance` → `DPMO_INVALID_ARGUMENT`; m > `DPMO_MAX_OBJECTIVES` →
  * `DPMO_CAPACITY_EXCEEDED`; n = 0 → `DPMO_EMPTY_INPUT`; a NaN or infinite utility →
@@ -905,7 +1284,8 @@ enum dpmo_status dpmo_pareto_scores(const double *utilities,
 
 /**
  * Writes the scratch lengths `dpmo_pareto_sensitivity_table` needs for n candidates and m objectives:
- * `*out_index_len` = 8n + 1 size_t and `*out_value_len` = 3 n m doubles.
+ * `*out_index_len` size_t (O(n m): the dominance counts' sorts and records) and `*out_value_len` = 3 n m
+ * doubles.
  *
  * Errors: null, misaligned or overlapping outputs; a length not representable → `DPMO_OVERFLOW`.
  *
@@ -1004,7 +1384,8 @@ enum dpmo_status dpmo_weighted_sensitivity_table(const double *weights,
 /**
  * Writes the scratch lengths `dpmo_select_privpareto` and `dpmo_privpareto_probabilities` need for n
  * candidates and m objectives, global or local, in either arithmetic: `*out_values_len` doubles
- * (4 n m + 6 n) and `*out_indices_len` size_t (about 11 n). Memory is O(n m): δ^PS is never tabulated.
+ * (4 n m + 7 n) and `*out_indices_len` size_t (O(n): the score stage's sorts and counts plus 3n). Memory
+ * is O(n m): δ^PS is never tabulated.
  *
  * Errors: null, misaligned or overlapping outputs; a length not representable → `DPMO_OVERFLOW`.
  *

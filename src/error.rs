@@ -29,8 +29,8 @@ pub enum Error {
     InvalidGenerator,
     /// An argument is out of its documented range (an unknown enum value, k > n, T_max = 0, ...).
     InvalidArgument,
-    /// An input exceeds a fixed capacity: more than [`crate::MAX_OBJECTIVES`] objectives, or a contingency
-    /// table beyond 16 × 16.
+    /// An input exceeds a fixed capacity: more than [`crate::MAX_OBJECTIVES`] objectives, a contingency table
+    /// beyond 16 × 16, or a generalization hierarchy beyond its documented limits (k, height, lattice size).
     CapacityExceeded,
     /// The privacy budget left is smaller than the ε requested.
     BudgetExhausted,
@@ -102,7 +102,7 @@ impl Error {
             }
             Error::InvalidGenerator => c"The random generator state is not initialised or is corrupted.",
             Error::InvalidArgument => c"An argument is outside its documented range.",
-            Error::CapacityExceeded => c"An input exceeds a fixed capacity of the library (more than 16 objectives, or a contingency table larger than 16 x 16).",
+            Error::CapacityExceeded => c"An input exceeds a fixed capacity of the library (more than 16 objectives, a contingency table larger than 16 x 16, or a generalization hierarchy beyond its documented limits).",
             Error::BudgetExhausted => c"The remaining privacy budget is smaller than the epsilon requested.",
             Error::OverlappingBuffers => c"An output buffer overlaps an input buffer.",
             Error::Unsupported => {

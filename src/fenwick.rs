@@ -22,15 +22,6 @@ impl<'a> Fenwick<'a> {
         }
     }
 
-    /// Removes one at position `pos`, previously added.
-    pub(crate) fn remove(&mut self, pos: usize) {
-        let mut i = pos + 1;
-        while i < self.tree.len() {
-            self.tree[i] = self.tree[i].saturating_sub(1);
-            i += i & i.wrapping_neg();
-        }
-    }
-
     /// The total count at positions 0..end.
     pub(crate) fn prefix(&self, end: usize) -> usize {
         let mut i = end.min(self.tree.len().saturating_sub(1));
@@ -58,8 +49,5 @@ mod tests {
         for (end, e) in expect.iter().enumerate() {
             assert_eq!(f.prefix(end), *e);
         }
-        f.remove(3);
-        assert_eq!(f.prefix(4), 2);
-        assert_eq!(f.prefix(8), 4);
     }
 }

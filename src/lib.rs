@@ -2,7 +2,26 @@
 //!
 //! A `#![no_std]`, allocation-free core. Every private selection is the same pipeline:
 //! **score** (a utility, the Pareto score, or a weighted sum) → **dampen** (only with local sensitivity) →
-//! **select** (exponential mechanism, permute-and-flip, report-noisy-max).
+//! **select** (exponential mechanism, permute-and-flip, report-noisy-max). Every selector runs in exact
+//! arithmetic by default ([`exact`], [`Arithmetic`]): each output has exactly the probability of the
+//! mathematical mechanism, so the ε-DP guarantee holds in the arithmetic that runs.
+//!
+//! Functions take slices, caller scratch and any [`rand_core::Rng`]; in production use ChaCha20 seeded from
+//! the operating system ([`GeneratorState::chacha20`]).
+//!
+//! ```
+//! use dpmo::{select_exponential, GeneratorState};
+//! use dpmo::privacy::PrivacyBudget;
+//!
+//! let mut rng = GeneratorState::chacha20([42; 32]).load()?; // seed from the OS in production
+//! let mut budget = PrivacyBudget::new(1.0)?;
+//! let counts = [120.0, 95.0, 130.0, 40.0]; // one person changes one count by at most 1
+//! budget.charge(0.5)?;
+//! let featured = select_exponential(&mut rng, &counts, 1.0, 0.5)?;
+//! assert!(featured < 4);
+//! assert_eq!(budget.remaining(), 0.5);
+//! # Ok::<(), dpmo::Error>(())
+//! ```
 #![no_std]
 #![forbid(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs)]
@@ -12,6 +31,7 @@ mod error;
 pub mod exact;
 mod fenwick;
 pub mod float;
+pub mod generalize;
 pub mod graph;
 pub mod local;
 pub mod multi;
@@ -38,6 +58,11 @@ pub use select::{
     select_top_k_gumbel, Arithmetic, Noise, Selector,
 };
 pub use sensitivity::{DeltaSource, LocalSensitivity};
+
+// Every ```rust block of the README is compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
 
 /// The largest number of objectives m the multi-objective functions accept.
 pub const MAX_OBJECTIVES: usize = 16;

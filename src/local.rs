@@ -7,7 +7,7 @@
 //! * Because the dampened scores have sensitivity 1 (Lemma 3.7), any global-sensitivity selector may follow
 //!   instead of the exponential mechanism; permute-and-flip is never less accurate.
 
-use crate::dampen::{dampen_exact, dampen_with, Dampening};
+use crate::dampen::{dampen_exact, dampen_into_scratch, dampen_with, Dampening};
 use crate::select::exact::as_words;
 use crate::select::{probabilities_in_place, select, select_int, select_top_k, top_k_int, Arithmetic, Noise, Selector};
 use crate::sensitivity::LocalSensitivity;
@@ -45,7 +45,7 @@ pub fn local_dampening_scratch_len(n: usize) -> Result<usize, Error> {
 /// Local dampening (plain or shifted) followed by `selector` with Δ = 1, in `arithmetic`.
 ///
 /// In exact arithmetic the dampened scores are computed without rounding on the grid of Δ (the δ values
-/// rounded up, the utilities floored: [`crate::dampen`]'s exact stage) and the selector runs exactly on
+/// rounded up, the utilities floored: [`crate::dampen`](mod@crate::dampen)'s exact stage) and the selector runs exactly on
 /// them; in float arithmetic both stages use doubles.
 ///
 /// `score_scratch` (length ≥ [`local_dampening_scratch_len`]) holds the dampened scores; `perm_scratch`
@@ -79,7 +79,7 @@ pub fn select_local_dampening<R: Rng + ?Sized>(
     }
     match arithmetic {
         Arithmetic::Float => {
-            dampen_with(utilities, delta, kind, score_scratch)?;
+            dampen_into_scratch(utilities, delta, kind, score_scratch)?;
             select(
                 rng,
                 selector,
@@ -132,10 +132,14 @@ pub fn select_local_dampening_top_k<R: Rng + ?Sized>(
     }
     match arithmetic {
         Arithmetic::Float => {
-            if dampened.len() < n {
+            if dampened.len() < n
+                || score_scratch.len() < n
+                || index_scratch.len() < n
+                || (selector.needs_permutation(arithmetic) && perm_scratch.len() < n)
+            {
                 return Err(Error::ScratchTooSmall);
             }
-            dampen_with(utilities, delta, kind, dampened)?;
+            dampen_into_scratch(utilities, delta, kind, dampened)?;
             select_top_k(
                 rng,
                 selector,

@@ -407,7 +407,7 @@ fn tpr_and_tnr_are_admissible_under_both_neighbour_relations() {
     assert_caught(&rep);
     assert!(
         rep.cond2_violations > 0,
-        "DESIGN.md's condition-2 counterexample must be among the violations"
+        "docs/DESIGN.md's condition-2 counterexample must be among the violations"
     );
     let rep = run_rates(
         "TPR broken (printed Lemma 6.1) Substitution",

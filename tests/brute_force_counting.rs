@@ -1,5 +1,5 @@
 //! Admissibility of δ^PS (Def. 4.5) and δ_agg (Thm. 5.4) by brute force in the counting model of
-//! DESIGN.md §3, and proof that the checker catches the known broken variants.
+//! docs/DESIGN.md §3, and proof that the checker catches the known broken variants.
 //!
 //! The model (`tests/common/counting.rs`): n = 3 candidates, m = 2 objectives, databases of K = 3
 //! records out of ten 0/1 patterns over (candidate, objective), 220 databases; neighbours replace one

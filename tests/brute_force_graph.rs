@@ -1,5 +1,5 @@
 //! Admissibility of δ^PS (PrivPareto paper, Def. 4.5, Thm. 4.7) and δ_agg (Thm. 5.4) by brute force in the
-//! graph model of DESIGN.md §3, and proof that the checker catches the known broken variants there too.
+//! graph model of docs/DESIGN.md §3, and proof that the checker catches the known broken variants there too.
 //!
 //! The model (`tests/common/graphs.rs`): all 2^10 = 1024 labelled graphs on 5 nodes (and, for the correct
 //! functions, all 2^15 = 32768 on 6 nodes); neighbours differ in one edge (edge-DP). Candidates are the

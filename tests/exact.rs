@@ -60,14 +60,21 @@ fn pack(bits: &str) -> Vec<u64> {
     words
 }
 
-/// The tape on which the exact exponential mechanism (and exact permute-and-flip, whose first step on two
-/// candidates is the same uniform index) returns candidate 1 of two when its γ has integer part `whole`:
-/// the index word 1, then "01" for each of the ⌊γ⌋ Bernoulli(e⁻¹) coins (CKS20 Algorithm 1 with γ = 1 stops
+/// The tape on which the exact exponential mechanism returns candidate 1 of two when its γ has integer part
+/// `whole`: index words 1, then "01" for each of the ⌊γ⌋ Bernoulli(e⁻¹) coins (CKS20 Algorithm 1 with γ = 1 stops
 /// at K = 3: Bernoulli(1/2) succeeds on digit 0, Bernoulli(1/3) fails on digit 1), then ones, on which the
 /// fractional coin's first Bernoulli(frac) fails at once (U = 0.111… > frac), so K = 1 is odd and the coin
 /// succeeds.
 fn exact_tape_for_second(whole: usize) -> Tape {
-    let mut words = vec![u64::MAX]; // uniform index in [0, 2): the top bit, 1
+    // The exponential mechanism draws 16 proposals ahead: all index 1 (the top bit of each word).
+    let mut words = vec![u64::MAX; 16];
+    words.extend(pack(&"01".repeat(whole)));
+    Tape::new(words)
+}
+
+/// The same for permute-and-flip, which draws one index before its first coin.
+fn exact_pf_tape_for_second(whole: usize) -> Tape {
+    let mut words = vec![u64::MAX];
     words.extend(pack(&"01".repeat(whole)));
     Tape::new(words)
 }
@@ -117,12 +124,12 @@ fn permute_and_flip_pair_is_impossible_in_float_and_possible_in_exact() {
     for s in [far, near] {
         let mut perm = [0usize; 2];
         assert_eq!(
-            select_permute_and_flip(&mut exact_tape_for_second(36), &s, 1.0, 1.0, &mut perm).unwrap(),
+            select_permute_and_flip(&mut exact_pf_tape_for_second(36), &s, 1.0, 1.0, &mut perm).unwrap(),
             1
         );
         assert_eq!(
             select_noisy_max(
-                &mut exact_tape_for_second(36),
+                &mut exact_pf_tape_for_second(36),
                 &s,
                 1.0,
                 1.0,

@@ -318,8 +318,13 @@ fn multi_objective_inputs_are_validated_and_nothing_is_written() {
         Err(Error::EmptyInput)
     );
     assert_eq!(
-        run(&[1.0, f64::NAN], 2, 1.0, &mut out, &mut v, &mut ix, &mut g),
+        run(&[1.0, f64::NAN], 2, 1.0, &mut out[..1], &mut v, &mut ix, &mut g),
         Err(Error::NonFiniteInput)
+    );
+    // k > n is an argument error and is reported before the data is looked at.
+    assert_eq!(
+        run(&[1.0, f64::NAN], 2, 1.0, &mut out, &mut v, &mut ix, &mut g),
+        Err(Error::InvalidArgument)
     );
     assert_eq!(
         run(&U, 2, 0.0, &mut out, &mut v, &mut ix, &mut g),
@@ -404,4 +409,95 @@ fn multi_objective_inputs_are_validated_and_nothing_is_written() {
     )
     .unwrap();
     assert_eq!(p, [1.0]);
+}
+
+/// Local PrivPareto with automatic saturation (`max_distance` = 0, runs of constant δ^PS crossed at once)
+/// gives exactly the distribution of dampening with the whole δ^PS table up to the automatic limit, on random
+/// utilities with ties and dyadic local sensitivities (per-candidate, and tables whose δ grows with t).
+#[test]
+fn automatic_saturation_equals_the_unbounded_table() {
+    use dpmo::dampen::exact_dampened_scores;
+    use dpmo::exact::scale::distance_beyond_cap;
+    use dpmo::pareto::{
+        pareto_scores, pareto_scores_scratch_len, pareto_sensitivity_scratch_len, pareto_sensitivity_table,
+    };
+    let mut g = rng(31);
+    for case in 0..60 {
+        let n = 3 + case % 9;
+        let m = 2 + case % 2;
+        let u: Vec<f64> = (0..n * m)
+            .map(|_| (dpmo::sample::uniform_index(&mut g, 12) as f64) * 0.5)
+            .collect();
+        let eps = [0.25, 1.0, 4.0][case % 3];
+        let limit = distance_beyond_cap(eps);
+        // Objective i: per-candidate δ (even cases) or a table growing with t over 5 columns.
+        let per: Vec<Vec<f64>> = (0..m)
+            .map(|_| {
+                (0..n)
+                    .map(|_| [0.0, 0.5, 1.0][dpmo::sample::uniform_index(&mut g, 3)])
+                    .collect()
+            })
+            .collect();
+        let tables: Vec<Vec<f64>> = (0..m)
+            .map(|i| {
+                (0..n * 5)
+                    .map(|k| (per[i][k / 5] + 0.25 * (k % 5) as f64).min(2.0))
+                    .collect()
+            })
+            .collect();
+        let deltas: Vec<LocalSensitivity<'_>> = (0..m)
+            .map(|i| {
+                let src = if case % 2 == 0 {
+                    DeltaSource::PerCandidate(&per[i])
+                } else {
+                    DeltaSource::Table {
+                        values: &tables[i],
+                        columns: 5,
+                    }
+                };
+                LocalSensitivity::new(src, 2.0, 40, n).unwrap()
+            })
+            .collect();
+        for damp in [Dampening::Plain, Dampening::Shifted] {
+            let need = privpareto_scratch_len(n, m).unwrap();
+            let (mut v, mut ix) = (vec![0.0; need.values], vec![0usize; need.indices]);
+            let mut auto = vec![0.0; n];
+            let sens = ParetoSensitivity::Local {
+                deltas: &deltas,
+                max_distance: 0,
+                dampening: damp,
+            };
+            privpareto_probabilities(&u, m, Dominance::Textbook, sens, eps, &mut auto, &mut v, &mut ix).unwrap();
+            // The reference: PS and the whole δ^PS table up to the same limit, then exact dampening.
+            let mut ps = vec![0.0; n];
+            let mut order = vec![0usize; pareto_scores_scratch_len(n).unwrap()];
+            pareto_scores(&u, m, Dominance::Textbook, &mut ps, &mut order).unwrap();
+            let s = pareto_sensitivity_scratch_len(n, m).unwrap();
+            let (mut tix, mut tv) = (vec![0usize; s.indices], vec![0.0; s.values]);
+            let mut table = vec![0.0; n * limit];
+            pareto_sensitivity_table(&u, m, &deltas, limit, &mut table, &mut tix, &mut tv).unwrap();
+            let d = LocalSensitivity::new(
+                DeltaSource::Table {
+                    values: &table,
+                    columns: limit,
+                },
+                (n - 1) as f64,
+                limit,
+                n,
+            )
+            .unwrap();
+            let mut ints = vec![0i128; n];
+            let units = exact_dampened_scores(&ps, &d, damp, &mut ints).unwrap();
+            let best = ints.iter().copied().max().unwrap();
+            let unit: Vec<f64> = ints.iter().map(|&x| -((best - x) as f64 / units as f64)).collect();
+            let mut want = vec![0.0; n];
+            exponential_probabilities(&unit, 1.0, eps, &mut want).unwrap();
+            for (a, b) in auto.iter().zip(&want) {
+                assert!(
+                    (a - b).abs() <= 1e-12,
+                    "case {case} {damp:?} ε={eps}: {auto:?} vs table {want:?}"
+                );
+            }
+        }
+    }
 }

@@ -228,3 +228,39 @@ fn goodness_of_fit_test_has_power_against_a_wrong_distribution() {
         "EM and PF differ and the test sees it"
     );
 }
+
+#[test]
+fn long_callback_sums_are_compensated_and_evaluated_once_per_distance() {
+    use std::cell::Cell;
+    // δ(t) = 0.1 (not a dyadic number) for T = 10^7 distances: a plain running sum of 1 − δ/Δ drifts far
+    // beyond 1e-9 relative; the compensated sum does not.
+    let calls = Cell::new(0u64);
+    let f = |_r: usize, _t: usize| {
+        calls.set(calls.get() + 1);
+        0.1
+    };
+    let t = 10_000_000usize;
+    let d = LocalSensitivity::new(DeltaSource::Function(&f), 1.0, t, 1).unwrap();
+    let mut out = [0.0];
+    dpmo::dampen::dampen_shifted(&[0.0], &d, &mut out).unwrap();
+    let exact = -(t as f64) * (1.0 - 0.1);
+    assert!(((out[0] - exact) / exact).abs() < 1e-12, "{} vs {exact}", out[0]);
+    // Selections dampen into scratch: one call per (candidate, distance), not two.
+    calls.set(0);
+    let (mut scratch, mut perm) = ([0.0; 4], [0usize; 2]);
+    let d2 = LocalSensitivity::new(DeltaSource::Function(&f), 1.0, 1000, 2).unwrap();
+    let mut g = common::rng(9);
+    dpmo::select_local_dampening(
+        &mut g,
+        &[0.0, 1.0],
+        &d2,
+        Dampening::Shifted,
+        Selector::Exponential,
+        1.0,
+        &mut scratch,
+        &mut perm,
+        Arithmetic::Float,
+    )
+    .unwrap();
+    assert_eq!(calls.get(), 2 * 1000);
+}

@@ -1,4 +1,4 @@
-//! Exact privacy of the output distributions in the counting model (DESIGN.md §3, level 2).
+//! Exact privacy of the output distributions in the counting model (docs/DESIGN.md §3, level 2).
 //!
 //! World: a database is a multiset of K = 3 records, each one of the 2^n = 8 patterns of 0/1 entries over
 //! n = 3 candidates; neighbours replace one record. c_r(x) counts the records with entry r set. Utilities:

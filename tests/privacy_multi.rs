@@ -1,4 +1,4 @@
-//! Exact privacy of the multi-objective mechanisms' output distributions (DESIGN.md §3, level 2): for every
+//! Exact privacy of the multi-objective mechanisms' output distributions (docs/DESIGN.md §3, level 2): for every
 //! database x and every neighbour y, max_r |ln P_x(r) − ln P_y(r)| ≤ ε (relative tolerance 1e-9), where P
 //! are the exact probabilities of PrivPareto (`privpareto_probabilities`: global; local plain; local
 //! shifted; both dominance relations) and PrivAgg (`privagg_probabilities`: global; local plain; local

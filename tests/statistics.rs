@@ -1,5 +1,5 @@
 //! Every sampler and selector against exact probabilities, by chi-square tests at level 1e-6 with at least
-//! 10^5 draws (DESIGN.md §3, level 3).
+//! 10^5 draws (docs/DESIGN.md §3, level 3).
 
 mod common;
 

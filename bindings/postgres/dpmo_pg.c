@@ -1,134 +1,741 @@
 /*
- * dpmo_pg.c: PostgreSQL 15 extension over the dpmo C ABI (include/dpmo.h, libdpmo.a).
+ * dpmo_pg.c: PostgreSQL 15 extension over the dpmo C ABI: differentially private selection as aggregates,
+ * paid for from a persistent privacy ledger.
  *
- * Differentially private selection as aggregates. Every aggregate collects its group's candidates
- * (id, utilities, optional local sensitivities) in an internal transition state that lives in the
- * aggregate memory context; combine/serialize/deserialize functions let PostgreSQL aggregate in parallel
- * workers. Only the final function draws randomness and charges the per-session privacy budget, and it
- * refuses to run inside a parallel worker (its generator and budget belong to the session's backend).
+ * The SQL surface (function names, arguments, options, error texts) is the one of bindings/SQL.md,
+ * implemented once in bindings/common/dp_sql.c for PostgreSQL and SQLite; this file reads PostgreSQL
+ * arguments, keeps the aggregate state, and owns the ledger.
  *
- * Candidates are sorted by id before selection (duplicate ids are an error), so a result depends only on
- * the group's contents and the generator, never on the scan order or the parallel plan.
- *
- * Every dpmo status is checked; every failure is an ereport(ERROR) whose message is "dpmo: " followed by
- * the library's sentence (dpmo_status_message) or the binding's own. All memory comes from palloc.
+ * The ledger (README.md, "The privacy ledger"): budgets granted by a superuser to roles (optionally per
+ * dataset label) live in shared memory, protected by one LWLock, and every grant, top-up and charge is a
+ * record appended to $PGDATA/dpmo_ledger and fdatasync'd while the lock is held, before the function that
+ * made it returns; the postmaster replays the file at startup and after a crash. A selection charges every
+ * grant that applies to the session user (its own and every role it is a member of) before the data is
+ * examined, so its result can only leave the backend once the charge is durable. Without
+ * shared_preload_libraries, in recovery, or for a role without a grant, selections are refused.
  */
 #include "postgres.h"
 
+#include <fcntl.h>
 #include <math.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "access/htup_details.h"
 #include "access/parallel.h"
+#include "access/xlog.h"
+#include "catalog/pg_language_d.h"
+#include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
+#include "commands/dbcommands.h"
 #include "common/cryptohash.h"
 #include "common/sha2.h"
 #include "fmgr.h"
+#include "funcapi.h"
 #include "miscadmin.h"
+#include "nodes/pathnodes.h"
+#include "optimizer/planner.h"
 #include "port.h"
+#include "storage/fd.h"
+#include "storage/ipc.h"
+#include "storage/lwlock.h"
+#include "storage/shmem.h"
+#include "utils/acl.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/syscache.h"
+#include "utils/timestamp.h"
 
+#include "dp_ledger.h"
+#include "dp_sql.h"
 #include "dpmo.h"
 
 PG_MODULE_MAGIC;
 
-/*
- * Local sensitivities: a scalar delta per candidate holds for distances t < LOCAL_COLUMNS (Δ from there on,
- * which is always admissible when delta is); δ^PS and δ_agg are tabulated for t < LOCAL_COLUMNS. A finite
- * horizon keeps the shifted dampening exact (its closed form is offset by about t_max).
- */
-#define LOCAL_COLUMNS 64
-#define MAXM DPMO_MAX_OBJECTIVES
+void		_PG_init(void);
 
 /* ------------------------------------------------------------------------------------------------ */
-/* Errors                                                                                            */
+/* Settings                                                                                          */
 /* ------------------------------------------------------------------------------------------------ */
+
+static char *guc_dataset = NULL;	/* dpmo.dataset: the dataset label charges are made for */
+static bool guc_test_seeding = false;	/* dpmo.test_seeding: postmaster-only; lets dpmo_pg_seed run */
+static bool preloaded = false;		/* _PG_init ran from shared_preload_libraries */
+
+static bool
+check_dataset(char **newval, void **extra, GucSource source)
+{
+	if (*newval != NULL && strlen(*newval) >= DP_LEDGER_NAME)
+	{
+		GUC_check_errdetail("A dataset label has at most %d bytes.", DP_LEDGER_NAME - 1);
+		return false;
+	}
+	return true;
+}
+
+static const char *
+current_dataset(void)
+{
+	return guc_dataset ? guc_dataset : "";
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* The ledger in shared memory                                                                       */
+/* ------------------------------------------------------------------------------------------------ */
+
+#define MAX_GRANTS 1024
+#define LEDGER_FILE "dpmo_ledger"
+
+typedef struct LedgerGrant
+{
+	Oid			role;
+	uint32		id;				/* 1-based, = index + 1 */
+	char		dataset[DP_LEDGER_NAME];	/* "" = every dataset */
+	dpmo_budget budget;
+} LedgerGrant;
+
+typedef struct LedgerShared
+{
+	LWLock	   *lock;
+	bool		ok;				/* false: corrupt or unreadable ledger, every charge refused */
+	char		why[256];
+	int64		size;			/* bytes of valid records in the file */
+	uint64		next_seq;
+	int			ngrants;
+	LedgerGrant grants[MAX_GRANTS];
+} LedgerShared;
+
+static LedgerShared *ledger = NULL;
+static int	ledger_fd = -1;		/* this backend's descriptor of the file */
+static shmem_request_hook_type prev_shmem_request_hook = NULL;
+static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
+static create_upper_paths_hook_type prev_upper_paths_hook = NULL;
+
+static void
+ledger_path(char *buf)
+{
+	snprintf(buf, MAXPGPATH, "%s/%s", DataDir, LEDGER_FILE);
+}
+
+static int64
+now_unix_us(void)
+{
+	return (int64) GetCurrentTimestamp() +
+		(int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY;
+}
+
+/* a + b rounded down (TwoSum): the total of a top-up never exceeds the exact sum of the grants. */
+static double
+add_down(double a, double b)
+{
+	double		s = a + b;
+	double		bb = s - a;
+	double		e = (a - (s - bb)) + (b - bb);
+
+	if (e < 0)
+		s = nextafter(s, -INFINITY);
+	return s;
+}
+
+static LedgerGrant *
+find_grant(LedgerShared *l, Oid role, const char *dataset)
+{
+	int			i;
+
+	for (i = 0; i < l->ngrants; i++)
+		if (l->grants[i].role == role && strcmp(l->grants[i].dataset, dataset) == 0)
+			return &l->grants[i];
+	return NULL;
+}
+
+/* Replay of one record (postmaster, at startup): the same transitions the writers made. */
+static int
+ledger_apply(void *ctx, const dp_ledger_record *r)
+{
+	LedgerShared *l = (LedgerShared *) ctx;
+	uint32		i;
+
+	switch (r->type)
+	{
+		case DP_LEDGER_GRANT:
+			if (r->grant_id != (uint32) l->ngrants + 1 || l->ngrants >= MAX_GRANTS ||
+				find_grant(l, r->role, r->dataset) != NULL)
+				return -1;
+			l->grants[l->ngrants].role = r->role;
+			l->grants[l->ngrants].id = r->grant_id;
+			strlcpy(l->grants[l->ngrants].dataset, r->dataset, DP_LEDGER_NAME);
+			if (dpmo_budget_init(&l->grants[l->ngrants].budget, r->epsilon) != DPMO_OK)
+				return -1;
+			l->ngrants++;
+			return 0;
+		case DP_LEDGER_TOP_UP:
+			{
+				double		t;
+
+				if (r->grant_id < 1 || r->grant_id > (uint32) l->ngrants)
+					return -1;
+				t = add_down(l->grants[r->grant_id - 1].budget.total, r->epsilon);
+				if (!isfinite(t))
+					return -1;
+				l->grants[r->grant_id - 1].budget.total = t;
+				return 0;
+			}
+		case DP_LEDGER_CHARGE:
+			if (r->ngrants < 1)
+				return -1;
+			for (i = 0; i < r->ngrants; i++)
+			{
+				uint32		g = r->grants[i];
+
+				if (g < 1 || g > (uint32) l->ngrants ||
+					dpmo_budget_charge(&l->grants[g - 1].budget, r->epsilon) != DPMO_OK)
+					return -1;
+			}
+			return 0;
+	}
+	return -1;
+}
+
+static void
+ledger_shmem_request(void)
+{
+	if (prev_shmem_request_hook)
+		prev_shmem_request_hook();
+	RequestAddinShmemSpace(MAXALIGN(sizeof(LedgerShared)));
+	RequestNamedLWLockTranche("dpmo", 1);
+}
+
+/* Creates the shared state and replays the ledger file (postmaster, at startup and after a crash). */
+static void
+ledger_shmem_startup(void)
+{
+	bool		found;
+	char		path[MAXPGPATH];
+	int			fd;
+
+	if (prev_shmem_startup_hook)
+		prev_shmem_startup_hook();
+	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
+	ledger = ShmemInitStruct("dpmo privacy ledger", sizeof(LedgerShared), &found);
+	if (!found)
+	{
+		memset(ledger, 0, sizeof(LedgerShared));
+		ledger->lock = &(GetNamedLWLockTranche("dpmo"))->lock;
+		ledger->next_seq = 1;
+		ledger_path(path);
+		fd = open(path, O_RDWR | O_CREAT | PG_BINARY, S_IRUSR | S_IWUSR);
+		if (fd < 0)
+			snprintf(ledger->why, sizeof ledger->why, "cannot open %s: %m", path);
+		else
+		{
+			int64		end = 0;
+			dp_ledger_scan_result res;
+
+			if (dp_ledger_sync_dir(path) != 0)
+				ereport(LOG, (errmsg("dpmo: could not fsync the directory of %s: %m", path)));
+			res = dp_ledger_scan(fd, 0, &ledger->next_seq, &end, true, ledger_apply, ledger,
+								 ledger->why, sizeof ledger->why);
+			ledger->size = end;
+			ledger->ok = res == DP_LEDGER_SCAN_OK || res == DP_LEDGER_SCAN_TORN;
+			if (res == DP_LEDGER_SCAN_TORN && fdatasync(fd) != 0)
+				ledger->ok = false;
+			if (res == DP_LEDGER_SCAN_TORN)
+				ereport(LOG, (errmsg("dpmo: privacy ledger: %s", ledger->why)));
+			close(fd);
+		}
+		if (ledger->ok)
+			ereport(LOG,
+					(errmsg("dpmo: privacy ledger replayed: %d grants, %llu records",
+							ledger->ngrants, (unsigned long long) (ledger->next_seq - 1))));
+		else
+			ereport(WARNING,
+					(errmsg("dpmo: the privacy ledger is unusable, every private selection will be refused: %s",
+							ledger->why)));
+	}
+	LWLockRelease(AddinShmemInitLock);
+}
+
+/* Fails closed unless the ledger is loaded, readable and this server is not a standby. */
+static void
+ledger_require(const char *fname)
+{
+	if (!preloaded || ledger == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("%s: the privacy ledger is not loaded: add dpmo to shared_preload_libraries and restart the server",
+						fname)));
+	if (!ledger->ok)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("%s: the privacy ledger is unusable: %s", fname, ledger->why)));
+	if (RecoveryInProgress())
+		ereport(ERROR,
+				(errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
+				 errmsg("%s: private selections are refused on a server in recovery: the privacy ledger lives on the primary",
+						fname)));
+}
 
 static int
-errcode_for(dpmo_status st)
+ledger_file(void)
 {
-	switch (st)
+	char		path[MAXPGPATH];
+
+	if (ledger_fd >= 0)
+		return ledger_fd;
+	ledger_path(path);
+	/* A descriptor kept for the backend's life: counted as PostgreSQL asks of such descriptors. */
+	if (!AcquireExternalFD())
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_RESOURCES),
+				 errmsg("dpmo: no file descriptor left to open the privacy ledger")));
+	/* No O_CREAT: the postmaster created it; a missing file means someone removed it (fail closed). */
+	ledger_fd = BasicOpenFile(path, O_RDWR | PG_BINARY);
+	if (ledger_fd < 0)
 	{
-		case DPMO_BUDGET_EXHAUSTED:
-			return ERRCODE_PROGRAM_LIMIT_EXCEEDED;
-		case DPMO_OVERFLOW:
-			return ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE;
-		case DPMO_CAPACITY_EXCEEDED:
-			return ERRCODE_PROGRAM_LIMIT_EXCEEDED;
-		case DPMO_NULL_POINTER:
-		case DPMO_SCRATCH_TOO_SMALL:
-		case DPMO_INVALID_GENERATOR:
-		case DPMO_OVERLAPPING_BUFFERS:
-			return ERRCODE_INTERNAL_ERROR;
-		default:
-			return ERRCODE_INVALID_PARAMETER_VALUE;
+		int			save = errno;
+
+		ReleaseExternalFD();
+		errno = save;
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("dpmo: could not open the privacy ledger \"%s\": %m", path)));
 	}
+	return ledger_fd;
 }
 
-/* Raises the library's sentence for st, with an optional detail. Never returns. */
-static void dp_fail(dpmo_status st, const char *detail) pg_attribute_noreturn();
-
+/*
+ * Appends r (its seq set here) with the lock held in exclusive mode. On a failed write it releases the
+ * lock and raises an ERROR (nothing is counted); on a failed fdatasync it PANICs, as PostgreSQL does for
+ * its own files, so that the state is rebuilt from what the disk really holds.
+ */
 static void
-dp_fail(dpmo_status st, const char *detail)
+ledger_append_locked(dp_ledger_record *r)
 {
-	ereport(ERROR,
-			(errcode(errcode_for(st)),
-			 errmsg("dpmo: %s", dpmo_status_message((uint32_t) st)),
-			 detail ? errdetail_internal("%s", detail) : 0));
-	pg_unreachable();
+	int			fd = ledger_fd;		/* opened by the caller, before it took the lock */
+	int			rc;
+
+	r->seq = ledger->next_seq;
+	r->time_us = now_unix_us();
+	rc = dp_ledger_append(fd, ledger->size, r);
+	if (rc == -2)
+		ereport(PANIC,
+				(errcode_for_file_access(),
+				 errmsg("dpmo: could not fdatasync the privacy ledger: %m")));
+	if (rc != 0)
+	{
+		int			save = errno;
+
+		LWLockRelease(ledger->lock);
+		errno = save;
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("dpmo: could not write to the privacy ledger (nothing was charged): %m")));
+	}
+	ledger->size += DP_LEDGER_RECORD_SIZE;
+	ledger->next_seq++;
 }
 
-static void
-dp_check(dpmo_status st, const char *what)
+typedef struct GrantRef
 {
-	if (st != DPMO_OK)
-		dp_fail(st, what);
+	uint32		id;
+	Oid			role;
+	char		dataset[DP_LEDGER_NAME];
+} GrantRef;
+
+/*
+ * The grants that bind the session user for the current dataset: its own and those of every role it is a
+ * member of (directly or not, whatever INHERIT says), for this dataset or for every dataset.
+ */
+static int
+applicable_grants(Oid user, const char *dataset, uint32 *ids, int max, const char *fname)
+{
+	GrantRef   *refs;
+	int			n,
+				i,
+				found = 0;
+
+	refs = palloc(sizeof(GrantRef) * MAX_GRANTS);
+	LWLockAcquire(ledger->lock, LW_SHARED);
+	n = ledger->ngrants;
+	for (i = 0; i < n; i++)
+	{
+		refs[i].id = ledger->grants[i].id;
+		refs[i].role = ledger->grants[i].role;
+		memcpy(refs[i].dataset, ledger->grants[i].dataset, DP_LEDGER_NAME);
+	}
+	LWLockRelease(ledger->lock);
+	/* Membership needs the catalogs: resolved without the lock (grants are never removed). */
+	for (i = 0; i < n; i++)
+	{
+		if (refs[i].dataset[0] != '\0' && strcmp(refs[i].dataset, dataset) != 0)
+			continue;
+		if (!is_member_of_role_nosuper(user, refs[i].role))
+			continue;
+		if (found == max)
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("%s: more than %d privacy budgets apply to role \"%s\"", fname, max,
+							GetUserNameFromId(user, false))));
+		ids[found++] = refs[i].id;
+	}
+	pfree(refs);
+	return found;
+}
+
+/* Charges ε to every grant that binds the session user, durably, or raises an ERROR charging nothing. */
+static void
+ledger_charge(const dp_params *p)
+{
+	const char *fname = dp_functions[p->function].name;
+	Oid			user = GetSessionUserId();
+	const char *dataset = current_dataset();
+	uint32		ids[DP_LEDGER_MAX_GRANTS_PER_CHARGE];
+	dpmo_budget next[DP_LEDGER_MAX_GRANTS_PER_CHARGE];
+	int			n,
+				i,
+				short_i = -1;
+	dp_ledger_record rec;
+	char	   *user_name;
+
+	ledger_require(fname);
+	n = applicable_grants(user, dataset, ids, DP_LEDGER_MAX_GRANTS_PER_CHARGE, fname);
+	user_name = GetUserNameFromId(user, false);
+	if (n == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("%s: no privacy budget applies to role \"%s\"%s%s%s", fname, user_name,
+						dataset[0] ? " for dataset \"" : "", dataset, dataset[0] ? "\"" : ""),
+				 errhint("A superuser grants one with dp_budget_grant().")));
+
+	memset(&rec, 0, sizeof rec);
+	rec.type = DP_LEDGER_CHARGE;
+	rec.epsilon = p->epsilon;
+	rec.role = user;
+	rec.database = MyDatabaseId;
+	rec.ngrants = (uint32) n;
+	memcpy(rec.grants, ids, sizeof(uint32) * n);
+	dp_ledger_set_name(rec.role_name, user_name);
+	dp_ledger_set_name(rec.dataset, dataset);
+	dp_mechanism_label(p, rec.mechanism, sizeof rec.mechanism);
+
+	ledger_file();
+	LWLockAcquire(ledger->lock, LW_EXCLUSIVE);
+	if (!ledger->ok)
+	{
+		LWLockRelease(ledger->lock);
+		ledger_require(fname);
+	}
+	for (i = 0; i < n; i++)
+	{
+		next[i] = ledger->grants[ids[i] - 1].budget;
+		if (dpmo_budget_charge(&next[i], p->epsilon) != DPMO_OK && short_i < 0)
+			short_i = i;
+	}
+	if (short_i >= 0)
+	{
+		LedgerGrant g = ledger->grants[ids[short_i] - 1];
+		double		left = 0;
+		char		eps[40],
+					lft[40];
+
+		LWLockRelease(ledger->lock);
+		dpmo_budget_remaining(&g.budget, &left);
+		dp_format_double(p->epsilon, eps, sizeof eps);
+		dp_format_double(left, lft, sizeof lft);
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("%s: the privacy budget is exhausted (epsilon = %s requested, %s left); nothing was charged",
+						fname, eps, lft),
+				 errdetail("The budget granted to role \"%s\"%s%s%s has %s left of %g.",
+						   GetUserNameFromId(g.role, true) ? GetUserNameFromId(g.role, true) : "?",
+						   g.dataset[0] ? " for dataset \"" : "", g.dataset, g.dataset[0] ? "\"" : "",
+						   lft, g.budget.total)));
+	}
+	ledger_append_locked(&rec);
+	for (i = 0; i < n; i++)
+		ledger->grants[ids[i] - 1].budget = next[i];
+	LWLockRelease(ledger->lock);
 }
 
 /* ------------------------------------------------------------------------------------------------ */
-/* Session state: generator and budget                                                               */
+/* Budget administration (superusers) and inspection                                                 */
+/* ------------------------------------------------------------------------------------------------ */
+
+static void
+require_superuser(const char *fname)
+{
+	if (!superuser())
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("%s: only a superuser can grant privacy budgets", fname)));
+}
+
+static const char *
+dataset_arg(FunctionCallInfo fcinfo, int i, const char *fname)
+{
+	char	   *d;
+
+	if (PG_NARGS() <= i || PG_ARGISNULL(i))
+		return "";
+	d = text_to_cstring(PG_GETARG_TEXT_PP(i));
+	if (strlen(d) >= DP_LEDGER_NAME)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s: a dataset label has at most %d bytes", fname, DP_LEDGER_NAME - 1)));
+	return d;
+}
+
+static Datum
+grant_or_top_up(FunctionCallInfo fcinfo, bool top_up)
+{
+	const char *fname = top_up ? "dp_budget_top_up" : "dp_budget_grant";
+	Oid			role;
+	double		eps;
+	const char *dataset;
+	char	   *role_name;
+	LedgerGrant *g;
+	dp_ledger_record rec;
+	double		total;
+
+	require_superuser(fname);
+	ledger_require(fname);
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("%s: the role and epsilon must not be NULL", fname)));
+	role = PG_GETARG_OID(0);
+	eps = PG_GETARG_FLOAT8(1);
+	dataset = dataset_arg(fcinfo, 2, fname);
+	role_name = OidIsValid(role) ? GetUserNameFromId(role, true) : NULL;
+	if (role_name == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("%s: role %u does not exist", fname, role)));
+	if (!(isfinite(eps) && eps > 0))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s: epsilon must be a finite number greater than zero", fname)));
+
+	memset(&rec, 0, sizeof rec);
+	rec.type = top_up ? DP_LEDGER_TOP_UP : DP_LEDGER_GRANT;
+	rec.epsilon = eps;
+	rec.role = role;
+	dp_ledger_set_name(rec.role_name, role_name);
+	dp_ledger_set_name(rec.dataset, dataset);
+
+	ledger_file();
+	LWLockAcquire(ledger->lock, LW_EXCLUSIVE);
+	g = find_grant(ledger, role, dataset);
+	if (top_up)
+	{
+		if (g == NULL)
+		{
+			LWLockRelease(ledger->lock);
+			ereport(ERROR,
+					(errcode(ERRCODE_UNDEFINED_OBJECT),
+					 errmsg("%s: role \"%s\" has no budget%s%s%s to top up", fname, role_name,
+							dataset[0] ? " for dataset \"" : "", dataset, dataset[0] ? "\"" : ""),
+					 errhint("Grant one with dp_budget_grant().")));
+		}
+		total = add_down(g->budget.total, eps);
+		if (!isfinite(total))
+		{
+			LWLockRelease(ledger->lock);
+			ereport(ERROR,
+					(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+					 errmsg("%s: the total would not be finite", fname)));
+		}
+		rec.grant_id = g->id;
+		ledger_append_locked(&rec);
+		g->budget.total = total;
+	}
+	else
+	{
+		if (g != NULL)
+		{
+			LWLockRelease(ledger->lock);
+			ereport(ERROR,
+					(errcode(ERRCODE_DUPLICATE_OBJECT),
+					 errmsg("%s: role \"%s\" already has a budget%s%s%s", fname, role_name,
+							dataset[0] ? " for dataset \"" : "", dataset, dataset[0] ? "\"" : ""),
+					 errhint("Raise it with dp_budget_top_up().")));
+		}
+		if (ledger->ngrants >= MAX_GRANTS)
+		{
+			LWLockRelease(ledger->lock);
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("%s: the ledger holds %d grants, its maximum", fname, MAX_GRANTS)));
+		}
+		rec.grant_id = (uint32) ledger->ngrants + 1;
+		ledger_append_locked(&rec);
+		g = &ledger->grants[ledger->ngrants];
+		g->role = role;
+		g->id = rec.grant_id;
+		strlcpy(g->dataset, dataset, DP_LEDGER_NAME);
+		dpmo_budget_init(&g->budget, eps);
+		ledger->ngrants++;
+		total = eps;
+	}
+	LWLockRelease(ledger->lock);
+	PG_RETURN_FLOAT8(total);
+}
+
+PG_FUNCTION_INFO_V1(dpmo_pg_budget_grant);
+Datum
+dpmo_pg_budget_grant(PG_FUNCTION_ARGS)
+{
+	return grant_or_top_up(fcinfo, false);
+}
+
+PG_FUNCTION_INFO_V1(dpmo_pg_budget_top_up);
+Datum
+dpmo_pg_budget_top_up(PG_FUNCTION_ARGS)
+{
+	return grant_or_top_up(fcinfo, true);
+}
+
+/* dp_budget_remaining(): what the session user may still spend on the current dataset (0 without grant). */
+PG_FUNCTION_INFO_V1(dpmo_pg_budget_remaining);
+Datum
+dpmo_pg_budget_remaining(PG_FUNCTION_ARGS)
+{
+	uint32		ids[DP_LEDGER_MAX_GRANTS_PER_CHARGE];
+	int			n,
+				i;
+	double		least = INFINITY;
+
+	ledger_require("dp_budget_remaining");
+	n = applicable_grants(GetSessionUserId(), current_dataset(), ids, DP_LEDGER_MAX_GRANTS_PER_CHARGE,
+						  "dp_budget_remaining");
+	LWLockAcquire(ledger->lock, LW_SHARED);
+	for (i = 0; i < n; i++)
+	{
+		double		r = 0;
+
+		dpmo_budget_remaining(&ledger->grants[ids[i] - 1].budget, &r);
+		least = Min(least, r);
+	}
+	LWLockRelease(ledger->lock);
+	PG_RETURN_FLOAT8(n == 0 ? 0.0 : least);
+}
+
+/* dp_budget_grants(): every grant (EXECUTE revoked from PUBLIC). */
+PG_FUNCTION_INFO_V1(dpmo_pg_budget_grants);
+Datum
+dpmo_pg_budget_grants(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	LedgerGrant *copy;
+	int			n,
+				i;
+
+	ledger_require("dp_budget_grants");
+	InitMaterializedSRF(fcinfo, 0);
+	copy = palloc(sizeof(LedgerGrant) * MAX_GRANTS);
+	LWLockAcquire(ledger->lock, LW_SHARED);
+	n = ledger->ngrants;
+	memcpy(copy, ledger->grants, sizeof(LedgerGrant) * n);
+	LWLockRelease(ledger->lock);
+	for (i = 0; i < n; i++)
+	{
+		Datum		v[6];
+		bool		nulls[6] = {false, false, false, false, false, false};
+		char	   *name = GetUserNameFromId(copy[i].role, true);
+		double		left = 0;
+
+		dpmo_budget_remaining(&copy[i].budget, &left);
+		v[0] = Int32GetDatum((int32) copy[i].id);
+		if (name)
+			v[1] = DirectFunctionCall1(namein, CStringGetDatum(name));
+		else
+			nulls[1] = true;
+		if (copy[i].dataset[0])
+			v[2] = CStringGetTextDatum(copy[i].dataset);
+		else
+			nulls[2] = true;
+		v[3] = Float8GetDatum(copy[i].budget.total);
+		v[4] = Float8GetDatum(copy[i].budget.spent);
+		v[5] = Float8GetDatum(left);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, nulls);
+	}
+	return (Datum) 0;
+}
+
+/* dp_ledger(): every record of the ledger file, oldest first (EXECUTE revoked from PUBLIC). */
+PG_FUNCTION_INFO_V1(dpmo_pg_ledger);
+Datum
+dpmo_pg_ledger(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	int64		size,
+				off;
+	int			fd;
+	static const char *const kinds[] = {"", "grant", "top-up", "charge"};
+
+	ledger_require("dp_ledger");
+	InitMaterializedSRF(fcinfo, 0);
+	fd = ledger_file();
+	LWLockAcquire(ledger->lock, LW_SHARED);
+	size = ledger->size;		/* the records before it never change */
+	LWLockRelease(ledger->lock);
+	for (off = 0; off < size; off += DP_LEDGER_RECORD_SIZE)
+	{
+		dp_ledger_record r;
+		Datum		v[9];
+		bool		nulls[9] = {false, false, false, false, false, false, false, false, false};
+		Datum		g[DP_LEDGER_MAX_GRANTS_PER_CHARGE];
+		uint32		i;
+		char	   *dbname;
+
+		if (pg_pread(fd, &r, sizeof r, (off_t) off) != (ssize_t) sizeof r || !dp_ledger_valid(&r))
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("dp_ledger: record at byte %lld cannot be read", (long long) off)));
+		v[0] = Int64GetDatum((int64) r.seq);
+		v[1] = TimestampTzGetDatum((TimestampTz) (r.time_us -
+												 (int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY));
+		v[2] = CStringGetTextDatum(kinds[r.type]);
+		v[3] = DirectFunctionCall1(namein, CStringGetDatum(r.role_name));
+		if (r.dataset[0])
+			v[4] = CStringGetTextDatum(r.dataset);
+		else
+			nulls[4] = true;
+		v[5] = Float8GetDatum(r.epsilon);
+		if (r.type == DP_LEDGER_CHARGE)
+		{
+			v[6] = CStringGetTextDatum(r.mechanism);
+			dbname = get_database_name(r.database);
+			if (dbname)
+				v[7] = DirectFunctionCall1(namein, CStringGetDatum(dbname));
+			else
+				nulls[7] = true;
+			for (i = 0; i < r.ngrants; i++)
+				g[i] = Int32GetDatum((int32) r.grants[i]);
+			v[8] = PointerGetDatum(construct_array(g, (int) r.ngrants, INT4OID, 4, true, TYPALIGN_INT));
+		}
+		else
+		{
+			nulls[6] = nulls[7] = true;
+			g[0] = Int32GetDatum((int32) r.grant_id);
+			v[8] = PointerGetDatum(construct_array(g, 1, INT4OID, 4, true, TYPALIGN_INT));
+		}
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, nulls);
+	}
+	return (Datum) 0;
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* The generator                                                                                     */
 /* ------------------------------------------------------------------------------------------------ */
 
 static dpmo_rng session_rng;
 static bool session_rng_ready = false;
 
-static dpmo_budget session_budget;
-static bool session_budget_set = false;
-static bool session_budget_guc_applied = false;
-static double guc_session_budget = 0.0;
-static int	guc_dampening = DPMO_DAMPENING_PLAIN;
-
-static const struct config_enum_entry dampening_options[] = {
-	{"plain", DPMO_DAMPENING_PLAIN, false},
-	{"shifted", DPMO_DAMPENING_SHIFTED, false},
-	{NULL, 0, false}
-};
-
-void		_PG_init(void);
-
-void
-_PG_init(void)
-{
-	DefineCustomRealVariable("dpmo.session_budget",
-							 "Privacy budget (total epsilon) every session starts with; 0 means no budget.",
-							 "Applied at the first private selection or budget call of a session. Only "
-							 "superusers can set it (e.g. ALTER ROLE analyst SET dpmo.session_budget = 1).",
-							 &guc_session_budget,
-							 0.0, 0.0, 1e300,
-							 PGC_SUSET, 0,
-							 NULL, NULL, NULL);
-	DefineCustomEnumVariable("dpmo.dampening",
-							 "Local dampening used by the local-sensitivity aggregates: plain or shifted.",
-							 "plain is Def. 3.6 of the Local Dampening paper (as PrivPareto uses it); shifted is "
-							 "Def. 4.3, which favours candidates with a larger local sensitivity.",
-							 &guc_dampening, DPMO_DAMPENING_PLAIN, dampening_options,
-							 PGC_USERSET, 0, NULL, NULL, NULL);
-	MarkGUCPrefixReserved("dpmo");
-}
-
-/* The session's generator, seeded from pg_strong_random (32 bytes) on first use. */
+/* This backend's ChaCha20 generator, seeded from pg_strong_random (32 bytes) on first use. */
 static dpmo_rng *
 rng_get(void)
 {
@@ -140,110 +747,32 @@ rng_get(void)
 			ereport(ERROR,
 					(errcode(ERRCODE_INTERNAL_ERROR),
 					 errmsg("dpmo: could not obtain 32 random bytes to seed the generator")));
-		dp_check(dpmo_rng_init(&session_rng, DPMO_RNG_CHACHA20, seed), "seeding the generator");
-		memset(seed, 0, sizeof seed);
+		if (dpmo_rng_init(&session_rng, DPMO_RNG_CHACHA20, seed) != DPMO_OK)
+			elog(ERROR, "dpmo: could not seed the generator");
+		explicit_bzero(seed, sizeof seed);
 		session_rng_ready = true;
 	}
 	return &session_rng;
 }
 
-/* Applies dpmo.session_budget once per session, before the first use of the budget. */
-static void
-budget_apply_guc(void)
-{
-	if (session_budget_guc_applied)
-		return;
-	session_budget_guc_applied = true;
-	if (guc_session_budget > 0.0 && !session_budget_set)
-	{
-		dp_check(dpmo_budget_init(&session_budget, guc_session_budget), "dpmo.session_budget");
-		session_budget_set = true;
-	}
-}
-
-static double
-budget_remaining(void)
-{
-	double		r = 0.0;
-
-	dp_check(dpmo_budget_remaining(&session_budget, &r), "reading the session budget");
-	return r;
-}
-
 /*
- * Checks that the session budget can pay eps and returns the budget as it will be once charged; the
- * caller stores it back only after the selection succeeded (so a failed query charges nothing).
+ * For tests only, and not part of the extension's SQL: makes this backend's draws reproducible (ChaCha20
+ * keyed by SHA-256 of the text). Runs only for a superuser on a server started with dpmo.test_seeding =
+ * on (a postmaster setting); the test suite creates the SQL function itself.
  */
-static dpmo_budget
-budget_prepare(double eps)
-{
-	dpmo_budget next;
-	dpmo_status st;
-
-	budget_apply_guc();
-	next = session_budget;
-	if (!session_budget_set)
-		return next;
-	st = dpmo_budget_charge(&next, eps);
-	if (st == DPMO_BUDGET_EXHAUSTED)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("dpmo: %s", dpmo_status_message(st)),
-				 errdetail("The query asks for epsilon = %g; the session has %g left of %g.",
-						   eps, budget_remaining(), session_budget.total),
-				 errhint("Nothing was charged. A superuser can raise the budget with dp_budget_set().")));
-	dp_check(st, "charging the session budget");
-	return next;
-}
-
-static void
-budget_commit(const dpmo_budget *next)
-{
-	if (session_budget_set)
-		session_budget = *next;
-}
-
-PG_FUNCTION_INFO_V1(dpmo_pg_budget_set);
-Datum
-dpmo_pg_budget_set(PG_FUNCTION_ARGS)
-{
-	double		total = PG_GETARG_FLOAT8(0);
-	dpmo_budget fresh;
-
-	budget_apply_guc();
-	dp_check(dpmo_budget_init(&fresh, total), "dp_budget_set(total) needs a finite total > 0");
-	if (session_budget_set && !superuser() && total > budget_remaining())
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("dpmo: only a superuser can raise the session's privacy budget"),
-				 errdetail("%g is left; dp_budget_set(%g) would raise it.", budget_remaining(), total)));
-	session_budget = fresh;
-	session_budget_set = true;
-	PG_RETURN_FLOAT8(total);
-}
-
-PG_FUNCTION_INFO_V1(dpmo_pg_budget_remaining);
-Datum
-dpmo_pg_budget_remaining(PG_FUNCTION_ARGS)
-{
-	budget_apply_guc();
-	if (!session_budget_set)
-		PG_RETURN_NULL();
-	PG_RETURN_FLOAT8(budget_remaining());
-}
-
 PG_FUNCTION_INFO_V1(dpmo_pg_seed);
 Datum
 dpmo_pg_seed(PG_FUNCTION_ARGS)
 {
-	text	   *t = PG_GETARG_TEXT_PP(0);
+	text	   *t;
 	pg_cryptohash_ctx *ctx;
 	uint8		digest[PG_SHA256_DIGEST_LENGTH];
 
-	if (!superuser())
+	if (!preloaded || !guc_test_seeding || !superuser())
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("dpmo: only a superuser can seed the generator (dp_seed is for tests only)")));
+				 errmsg("dp_seed: seeding is for tests only: it needs a superuser on a server started with dpmo.test_seeding = on")));
+	t = PG_GETARG_TEXT_PP(0);
 	ctx = pg_cryptohash_create(PG_SHA256);
 	if (ctx == NULL || pg_cryptohash_init(ctx) < 0 ||
 		pg_cryptohash_update(ctx, (const uint8 *) VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t)) < 0 ||
@@ -251,10 +780,11 @@ dpmo_pg_seed(PG_FUNCTION_ARGS)
 	{
 		if (ctx)
 			pg_cryptohash_free(ctx);
-		ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR), errmsg("dpmo: could not hash the seed")));
+		elog(ERROR, "dp_seed: could not hash the seed");
 	}
 	pg_cryptohash_free(ctx);
-	dp_check(dpmo_rng_init(&session_rng, DPMO_RNG_CHACHA20, digest), "dp_seed");
+	if (dpmo_rng_init(&session_rng, DPMO_RNG_CHACHA20, digest) != DPMO_OK)
+		elog(ERROR, "dp_seed: could not seed the generator");
 	session_rng_ready = true;
 	PG_RETURN_VOID();
 }
@@ -267,34 +797,236 @@ dpmo_pg_version(PG_FUNCTION_ARGS)
 }
 
 /* ------------------------------------------------------------------------------------------------ */
+/* Errors of the shared surface                                                                      */
+/* ------------------------------------------------------------------------------------------------ */
+
+static void raise_dp(const dp_error *err) pg_attribute_noreturn();
+
+static void
+raise_dp(const dp_error *err)
+{
+	int			code;
+
+	switch (err->cls)
+	{
+		case DP_ERR_ARGUMENT:
+			code = ERRCODE_INVALID_PARAMETER_VALUE;
+			break;
+		case DP_ERR_DATA:
+			code = ERRCODE_DATA_EXCEPTION;
+			break;
+		case DP_ERR_NOMEM:
+			code = ERRCODE_OUT_OF_MEMORY;
+			break;
+		default:
+			code = ERRCODE_INTERNAL_ERROR;
+			break;
+	}
+	ereport(ERROR, (errcode(code), errmsg_internal("%s", err->msg)));
+	pg_unreachable();
+}
+
+static void *
+pg_alloc(void *ctx, size_t bytes)
+{
+	return palloc_extended(bytes, MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
+}
+
+static void
+pg_free(void *ctx, void *p)
+{
+	pfree(p);
+}
+
+static const dp_alloc PG_ALLOC = {NULL, pg_alloc, pg_free};
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Reading the arguments of a row                                                                    */
+/* ------------------------------------------------------------------------------------------------ */
+
+#define MAX_ARGS 8
+
+/* Per call site (flinfo->fn_extra): which SQL function this is and the types of its arguments. */
+typedef struct CallInfo
+{
+	const dp_function *f;
+	int32		index;
+	int			nargs;			/* SQL arguments (the state excluded) */
+	Oid			types[MAX_ARGS];
+} CallInfo;
+
+static void refuse_window(void) pg_attribute_noreturn();
+
+/* (A window aggregate's support functions cannot see which aggregate they serve: no name in the text.) */
+static void
+refuse_window(void)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("dpmo: a private selection cannot be used as a window function"),
+			 errhint("Use it as a plain aggregate (with GROUP BY for one selection per group).")));
+	pg_unreachable();
+}
+
+/* The SQL function behind this aggregate call (by the aggregate's name), cached per call site. */
+static CallInfo *
+call_info(FunctionCallInfo fcinfo, bool transition)
+{
+	CallInfo   *ci = (CallInfo *) fcinfo->flinfo->fn_extra;
+	Aggref	   *agg;
+	char	   *name;
+	int			i;
+
+	if (ci != NULL)
+		return ci;
+	agg = AggGetAggref(fcinfo);
+	if (agg == NULL)
+		elog(ERROR, "dpmo: aggregate support function called outside a plain aggregate");
+	name = get_func_name(agg->aggfnoid);
+	ci = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(CallInfo));
+	ci->f = name ? dp_function_find(name) : NULL;
+	if (ci->f == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("dpmo: \"%s\" is not one of the dpmo aggregates", name ? name : "?")));
+	ci->index = (int32) (ci->f - dp_functions);
+	if (transition)
+	{
+		ci->nargs = PG_NARGS() - 1;
+		if (ci->nargs > MAX_ARGS)
+			elog(ERROR, "dpmo: too many arguments");
+		for (i = 0; i < ci->nargs; i++)
+			ci->types[i] = get_fn_expr_argtype(fcinfo->flinfo, i + 1);
+	}
+	fcinfo->flinfo->fn_extra = ci;
+	return ci;
+}
+
+typedef struct PgReader
+{
+	FunctionCallInfo fcinfo;
+	CallInfo   *ci;
+	double	   *buf[MAX_ARGS];	/* arrays with NULL elements, copied with NaN in their place */
+} PgReader;
+
+static dp_arg_type
+pg_type(void *ctx, int i)
+{
+	PgReader   *r = ctx;
+	Oid			t = r->ci->types[i];
+
+	if (r->fcinfo->args[i + 1].isnull)
+		return DP_ARG_NULL;
+	if (t == FLOAT8OID || t == INT8OID || t == INT4OID)
+		return DP_ARG_NUMBER;
+	if (t == FLOAT8ARRAYOID)
+		return DP_ARG_ARRAY;
+	if (t == TEXTOID)
+		return DP_ARG_TEXT;
+	return DP_ARG_OTHER;
+}
+
+static double
+pg_number(void *ctx, int i)
+{
+	PgReader   *r = ctx;
+	Datum		d = r->fcinfo->args[i + 1].value;
+
+	switch (r->ci->types[i])
+	{
+		case INT8OID:
+			return (double) DatumGetInt64(d);
+		case INT4OID:
+			return (double) DatumGetInt32(d);
+		default:
+			return DatumGetFloat8(d);
+	}
+}
+
+static bool
+pg_integer(void *ctx, int i, int64_t *out)
+{
+	PgReader   *r = ctx;
+	Datum		d = r->fcinfo->args[i + 1].value;
+
+	switch (r->ci->types[i])
+	{
+		case INT8OID:
+			*out = DatumGetInt64(d);
+			return true;
+		case INT4OID:
+			*out = DatumGetInt32(d);
+			return true;
+		default:
+			return false;
+	}
+}
+
+static dp_err_class
+pg_array(void *ctx, int i, dp_array *out, dp_error *err)
+{
+	PgReader   *r = ctx;
+	ArrayType  *a = DatumGetArrayTypeP(r->fcinfo->args[i + 1].value);
+	int			nd = ARR_NDIM(a);
+	int64		n;
+
+	memset(out, 0, sizeof *out);
+	if (ARR_ELEMTYPE(a) != FLOAT8OID || nd > 2)
+		return dp_fail(err, DP_ERR_ARGUMENT, -1, "%s: arrays must be float8[] with at most two dimensions",
+					   r->ci->f->name);
+	out->ndim = nd;
+	n = nd == 0 ? 0 : ArrayGetNItems(nd, ARR_DIMS(a));
+	out->dims[0] = nd >= 1 ? ARR_DIMS(a)[0] : 0;
+	out->dims[1] = nd == 2 ? ARR_DIMS(a)[1] : 0;
+	out->len = n;
+	if (!ARR_HASNULL(a))
+	{
+		out->vals = (const double *) ARR_DATA_PTR(a);
+		return DP_OK;
+	}
+	{
+		bits8	   *bitmap = ARR_NULLBITMAP(a);
+		const double *src = (const double *) ARR_DATA_PTR(a);
+		double	   *dst = palloc(sizeof(double) * Max(n, 1));
+		int64		j;
+
+		for (j = 0; j < n; j++)
+		{
+			if (bitmap[j / 8] & (1 << (j % 8)))
+				dst[j] = *src++;
+			else
+			{
+				dst[j] = NAN;
+				out->has_null = true;
+			}
+		}
+		r->buf[i] = dst;
+		out->vals = dst;
+	}
+	return DP_OK;
+}
+
+static const char *
+pg_text(void *ctx, int i, size_t *len)
+{
+	PgReader   *r = ctx;
+	text	   *t = DatumGetTextPP(r->fcinfo->args[i + 1].value);
+
+	*len = VARSIZE_ANY_EXHDR(t);
+	return VARDATA_ANY(t);
+}
+
+/* ------------------------------------------------------------------------------------------------ */
 /* Transition state                                                                                  */
 /* ------------------------------------------------------------------------------------------------ */
 
-typedef enum DpKind
-{
-	K_SINGLE = 1,				/* one score per row, global Δ */
-	K_LOCAL_CONST,				/* one utility and one δ (constant in t) per row */
-	K_LOCAL_TABLE,				/* one utility and δ(t), t < T, per row */
-	K_PARETO,					/* m utilities per row, PrivPareto global */
-	K_PARETO_LOCAL,				/* m utilities and m δ_i per row, PrivPareto local */
-	K_AGG,						/* m utilities per row, weights and Δ_i, PrivAgg global */
-	K_AGG_LOCAL					/* m utilities and m δ_i per row, PrivAgg local */
-} DpKind;
-
-/* The constants of a group (the same in every row) and its size; serialised as is. */
+/* The group's constants and size; serialised as is. */
 typedef struct DpHeader
 {
-	int32		kind;
-	int32		selector;
-	int32		m;				/* utilities per row */
-	int32		dm;				/* δ values per row (0: none) */
-	int32		k;				/* picks (0: a single-result aggregate, one pick) */
-	int32		pad;
-	double		eps;
-	double		sens;			/* Δ of the single-objective kinds */
-	double		weights[MAXM];
-	double		globals[MAXM];
+	dp_params	p;
 	int64		n;
+	int32		null_data;		/* a NULL was read among the data: rows are no longer stored */
+	int32		pad;
 } DpHeader;
 
 typedef struct DpState
@@ -302,175 +1034,36 @@ typedef struct DpState
 	DpHeader	h;
 	int64		cap;
 	int64	   *ids;
-	double	   *vals;			/* n × m, row-major */
-	double	   *dels;			/* n × dm, row-major; NULL when dm = 0 */
+	double	   *vals;			/* n × m */
+	double	   *dels;			/* n × m × width (each row objective-major) */
 } DpState;
 
-static const char *const SELECTOR_NAMES[] = {
-	"exponential", "permute_and_flip", "noisy_max_laplace", "noisy_max_gumbel", "noisy_max_exponential"
-};
-
-static int32
-selector_arg(FunctionCallInfo fcinfo, int argno)
+static int64
+row_vals(const DpHeader *h)
 {
-	char	   *name;
-	int			i;
-
-	if (PG_ARGISNULL(argno))
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("dpmo: the selector must not be NULL")));
-	name = text_to_cstring(PG_GETARG_TEXT_PP(argno));
-	for (i = 0; i < (int) lengthof(SELECTOR_NAMES); i++)
-		if (pg_strcasecmp(name, SELECTOR_NAMES[i]) == 0)
-			return i;			/* the names are in DPMO_SELECTOR_* order */
-	ereport(ERROR,
-			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			 errmsg("dpmo: unknown selector \"%s\"", name),
-			 errhint("Use exponential, permute_and_flip, noisy_max_laplace, noisy_max_gumbel or "
-					 "noisy_max_exponential.")));
-	pg_unreachable();
+	return h->null_data ? 0 : Max(h->p.m, 1);
 }
 
-static void
-require(FunctionCallInfo fcinfo, int argno, const char *what)
+static int64
+row_dels(const DpHeader *h)
 {
-	if (PG_ARGISNULL(argno))
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("dpmo: %s must not be NULL", what),
-				 errhint("Filter NULLs out (WHERE ... IS NOT NULL) or replace them (coalesce) explicitly.")));
-}
-
-static double
-eps_arg(FunctionCallInfo fcinfo, int argno)
-{
-	double		e;
-
-	require(fcinfo, argno, "epsilon");
-	e = PG_GETARG_FLOAT8(argno);
-	if (!(isfinite(e) && e > 0.0))
-		dp_fail(DPMO_INVALID_EPSILON, psprintf("epsilon = %g", e));
-	return e;
-}
-
-static double
-sens_arg(FunctionCallInfo fcinfo, int argno)
-{
-	double		s;
-
-	require(fcinfo, argno, "the sensitivity");
-	s = PG_GETARG_FLOAT8(argno);
-	if (!(isfinite(s) && s > 0.0))
-		dp_fail(DPMO_INVALID_SENSITIVITY, psprintf("sensitivity = %g", s));
-	return s;
-}
-
-static int32
-k_arg(FunctionCallInfo fcinfo, int argno)
-{
-	int32		k;
-
-	require(fcinfo, argno, "k");
-	k = PG_GETARG_INT32(argno);
-	if (k < 1)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("dpmo: k must be at least 1 (got %d)", k)));
-	return k;
-}
-
-/* A one-dimensional float8[] without NULL elements: its data and length (0 for an empty array). */
-static const double *
-array_arg(FunctionCallInfo fcinfo, int argno, const char *what, int *len)
-{
-	ArrayType  *a;
-
-	require(fcinfo, argno, what);
-	a = PG_GETARG_ARRAYTYPE_P(argno);
-	if (ARR_ELEMTYPE(a) != FLOAT8OID)
-		ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH), errmsg("dpmo: %s must be float8[]", what)));
-	if (ARR_NDIM(a) > 1)
-		ereport(ERROR,
-				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
-				 errmsg("dpmo: %s must be a one-dimensional array", what)));
-	if (array_contains_nulls(a))
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("dpmo: %s must not contain NULL elements", what)));
-	*len = ARR_NDIM(a) == 0 ? 0 : ARR_DIMS(a)[0];
-	return (const double *) ARR_DATA_PTR(a);
-}
-
-static void
-check_objectives(int m, const char *what)
-{
-	if (m == 0)
-		dp_fail(DPMO_INVALID_ARGUMENT, psprintf("%s is empty: at least one objective is needed", what));
-	if (m > MAXM)
-		dp_fail(DPMO_CAPACITY_EXCEEDED, psprintf("%s has %d objectives; at most %d are supported",
-												 what, m, MAXM));
-}
-
-static void
-check_same_length(int m, int other, const char *what)
-{
-	if (other != m)
-		dp_fail(DPMO_LENGTH_MISMATCH,
-				psprintf("%s has %d elements but the utilities array has %d", what, other, m));
-}
-
-static void
-check_weights(const double *w, int m)
-{
-	int			i;
-
-	for (i = 0; i < m; i++)
-		if (w[i] != 0.0)
-			return;
-	dp_fail(DPMO_INVALID_ARGUMENT, "every weight is zero: at least one weight must be non-zero");
-}
-
-static void
-mismatch(const char *what)
-{
-	ereport(ERROR,
-			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			 errmsg("dpmo: %s must be the same in every row of a group", what)));
-}
-
-/* Constants of two headers must agree (rows of one group, or two partial states). */
-static void
-check_same(const DpHeader *a, const DpHeader *b)
-{
-	if (a->kind != b->kind)
-		elog(ERROR, "dpmo: internal error: aggregate states of different kinds");
-	if (a->eps != b->eps)
-		mismatch("epsilon");
-	if (a->sens != b->sens)
-		mismatch("the sensitivity");
-	if (a->selector != b->selector)
-		mismatch("the selector");
-	if (a->k != b->k)
-		mismatch("k");
-	if (a->m != b->m)
-		mismatch("the number of utilities");
-	if (a->dm != b->dm)
-		mismatch("the number of local sensitivity values");
-	if (memcmp(a->weights, b->weights, sizeof a->weights) != 0)
-		mismatch("the weights array");
-	if (memcmp(a->globals, b->globals, sizeof a->globals) != 0)
-		mismatch("the sensitivities array");
+	return (h->null_data || h->p.width <= 0) ? 0 : (int64) Max(h->p.m, 1) * h->p.width;
 }
 
 static void *
-alloc_huge(MemoryContext cx, int64 count, size_t size)
+huge_array(MemoryContext cx, void *old, int64 count, int64 per, size_t size)
 {
+	if (per == 0)
+		return old;
 	if (count < 1)
 		count = 1;
-	if ((uint64) count > MaxAllocHugeSize / size)
-		dp_fail(DPMO_OVERFLOW, "the group is too large");
-	return MemoryContextAllocHuge(cx, (Size) count * size);
+	if ((uint64) count > MaxAllocHugeSize / ((uint64) per * size))
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("dpmo: the group is too large")));
+	if (old == NULL)
+		return MemoryContextAllocHuge(cx, (Size) (count * per) * size);
+	return repalloc_huge(old, (Size) (count * per) * size);
 }
 
 static void
@@ -480,360 +1073,80 @@ grow(DpState *s, MemoryContext cx, int64 want)
 
 	if (want <= s->cap)
 		return;
+	if (want > DP_MAX_ROWS)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("%s: a group has more than %lld candidates", dp_functions[s->h.p.function].name,
+						(long long) DP_MAX_ROWS)));
 	cap = s->cap > 0 ? s->cap : 64;
 	while (cap < want)
 		cap *= 2;
-	if ((uint64) cap > MaxAllocHugeSize / (sizeof(double) * (size_t) Max(Max(s->h.m, s->h.dm), 1)))
-		dp_fail(DPMO_OVERFLOW, "the group is too large");
-	if (s->ids == NULL)
-	{
-		s->ids = alloc_huge(cx, cap, sizeof(int64));
-		s->vals = alloc_huge(cx, cap * s->h.m, sizeof(double));
-		if (s->h.dm > 0)
-			s->dels = alloc_huge(cx, cap * s->h.dm, sizeof(double));
-	}
-	else
-	{
-		s->ids = repalloc_huge(s->ids, (Size) cap * sizeof(int64));
-		s->vals = repalloc_huge(s->vals, (Size) cap * s->h.m * sizeof(double));
-		if (s->h.dm > 0)
-			s->dels = repalloc_huge(s->dels, (Size) cap * s->h.dm * sizeof(double));
-	}
+	s->ids = huge_array(cx, s->ids, cap, 1, sizeof(int64));
+	s->vals = huge_array(cx, s->vals, cap, row_vals(&s->h), sizeof(double));
+	s->dels = huge_array(cx, s->dels, cap, row_dels(&s->h), sizeof(double));
 	s->cap = cap;
 }
 
-/* The state, created on the first row with the row's constants, else checked against them; room for one more row. */
-static DpState *
-begin_row(FunctionCallInfo fcinfo, const DpHeader *row)
+/* The transition function of every dpmo aggregate: one row, one candidate. */
+PG_FUNCTION_INFO_V1(dpmo_pg_trans);
+Datum
+dpmo_pg_trans(PG_FUNCTION_ARGS)
 {
 	MemoryContext aggcx;
+	int			how = AggCheckCallContext(fcinfo, &aggcx);
+	CallInfo   *ci;
+	PgReader	rd;
+	dp_reader	reader;
+	dp_params	row;
+	dp_error	err;
 	DpState    *s;
+	int64_t		id = 0;
+	bool		null_row = false;
 
-	if (!AggCheckCallContext(fcinfo, &aggcx))
+	if (how == 0)
 		elog(ERROR, "dpmo: transition function called outside an aggregate");
+	if (how == AGG_CONTEXT_WINDOW)
+		refuse_window();
+	ci = call_info(fcinfo, true);
+	memset(&rd, 0, sizeof rd);
+	rd.fcinfo = fcinfo;
+	rd.ci = ci;
+	reader.ctx = &rd;
+	reader.nargs = ci->nargs;
+	reader.type = pg_type;
+	reader.number = pg_number;
+	reader.integer = pg_integer;
+	reader.array = pg_array;
+	reader.text = pg_text;
+
+	if (dp_read_params(ci->f, ci->index, &reader, &row, &err) != DP_OK)
+		raise_dp(&err);
 	s = PG_ARGISNULL(0) ? NULL : (DpState *) PG_GETARG_POINTER(0);
 	if (s == NULL)
 	{
 		s = MemoryContextAllocZero(aggcx, sizeof(DpState));
-		s->h = *row;
-		s->h.n = 0;
+		s->h.p = row;
+		if (row.m == 0 || row.width < 0)
+			s->h.null_data = 1;	/* a NULL where a shape was expected: nothing will be selected */
 	}
-	else
-		check_same(&s->h, row);
+	else if (dp_params_merge(ci->f, &s->h.p, &row, &err) != DP_OK)
+		raise_dp(&err);
+	if (!s->h.null_data && (row.m == 0 || row.width < 0))
+		s->h.null_data = 1;
 	grow(s, aggcx, s->h.n + 1);
-	return s;
-}
-
-static void
-init_header(DpHeader *h, DpKind kind, FunctionCallInfo fcinfo)
-{
-	memset(h, 0, sizeof *h);
-	h->kind = kind;
-	h->selector = DPMO_SELECTOR_EXPONENTIAL;
-	require(fcinfo, 1, "the candidate id");
-	h->eps = eps_arg(fcinfo, 2);
-}
-
-/* dp_select(id, epsilon, score, sensitivity [, selector]) */
-PG_FUNCTION_INFO_V1(dpmo_pg_single_trans);
-Datum
-dpmo_pg_single_trans(PG_FUNCTION_ARGS)
-{
-	DpHeader	h;
-	DpState    *s;
-
-	init_header(&h, K_SINGLE, fcinfo);
-	require(fcinfo, 3, "the score");
-	h.sens = sens_arg(fcinfo, 4);
-	h.m = 1;
-	if (PG_NARGS() > 5)
-		h.selector = selector_arg(fcinfo, 5);
-	s = begin_row(fcinfo, &h);
-	s->ids[s->h.n] = PG_GETARG_INT64(1);
-	s->vals[s->h.n] = PG_GETARG_FLOAT8(3);
-	s->h.n++;
+	if (dp_read_row(ci->f, &s->h.p, &reader, &id,
+					s->h.null_data ? NULL : s->vals + s->h.n * row_vals(&s->h),
+					s->h.null_data ? NULL : s->dels + s->h.n * row_dels(&s->h), &null_row, &err) != DP_OK)
+		raise_dp(&err);
+	if (null_row)
+		s->h.null_data = 1;
+	s->ids[s->h.n++] = id;
 	PG_RETURN_POINTER(s);
-}
-
-/* dp_select_top_k(id, epsilon, score, sensitivity, k [, selector]) */
-PG_FUNCTION_INFO_V1(dpmo_pg_topk_trans);
-Datum
-dpmo_pg_topk_trans(PG_FUNCTION_ARGS)
-{
-	DpHeader	h;
-	DpState    *s;
-
-	init_header(&h, K_SINGLE, fcinfo);
-	require(fcinfo, 3, "the score");
-	h.sens = sens_arg(fcinfo, 4);
-	h.k = k_arg(fcinfo, 5);
-	h.m = 1;
-	if (PG_NARGS() > 6)
-		h.selector = selector_arg(fcinfo, 6);
-	s = begin_row(fcinfo, &h);
-	s->ids[s->h.n] = PG_GETARG_INT64(1);
-	s->vals[s->h.n] = PG_GETARG_FLOAT8(3);
-	s->h.n++;
-	PG_RETURN_POINTER(s);
-}
-
-/*
- * dp_select_local(id, epsilon, utility, delta float8, sensitivity [, selector])        (k = 0)
- * dp_select_local_top_k(id, epsilon, utility, delta float8, sensitivity, k [, selector])
- */
-static Datum
-local_trans(FunctionCallInfo fcinfo, bool topk)
-{
-	DpHeader	h;
-	DpState    *s;
-
-	init_header(&h, K_LOCAL_CONST, fcinfo);
-	require(fcinfo, 3, "the utility");
-	require(fcinfo, 4, "the local sensitivity (delta)");
-	h.sens = sens_arg(fcinfo, 5);
-	h.m = 1;
-	h.dm = 1;
-	if (topk)
-		h.k = k_arg(fcinfo, 6);
-	if (PG_NARGS() > (topk ? 7 : 6))
-		h.selector = selector_arg(fcinfo, topk ? 7 : 6);
-	s = begin_row(fcinfo, &h);
-	s->ids[s->h.n] = PG_GETARG_INT64(1);
-	s->vals[s->h.n] = PG_GETARG_FLOAT8(3);
-	s->dels[s->h.n] = PG_GETARG_FLOAT8(4);
-	s->h.n++;
-	PG_RETURN_POINTER(s);
-}
-
-/* dp_select_local(id, epsilon, utility, deltas float8[] (δ(t), t < T), sensitivity [, selector]) */
-PG_FUNCTION_INFO_V1(dpmo_pg_local_table_trans);
-Datum
-dpmo_pg_local_table_trans(PG_FUNCTION_ARGS)
-{
-	DpHeader	h;
-	DpState    *s;
-	const double *d;
-	int			t;
-
-	init_header(&h, K_LOCAL_TABLE, fcinfo);
-	require(fcinfo, 3, "the utility");
-	d = array_arg(fcinfo, 4, "the local sensitivity array (deltas)", &t);
-	if (t == 0)
-		dp_fail(DPMO_INVALID_ARGUMENT, "the deltas array is empty: give delta(t) for t = 0 .. T-1, T >= 1");
-	h.sens = sens_arg(fcinfo, 5);
-	h.m = 1;
-	h.dm = t;
-	if (PG_NARGS() > 6)
-		h.selector = selector_arg(fcinfo, 6);
-	s = begin_row(fcinfo, &h);
-	s->ids[s->h.n] = PG_GETARG_INT64(1);
-	s->vals[s->h.n] = PG_GETARG_FLOAT8(3);
-	memcpy(s->dels + s->h.n * t, d, (size_t) t * sizeof(double));
-	s->h.n++;
-	PG_RETURN_POINTER(s);
-}
-
-/*
- * dp_pareto_select(id, epsilon, VARIADIC utilities float8[])    and (id, epsilon, utilities float8[], selector)
- * dp_pareto_select_top_k(id, epsilon, k, VARIADIC utilities float8[])
- */
-static Datum
-pareto_trans(FunctionCallInfo fcinfo, bool topk)
-{
-	DpHeader	h;
-	DpState    *s;
-	const double *u;
-	int			m;
-	int			ua = topk ? 4 : 3;
-
-	init_header(&h, K_PARETO, fcinfo);
-	if (topk)
-		h.k = k_arg(fcinfo, 3);
-	u = array_arg(fcinfo, ua, "the utilities array", &m);
-	check_objectives(m, "the utilities array");
-	h.m = m;
-	if (PG_NARGS() > ua + 1)
-		h.selector = selector_arg(fcinfo, ua + 1);
-	s = begin_row(fcinfo, &h);
-	s->ids[s->h.n] = PG_GETARG_INT64(1);
-	memcpy(s->vals + s->h.n * m, u, (size_t) m * sizeof(double));
-	s->h.n++;
-	PG_RETURN_POINTER(s);
-}
-
-/* dp_pareto_select_local(id, epsilon, utilities float8[], deltas float8[], sensitivities float8[] [, selector]) */
-PG_FUNCTION_INFO_V1(dpmo_pg_pareto_local_trans);
-Datum
-dpmo_pg_pareto_local_trans(PG_FUNCTION_ARGS)
-{
-	DpHeader	h;
-	DpState    *s;
-	const double *u,
-			   *d,
-			   *g;
-	int			m,
-				md,
-				mg;
-
-	init_header(&h, K_PARETO_LOCAL, fcinfo);
-	u = array_arg(fcinfo, 3, "the utilities array", &m);
-	d = array_arg(fcinfo, 4, "the local sensitivities array (deltas)", &md);
-	g = array_arg(fcinfo, 5, "the sensitivities array", &mg);
-	check_objectives(m, "the utilities array");
-	check_same_length(m, md, "the deltas array");
-	check_same_length(m, mg, "the sensitivities array");
-	h.m = m;
-	h.dm = m;
-	memcpy(h.globals, g, (size_t) m * sizeof(double));
-	if (PG_NARGS() > 6)
-		h.selector = selector_arg(fcinfo, 6);
-	s = begin_row(fcinfo, &h);
-	s->ids[s->h.n] = PG_GETARG_INT64(1);
-	memcpy(s->vals + s->h.n * m, u, (size_t) m * sizeof(double));
-	memcpy(s->dels + s->h.n * m, d, (size_t) m * sizeof(double));
-	s->h.n++;
-	PG_RETURN_POINTER(s);
-}
-
-/*
- * dp_agg_select(id, epsilon, weights, utilities, sensitivities [, selector])
- * dp_agg_select_top_k(id, epsilon, k, weights, utilities, sensitivities)
- */
-static Datum
-agg_trans(FunctionCallInfo fcinfo, bool topk)
-{
-	DpHeader	h;
-	DpState    *s;
-	const double *w,
-			   *u,
-			   *g;
-	int			mw,
-				m,
-				mg;
-	int			a = topk ? 4 : 3;
-
-	init_header(&h, K_AGG, fcinfo);
-	if (topk)
-		h.k = k_arg(fcinfo, 3);
-	w = array_arg(fcinfo, a, "the weights array", &mw);
-	u = array_arg(fcinfo, a + 1, "the utilities array", &m);
-	g = array_arg(fcinfo, a + 2, "the sensitivities array", &mg);
-	check_objectives(m, "the utilities array");
-	check_same_length(m, mw, "the weights array");
-	check_same_length(m, mg, "the sensitivities array");
-	check_weights(w, m);
-	h.m = m;
-	memcpy(h.weights, w, (size_t) m * sizeof(double));
-	memcpy(h.globals, g, (size_t) m * sizeof(double));
-	if (PG_NARGS() > a + 3)
-		h.selector = selector_arg(fcinfo, a + 3);
-	s = begin_row(fcinfo, &h);
-	s->ids[s->h.n] = PG_GETARG_INT64(1);
-	memcpy(s->vals + s->h.n * m, u, (size_t) m * sizeof(double));
-	s->h.n++;
-	PG_RETURN_POINTER(s);
-}
-
-/* dp_agg_select_local(id, epsilon, weights, utilities, deltas, sensitivities [, selector]) */
-PG_FUNCTION_INFO_V1(dpmo_pg_agg_local_trans);
-Datum
-dpmo_pg_agg_local_trans(PG_FUNCTION_ARGS)
-{
-	DpHeader	h;
-	DpState    *s;
-	const double *w,
-			   *u,
-			   *d,
-			   *g;
-	int			mw,
-				m,
-				md,
-				mg;
-
-	init_header(&h, K_AGG_LOCAL, fcinfo);
-	w = array_arg(fcinfo, 3, "the weights array", &mw);
-	u = array_arg(fcinfo, 4, "the utilities array", &m);
-	d = array_arg(fcinfo, 5, "the local sensitivities array (deltas)", &md);
-	g = array_arg(fcinfo, 6, "the sensitivities array", &mg);
-	check_objectives(m, "the utilities array");
-	check_same_length(m, mw, "the weights array");
-	check_same_length(m, md, "the deltas array");
-	check_same_length(m, mg, "the sensitivities array");
-	check_weights(w, m);
-	h.m = m;
-	h.dm = m;
-	memcpy(h.weights, w, (size_t) m * sizeof(double));
-	memcpy(h.globals, g, (size_t) m * sizeof(double));
-	if (PG_NARGS() > 7)
-		h.selector = selector_arg(fcinfo, 7);
-	s = begin_row(fcinfo, &h);
-	s->ids[s->h.n] = PG_GETARG_INT64(1);
-	memcpy(s->vals + s->h.n * m, u, (size_t) m * sizeof(double));
-	memcpy(s->dels + s->h.n * m, d, (size_t) m * sizeof(double));
-	s->h.n++;
-	PG_RETURN_POINTER(s);
-}
-
-PG_FUNCTION_INFO_V1(dpmo_pg_local_trans);
-Datum
-dpmo_pg_local_trans(PG_FUNCTION_ARGS)
-{
-	return local_trans(fcinfo, false);
-}
-
-PG_FUNCTION_INFO_V1(dpmo_pg_local_topk_trans);
-Datum
-dpmo_pg_local_topk_trans(PG_FUNCTION_ARGS)
-{
-	return local_trans(fcinfo, true);
-}
-
-PG_FUNCTION_INFO_V1(dpmo_pg_pareto_trans);
-Datum
-dpmo_pg_pareto_trans(PG_FUNCTION_ARGS)
-{
-	return pareto_trans(fcinfo, false);
-}
-
-PG_FUNCTION_INFO_V1(dpmo_pg_pareto_topk_trans);
-Datum
-dpmo_pg_pareto_topk_trans(PG_FUNCTION_ARGS)
-{
-	return pareto_trans(fcinfo, true);
-}
-
-PG_FUNCTION_INFO_V1(dpmo_pg_agg_trans);
-Datum
-dpmo_pg_agg_trans(PG_FUNCTION_ARGS)
-{
-	return agg_trans(fcinfo, false);
-}
-
-PG_FUNCTION_INFO_V1(dpmo_pg_agg_topk_trans);
-Datum
-dpmo_pg_agg_topk_trans(PG_FUNCTION_ARGS)
-{
-	return agg_trans(fcinfo, true);
 }
 
 /* ------------------------------------------------------------------------------------------------ */
-/* Combine, serialize, deserialize                                                                   */
+/* Combine, serialize, deserialize (parallel partial aggregation)                                    */
 /* ------------------------------------------------------------------------------------------------ */
-
-static void
-append_rows(DpState *dst, const DpState *src, MemoryContext cx)
-{
-	int64		n = src->h.n;
-
-	if (n == 0)
-		return;
-	grow(dst, cx, dst->h.n + n);
-	memcpy(dst->ids + dst->h.n, src->ids, (size_t) n * sizeof(int64));
-	memcpy(dst->vals + dst->h.n * dst->h.m, src->vals, (size_t) (n * dst->h.m) * sizeof(double));
-	if (dst->h.dm > 0)
-		memcpy(dst->dels + dst->h.n * dst->h.dm, src->dels, (size_t) (n * dst->h.dm) * sizeof(double));
-	dst->h.n += n;
-}
 
 PG_FUNCTION_INFO_V1(dpmo_pg_combine);
 Datum
@@ -842,10 +1155,12 @@ dpmo_pg_combine(PG_FUNCTION_ARGS)
 	MemoryContext aggcx;
 	DpState    *a = PG_ARGISNULL(0) ? NULL : (DpState *) PG_GETARG_POINTER(0);
 	DpState    *b = PG_ARGISNULL(1) ? NULL : (DpState *) PG_GETARG_POINTER(1);
+	dp_error	err;
+	int64		n;
 
 	if (!AggCheckCallContext(fcinfo, &aggcx))
 		elog(ERROR, "dpmo: combine function called outside an aggregate");
-	if (b == NULL)
+	if (b == NULL || b->h.n == 0)
 	{
 		if (a == NULL)
 			PG_RETURN_NULL();
@@ -858,8 +1173,22 @@ dpmo_pg_combine(PG_FUNCTION_ARGS)
 		a->h.n = 0;
 	}
 	else
-		check_same(&a->h, &b->h);
-	append_rows(a, b, aggcx);
+	{
+		if (dp_params_merge(&dp_functions[a->h.p.function], &a->h.p, &b->h.p, &err) != DP_OK)
+			raise_dp(&err);
+		if (b->h.null_data && !a->h.null_data)
+			a->h.null_data = 1;
+	}
+	n = b->h.n;
+	grow(a, aggcx, a->h.n + n);
+	memcpy(a->ids + a->h.n, b->ids, sizeof(int64) * n);
+	if (!a->h.null_data)
+	{
+		memcpy(a->vals + a->h.n * row_vals(&a->h), b->vals, sizeof(double) * n * row_vals(&a->h));
+		if (row_dels(&a->h) > 0)
+			memcpy(a->dels + a->h.n * row_dels(&a->h), b->dels, sizeof(double) * n * row_dels(&a->h));
+	}
+	a->h.n += n;
 	PG_RETURN_POINTER(a);
 }
 
@@ -879,14 +1208,14 @@ dpmo_pg_serialize(PG_FUNCTION_ARGS)
 		elog(ERROR, "dpmo: serialize function called outside an aggregate");
 	s = (DpState *) PG_GETARG_POINTER(0);
 	ids = (Size) s->h.n * sizeof(int64);
-	vals = (Size) (s->h.n * s->h.m) * sizeof(double);
-	dels = (Size) (s->h.n * s->h.dm) * sizeof(double);
+	vals = (Size) (s->h.n * row_vals(&s->h)) * sizeof(double);
+	dels = (Size) (s->h.n * row_dels(&s->h)) * sizeof(double);
 	total = VARHDRSZ + sizeof(DpHeader) + ids + vals + dels;
 	if (total > MaxAllocSize)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("dpmo: a partial aggregate state of %ld candidates is too large to pass between "
-						"parallel processes", (long) s->h.n),
+				 errmsg("dpmo: a partial aggregate state of %lld candidates is too large to pass between "
+						"parallel processes", (long long) s->h.n),
 				 errhint("SET max_parallel_workers_per_gather = 0 for this query.")));
 	out = palloc(total);
 	SET_VARSIZE(out, total);
@@ -912,6 +1241,8 @@ dpmo_pg_deserialize(PG_FUNCTION_ARGS)
 	DpState    *s;
 	const char *p;
 	Size		len;
+	int64		n;
+	const dp_params *q;
 
 	if (!AggCheckCallContext(fcinfo, NULL))
 		elog(ERROR, "dpmo: deserialize function called outside an aggregate");
@@ -923,262 +1254,199 @@ dpmo_pg_deserialize(PG_FUNCTION_ARGS)
 	s = palloc0(sizeof(DpState));
 	memcpy(&s->h, p, sizeof(DpHeader));
 	p += sizeof(DpHeader);
-	if (s->h.n < 0 || s->h.m < 1 || s->h.m > MAXM || s->h.dm < 0 || s->h.dm > 1 << 20 ||
-		(uint64) s->h.n > MaxAllocHugeSize / (sizeof(double) * (MAXM + 1 + (size_t) s->h.dm)) ||
-		len != sizeof(DpHeader) + (Size) s->h.n * (sizeof(int64) + sizeof(double) * (s->h.m + s->h.dm)))
+	q = &s->h.p;
+	n = s->h.n;
+	if (q->function < 0 || (size_t) q->function >= dp_function_count || q->m < 0 || q->m > DP_MAX_OBJECTIVES ||
+		q->width < -1 || q->width > DP_MAX_DISTANCE || n < 0 || n > DP_MAX_ROWS ||
+		len != sizeof(DpHeader) + (Size) n * (sizeof(int64) +
+											  sizeof(double) * (row_vals(&s->h) + row_dels(&s->h))))
 		elog(ERROR, "dpmo: corrupt partial aggregate state");
-	{
-		int64		n = s->h.n;
-
-		s->h.n = 0;
-		grow(s, CurrentMemoryContext, Max(n, 1));
-		memcpy(s->ids, p, (size_t) n * sizeof(int64));
-		p += (size_t) n * sizeof(int64);
-		memcpy(s->vals, p, (size_t) (n * s->h.m) * sizeof(double));
-		p += (size_t) (n * s->h.m) * sizeof(double);
-		if (s->h.dm > 0)
-			memcpy(s->dels, p, (size_t) (n * s->h.dm) * sizeof(double));
-		s->h.n = n;
-	}
+	s->h.n = 0;
+	grow(s, CurrentMemoryContext, Max(n, 1));
+	memcpy(s->ids, p, (size_t) n * sizeof(int64));
+	p += (size_t) n * sizeof(int64);
+	if (row_vals(&s->h) > 0)
+		memcpy(s->vals, p, (size_t) (n * row_vals(&s->h)) * sizeof(double));
+	p += (size_t) (n * row_vals(&s->h)) * sizeof(double);
+	if (row_dels(&s->h) > 0)
+		memcpy(s->dels, p, (size_t) (n * row_dels(&s->h)) * sizeof(double));
+	s->h.n = n;
 	PG_RETURN_POINTER(s);
 }
 
 /* ------------------------------------------------------------------------------------------------ */
-/* Final functions: the selection                                                                    */
+/* Final functions: checks, charge, selection                                                        */
 /* ------------------------------------------------------------------------------------------------ */
 
-static int
-cmp_by_id(const void *a, const void *b, void *arg)
+/*
+ * Public checks (nothing charged when they fail), then the durable charge, then the selection (a failure
+ * caused by the data keeps the charge). Returns the chosen ids.
+ */
+static int64 *
+finalize(FunctionCallInfo fcinfo, int64 *k_out)
 {
-	const int64 *ids = (const int64 *) arg;
-	int64		x = ids[*(const int64 *) a];
-	int64		y = ids[*(const int64 *) b];
-
-	return x < y ? -1 : (x > y ? 1 : 0);
-}
-
-/* The group sorted by id (copies; the state is left untouched), duplicates refused. */
-typedef struct Sorted
-{
-	int64		n;
-	int64	   *ids;
-	double	   *vals;
-	double	   *dels;
-} Sorted;
-
-static Sorted
-sorted_copy(const DpState *s)
-{
-	Sorted		o;
-	int64	   *perm;
-	int64		i;
-	int			m = s->h.m,
-				dm = s->h.dm;
-
-	o.n = s->h.n;
-	perm = alloc_huge(CurrentMemoryContext, o.n, sizeof(int64));
-	for (i = 0; i < o.n; i++)
-		perm[i] = i;
-	qsort_arg(perm, (size_t) o.n, sizeof(int64), cmp_by_id, s->ids);
-	o.ids = alloc_huge(CurrentMemoryContext, o.n, sizeof(int64));
-	o.vals = alloc_huge(CurrentMemoryContext, o.n * m, sizeof(double));
-	o.dels = dm > 0 ? alloc_huge(CurrentMemoryContext, o.n * dm, sizeof(double)) : NULL;
-	for (i = 0; i < o.n; i++)
-	{
-		int64		r = perm[i];
-
-		o.ids[i] = s->ids[r];
-		if (i > 0 && o.ids[i] == o.ids[i - 1])
-			ereport(ERROR,
-					(errcode(ERRCODE_UNIQUE_VIOLATION),
-					 errmsg("dpmo: candidate id " INT64_FORMAT " appears more than once in the group",
-							o.ids[i]),
-					 errhint("Each row is one candidate: aggregate the data per candidate first "
-							 "(GROUP BY id in a subquery).")));
-		memcpy(o.vals + i * m, s->vals + r * m, (size_t) m * sizeof(double));
-		if (dm > 0)
-			memcpy(o.dels + i * dm, s->dels + r * dm, (size_t) dm * sizeof(double));
-	}
-	pfree(perm);
-	return o;
-}
-
-static size_t
-index_scratch_len(int64 n, int32 selector)
-{
-	return (size_t) (selector == DPMO_SELECTOR_PERMUTE_AND_FLIP ? 2 * n : n);
-}
-
-/* Runs the group's mechanism; writes k picks (indices into the sorted group) to out. */
-static void
-run_selection(const DpState *s, const Sorted *g, size_t k, size_t *out)
-{
-	MemoryContext cx = CurrentMemoryContext;
-	dpmo_rng   *rng = rng_get();
-	int64		n = g->n;
-	size_t		un = (size_t) n;
-	int			m = s->h.m;
-	dpmo_status st = DPMO_OK;
-
-	switch ((DpKind) s->h.kind)
-	{
-		case K_SINGLE:
-			{
-				double	   *scratch = alloc_huge(cx, n, sizeof(double));
-				size_t		il = index_scratch_len(n, s->h.selector);
-				size_t	   *idx = alloc_huge(cx, (int64) il, sizeof(size_t));
-
-				st = dpmo_select_top_k(rng, (uint32_t) s->h.selector, g->vals, un, s->h.sens, s->h.eps, k,
-									   out, scratch, un, idx, il, NULL);
-				break;
-			}
-		case K_LOCAL_CONST:
-		case K_LOCAL_TABLE:
-			{
-				dpmo_sensitivity spec;
-				double	   *scratch = alloc_huge(cx, 2 * n, sizeof(double));
-				size_t		il = index_scratch_len(n, s->h.selector);
-				size_t	   *idx = alloc_huge(cx, (int64) il, sizeof(size_t));
-
-				memset(&spec, 0, sizeof spec);
-				spec.values = g->dels;
-				spec.global = s->h.sens;
-				if (s->h.kind == K_LOCAL_CONST)
-				{
-					spec.kind = DPMO_DELTA_PER_CANDIDATE;
-					spec.values_len = un;
-					spec.t_max = LOCAL_COLUMNS;
-				}
-				else
-				{
-					spec.kind = DPMO_DELTA_TABLE;
-					spec.values_len = un * (size_t) s->h.dm;
-					spec.columns = (size_t) s->h.dm;
-					spec.t_max = (size_t) s->h.dm;
-				}
-				st = dpmo_select_local_dampening_top_k(rng, g->vals, un, &spec, (uint32_t) guc_dampening,
-													   (uint32_t) s->h.selector, s->h.eps, k, out,
-													   scratch, 2 * un, idx, il, NULL);
-				break;
-			}
-		case K_PARETO:
-		case K_PARETO_LOCAL:
-		case K_AGG:
-		case K_AGG_LOCAL:
-			{
-				bool		local = s->h.kind == K_PARETO_LOCAL || s->h.kind == K_AGG_LOCAL;
-				bool		pareto = s->h.kind == K_PARETO || s->h.kind == K_PARETO_LOCAL;
-				size_t		columns = local ? LOCAL_COLUMNS : 0;
-				dpmo_sensitivity specs[MAXM];
-				double	   *dT = NULL;
-				size_t		vl = 0,
-							il = 0;
-				double	   *values;
-				size_t	   *indices;
-
-				if (local)
-				{
-					int64		r;
-					int			i;
-
-					/* one per-candidate δ_i spec per objective: transpose n × m into m × n */
-					dT = alloc_huge(cx, n * m, sizeof(double));
-					for (r = 0; r < n; r++)
-						for (i = 0; i < m; i++)
-							dT[i * n + r] = g->dels[r * m + i];
-					memset(specs, 0, sizeof specs);
-					for (i = 0; i < m; i++)
-					{
-						specs[i].kind = DPMO_DELTA_PER_CANDIDATE;
-						specs[i].values = dT + i * n;
-						specs[i].values_len = un;
-						specs[i].global = s->h.globals[i];
-						specs[i].t_max = LOCAL_COLUMNS;
-					}
-				}
-				if (pareto)
-					dp_check(dpmo_privpareto_scratch_len(un, (size_t) m, columns, &vl, &il),
-							 "PrivPareto scratch length");
-				else
-					dp_check(dpmo_privagg_scratch_len(un, columns, &vl, &il), "PrivAgg scratch length");
-				if (vl > MaxAllocHugeSize / sizeof(double) || il > MaxAllocHugeSize / sizeof(size_t))
-					dp_fail(DPMO_OVERFLOW, "the group is too large");
-				values = alloc_huge(cx, (int64) vl, sizeof(double));
-				indices = alloc_huge(cx, (int64) il, sizeof(size_t));
-				if (pareto)
-					st = dpmo_select_privpareto(rng, g->vals, un, (size_t) m, DPMO_DOMINANCE_TEXTBOOK,
-												local ? specs : NULL, columns, (uint32_t) guc_dampening,
-												(uint32_t) s->h.selector, s->h.eps, k, out, values, vl,
-												indices, il, NULL);
-				else
-					st = dpmo_select_privagg(rng, g->vals, un, (size_t) m, s->h.weights, s->h.globals,
-											 local ? specs : NULL, columns, (uint32_t) guc_dampening,
-											 (uint32_t) s->h.selector, s->h.eps, k, out, values, vl,
-											 indices, il, NULL);
-				break;
-			}
-		default:
-			elog(ERROR, "dpmo: internal error: unknown aggregate state kind %d", s->h.kind);
-	}
-	dp_check(st, NULL);
-}
-
-/* Everything a final function does before building its result: checks, budget, selection, charge. */
-static size_t *
-finalize(FunctionCallInfo fcinfo, size_t *k_out, Sorted *g)
-{
+	int			how = AggCheckCallContext(fcinfo, NULL);
+	CallInfo   *ci;
 	DpState    *s;
-	size_t		k;
-	size_t	   *out;
-	dpmo_budget next;
+	dp_group	g;
+	dp_error	err;
+	int64	   *picks,
+			   *ids;
+	int64		i;
 
-	if (!AggCheckCallContext(fcinfo, NULL))
+	if (how == 0)
 		elog(ERROR, "dpmo: final function called outside an aggregate");
+	if (how == AGG_CONTEXT_WINDOW)
+		refuse_window();
+	ci = call_info(fcinfo, false);
 	if (IsParallelWorker())
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("dpmo: a private selection cannot be finalised in a parallel worker"),
-				 errhint("SET max_parallel_workers_per_gather = 0 for this query.")));
+				 errmsg("%s: a private selection cannot be finalised in a parallel worker", ci->f->name)));
 	s = PG_ARGISNULL(0) ? NULL : (DpState *) PG_GETARG_POINTER(0);
 	if (s == NULL || s->h.n == 0)
-		dp_fail(DPMO_EMPTY_INPUT, "the group has no rows");
-	k = s->h.k > 0 ? (size_t) s->h.k : 1;
-	if (k > (size_t) s->h.n)
-		dp_fail(DPMO_INVALID_ARGUMENT,
-				psprintf("k = %zu exceeds the number of candidates in the group (" INT64_FORMAT ")",
-						 k, s->h.n));
-	*g = sorted_copy(s);
-	next = budget_prepare(s->h.eps);
-	out = palloc(k * sizeof(size_t));
-	run_selection(s, g, k, out);
-	budget_commit(&next);
-	*k_out = k;
-	return out;
+	{
+		dp_fail(&err, DP_ERR_ARGUMENT, DPMO_EMPTY_INPUT, "%s: the group has no rows", ci->f->name);
+		raise_dp(&err);
+	}
+	if (dp_group_prepare(&s->h.p, s->h.n, s->ids, s->h.null_data ? NULL : s->vals,
+						 s->h.null_data ? NULL : s->dels, &PG_ALLOC, &g, &err) != DP_OK)
+		raise_dp(&err);
+	ledger_charge(&s->h.p);
+	picks = palloc(sizeof(int64) * s->h.p.k);
+	if (dp_group_run(&s->h.p, &g, s->h.null_data != 0, rng_get(), &PG_ALLOC, picks, &err) != DP_OK)
+		raise_dp(&err);
+	ids = palloc(sizeof(int64) * s->h.p.k);
+	for (i = 0; i < s->h.p.k; i++)
+		ids[i] = g.ids[picks[i]];
+	dp_group_free(&g, &PG_ALLOC);
+	*k_out = s->h.p.k;
+	return ids;
 }
 
 PG_FUNCTION_INFO_V1(dpmo_pg_final_one);
 Datum
 dpmo_pg_final_one(PG_FUNCTION_ARGS)
 {
-	Sorted		g;
-	size_t		k;
-	size_t	   *out = finalize(fcinfo, &k, &g);
+	int64		k;
+	int64	   *ids = finalize(fcinfo, &k);
 
-	PG_RETURN_INT64(g.ids[out[0]]);
+	PG_RETURN_INT64(ids[0]);
 }
 
 PG_FUNCTION_INFO_V1(dpmo_pg_final_many);
 Datum
 dpmo_pg_final_many(PG_FUNCTION_ARGS)
 {
-	Sorted		g;
-	size_t		k,
+	int64		k,
 				i;
-	size_t	   *out = finalize(fcinfo, &k, &g);
-	Datum	   *elems = palloc(k * sizeof(Datum));
+	int64	   *ids = finalize(fcinfo, &k);
+	Datum	   *elems = palloc(sizeof(Datum) * k);
 
 	for (i = 0; i < k; i++)
-		elems[i] = Int64GetDatum(g.ids[out[i]]);
+		elems[i] = Int64GetDatum(ids[i]);
 	PG_RETURN_ARRAYTYPE_P(construct_array(elems, (int) k, INT8OID, sizeof(int64), FLOAT8PASSBYVAL,
 										  TYPALIGN_DOUBLE));
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Planner: finalisation in the leader only                                                          */
+/* ------------------------------------------------------------------------------------------------ */
+
+/* True for the final functions of this extension (C functions dpmo_pg_final_*). */
+static bool
+is_dpmo_final(Oid fn)
+{
+	HeapTuple	tup;
+	bool		ours = false;
+
+	if (!OidIsValid(fn))
+		return false;
+	tup = SearchSysCache1(PROCOID, ObjectIdGetDatum(fn));
+	if (HeapTupleIsValid(tup))
+	{
+		Form_pg_proc proc = (Form_pg_proc) GETSTRUCT(tup);
+
+		if (proc->prolang == ClanguageId && proc->proparallel != PROPARALLEL_SAFE)
+		{
+			bool		isnull;
+			Datum		src = SysCacheGetAttr(PROCOID, tup, Anum_pg_proc_prosrc, &isnull);
+
+			if (!isnull)
+			{
+				char	   *s = TextDatumGetCString(src);
+
+				ours = strcmp(s, "dpmo_pg_final_one") == 0 || strcmp(s, "dpmo_pg_final_many") == 0;
+				pfree(s);
+			}
+		}
+		ReleaseSysCache(tup);
+	}
+	return ours;
+}
+
+/*
+ * The aggregates are PARALLEL SAFE so that workers may build partial states (Partial Aggregate below a
+ * Gather, Finalize Aggregate above it, in the leader). A PARALLEL SAFE aggregate could also be computed
+ * whole inside a worker (e.g. a grouped subquery on the inner side of a parallel hash join, run by every
+ * worker), which would finalise, draw and charge in each worker. After the grouping paths of a query level
+ * that computes a dpmo aggregate are built, this marks them parallel-restricted, so no plan places them
+ * below a Gather; the partial paths beneath the Finalize steps are untouched.
+ */
+static void
+dpmo_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_rel,
+				 RelOptInfo *output_rel, void *extra)
+{
+	ListCell   *lc;
+	bool		ours = false;
+
+	if (prev_upper_paths_hook)
+		prev_upper_paths_hook(root, stage, input_rel, output_rel, extra);
+	if (stage != UPPERREL_GROUP_AGG)
+		return;
+	foreach(lc, root->agginfos)
+	{
+		AggInfo    *ai = (AggInfo *) lfirst(lc);
+
+		if (is_dpmo_final(ai->finalfn_oid))
+		{
+			ours = true;
+			break;
+		}
+	}
+	if (!ours)
+		return;
+	output_rel->consider_parallel = false;
+	output_rel->partial_pathlist = NIL;
+	foreach(lc, output_rel->pathlist)
+		((Path *) lfirst(lc))->parallel_safe = false;
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Module load                                                                                       */
+/* ------------------------------------------------------------------------------------------------ */
+
+void
+_PG_init(void)
+{
+	DefineCustomStringVariable("dpmo.dataset",
+							   "Dataset label of the private selections: grants for this dataset apply, besides "
+							   "grants for every dataset.",
+							   "Fix it in the wrappers that expose a dataset (CREATE FUNCTION ... SET dpmo.dataset "
+							   "= 'label'); it can only narrow which grants apply, never widen one.",
+							   &guc_dataset, "", PGC_USERSET, 0, check_dataset, NULL, NULL);
+	if (process_shared_preload_libraries_in_progress)
+	{
+		DefineCustomBoolVariable("dpmo.test_seeding",
+								 "Lets a superuser make the generator reproducible (tests only).",
+								 NULL, &guc_test_seeding, false, PGC_POSTMASTER, 0, NULL, NULL, NULL);
+		preloaded = true;
+		prev_shmem_request_hook = shmem_request_hook;
+		shmem_request_hook = ledger_shmem_request;
+		prev_shmem_startup_hook = shmem_startup_hook;
+		shmem_startup_hook = ledger_shmem_startup;
+		prev_upper_paths_hook = create_upper_paths_hook;
+		create_upper_paths_hook = dpmo_upper_paths;
+	}
+	MarkGUCPrefixReserved("dpmo");
 }

@@ -1,60 +1,249 @@
 #!/usr/bin/env bash
-# dpmo PostgreSQL extension: deps -> build -> install -> throwaway server -> installcheck -> stop.
-# Prints "N passed, N failed" (pg_regress tests) as its last line; exits non-zero on any failure.
+# dpmo PostgreSQL extension: deps -> build -> private install -> throwaway server -> tests -> stop.
+#
+# Nothing is installed system-wide (apart from the Debian packages `make deps` installs when missing): the
+# extension goes into a private copy of the server's directory tree under /tmp, where a copy of the
+# `postgres` executable finds it (PostgreSQL locates its lib/ and share/ directories relative to its own
+# executable). The server listens on 127.0.0.1 on the first free port from 54329 (DPMO_PG_PORT) and on a
+# socket in the temporary directory; everything is removed at the end, also on failure.
+#
+# Tests, in order: the server without shared_preload_libraries refuses every selection; then, preloaded:
+# pg_regress (sql/*.sql against expected/*.out), the shared SQL surface cases (bindings/testdata), the
+# README snippets, and the attack tests below (each named after what it attacks).
+# Prints "N passed, N failed" last; exits non-zero on any failure.
 # Usage (from the repository root): make lib && make -C bindings/postgres test
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
+TESTDATA=$ROOT/bindings/testdata
 cd "$HERE"
 
 make deps
 [ -f "$ROOT/target/release/libdpmo.a" ] || make -C "$ROOT" lib
-make
-make install
-make enron-data
+make >/dev/null
+make -C "$TESTDATA" >/dev/null
 
-PGBIN=$(pg_config --bindir)
+BIN=$(pg_config --bindir)
+PKGLIB=$(pg_config --pkglibdir)
+SHARE=$(pg_config --sharedir)
 TMP=$(mktemp -d /tmp/dpmo-pg.XXXXXX)
 chmod 755 "$TMP"
+INST=$TMP/inst
+DATA=$TMP/data
+passed=0
+failed=0
+ok() { passed=$((passed + 1)); echo "ok   $*"; }
+fail() { failed=$((failed + 1)); echo "FAIL $*"; }
 
 # Run a command as the cluster owner: the postgres user when we are root (initdb refuses root).
 as_owner() {
-  if [ "$(id -u)" = 0 ]; then su postgres -s /bin/sh -c "$*"; else sh -c "$*"; fi
+  if [ "$(id -u)" = 0 ]; then su postgres -s /bin/bash -c "$*"; else bash -c "$*"; fi
 }
-if [ "$(id -u)" = 0 ]; then chown postgres: "$TMP"; fi
 
 cleanup() {
-  if [ -f "$TMP/data/postmaster.pid" ]; then
-    as_owner "'$PGBIN/pg_ctl' -D '$TMP/data' -m fast -w stop" >/dev/null 2>&1 || true
-  fi
+  for d in "$DATA" "$TMP/standby"; do
+    if [ -f "$d/postmaster.pid" ]; then
+      as_owner "'$BIN/pg_ctl' -D '$d' -m immediate -w stop" >/dev/null 2>&1 || true
+    fi
+  done
   rm -rf "$TMP"
 }
 trap cleanup EXIT INT TERM
 
-# A free loopback port, starting at 54329.
-PORT=${DPMO_PG_PORT:-54329}
-while (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; do PORT=$((PORT + 1)); done
+# The extension exports the server's entry points and its fmgr functions, nothing of libdpmo or ../common.
+other=$(nm -D --defined-only dpmo.so | awk '{print $3}' | { grep -v -E '^(_PG_init|Pg_magic_func|dpmo_pg_[a-z_]+|pg_finfo_dpmo_pg_[a-z_]+)$' || true; } | tr '\n' ' ')
+if [ -z "$other" ]; then ok "exports: only _PG_init, Pg_magic_func and dpmo_pg_*"; else fail "exports: unexpected $other"; fi
 
-as_owner "'$PGBIN/initdb' -D '$TMP/data' -A trust -U postgres --no-sync -E UTF8 --locale=C" >"$TMP/initdb.log" 2>&1 \
+# --- A private installation: the extension's files, and links to everything else of the server's tree.
+make install DESTDIR="$INST" >/dev/null
+mkdir -p "$INST$BIN" "$INST$PKGLIB" "$INST$SHARE/extension"
+ln "$BIN/postgres" "$INST$BIN/postgres" 2>/dev/null || cp "$BIN/postgres" "$INST$BIN/postgres"
+for dir in "$PKGLIB" "$SHARE" "$SHARE/extension"; do
+  for f in "$dir"/*; do
+    name=$(basename "$f")
+    case "$name" in dpmo.so | dpmo.control | dpmo--*) continue ;; esac # a system-wide copy must not leak in
+    [ -e "$INST$dir/$name" ] || ln -s "$f" "$INST$dir/$name"
+  done
+done
+POSTGRES=$INST$BIN/postgres
+if [ "$(id -u)" = 0 ]; then chown -R postgres: "$TMP"; fi
+
+as_owner "'$BIN/initdb' -D '$DATA' -A trust -U postgres --no-sync -E UTF8 --locale=C" >"$TMP/initdb.log" 2>&1 \
   || { cat "$TMP/initdb.log"; exit 1; }
-as_owner "'$PGBIN/pg_ctl' -D '$TMP/data' -l '$TMP/server.log' -w -t 60 \
-  -o \"-c listen_addresses=127.0.0.1 -p $PORT -k '$TMP' -c max_worker_processes=8 -c max_parallel_workers=8\" start" \
-  >/dev/null || { cat "$TMP/server.log"; exit 1; }
 
-export PGHOST="$TMP" PGPORT="$PORT" PGUSER=postgres
+PORT=${DPMO_PG_PORT:-54329}
+# Starts the server with extra settings ($1); on a port taken meanwhile by someone else, tries the next.
+start_server() {
+  local extra=$1 tries=0
+  while :; do
+    while (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; do PORT=$((PORT + 1)); done
+    if as_owner "'$BIN/pg_ctl' -D '$DATA' -p '$POSTGRES' -l '$TMP/server.log' -w -t 60 \
+        -o \"-c listen_addresses=127.0.0.1 -p $PORT -k '$TMP' -c max_worker_processes=8 \
+            -c max_parallel_workers=8 $extra\" start" >/dev/null; then
+      export PGHOST=127.0.0.1 PGPORT=$PORT PGUSER=postgres PGDATABASE=postgres
+      return 0
+    fi
+    tries=$((tries + 1))
+    if [ $tries -ge 20 ] || ! grep -q "could not bind\|already in use" "$TMP/server.log"; then
+      tail -20 "$TMP/server.log"; return 1
+    fi
+    PORT=$((PORT + 1))
+  done
+}
+stop_server() { as_owner "'$BIN/pg_ctl' -D '$DATA' -m ${1:-fast} -w stop" >/dev/null; }
+q() { psql -X -q -At -v ON_ERROR_STOP=1 "$@"; }             # quiet, unaligned, tuples only
+qe() { psql -X -q -At "$@" 2>&1 || true; }                   # the same, errors captured as output
+
+# Checks that "$2" (actual) equals "$3" (expected) for test $1.
+check() { if [ "$2" == "$3" ]; then ok "$1: $2"; else fail "$1: expected [$3], got [$2]"; fi; }
+contains() { if [[ "$2" == *"$3"* ]]; then ok "$1"; else fail "$1: expected output containing [$3], got [$2]"; fi; }
+
+# --- 1. Without shared_preload_libraries every selection is refused (fail closed).
+start_server ""
+q -c "CREATE EXTENSION dpmo"
+q -c "CREATE TABLE t0 AS SELECT g::bigint AS id, g::float8 AS score FROM generate_series(1, 10) g"
+contains no_preload_selection_refused "$(qe -c 'SELECT dp_select(id, 1, score, 1) FROM t0')" \
+  "the privacy ledger is not loaded: add dpmo to shared_preload_libraries"
+contains no_preload_grant_refused "$(qe -c "SELECT dp_budget_grant('postgres', 1)")" "the privacy ledger is not loaded"
+stop_server
+
+# --- 2. Preloaded (and dpmo.test_seeding on, so that the tests can create dp_seed for themselves).
+start_server "-c shared_preload_libraries=dpmo -c dpmo.test_seeding=on"
+q -c "SELECT dp_budget_grant('postgres', 1e15)" >/dev/null # the superuser's own budget for the regression tests
+
 status=0
 make installcheck >"$TMP/installcheck.log" 2>&1 || status=$?
-cat "$TMP/installcheck.log"
-if [ -f regression.diffs ] && [ "$status" != 0 ]; then
-  echo "---- regression.diffs ----"; cat regression.diffs
-fi
-if grep -q -E "PANIC|terminated by signal|server process .* was terminated" "$TMP/server.log"; then
-  echo "---- server log reports a crash ----"; grep -E "PANIC|terminated by signal" "$TMP/server.log"; status=1
+n_ok=$(grep -c -E '^(test| ) +[a-z_0-9]+ +\.\.\. ok' "$TMP/installcheck.log" || true)
+n_bad=$(grep -c -E '\.\.\. FAILED|\.\.\. failed' "$TMP/installcheck.log" || true)
+passed=$((passed + n_ok))
+failed=$((failed + n_bad))
+grep -E '^(test| ) +[a-z_0-9]+ +\.\.\. ' "$TMP/installcheck.log" | sed 's/^/     pg_regress /' || true
+if [ "$status" != 0 ]; then
+  [ "$n_bad" = 0 ] && fail "pg_regress exited with status $status" && cat "$TMP/installcheck.log"
+  [ -f regression.diffs ] && { echo "---- regression.diffs ----"; cat regression.diffs; }
 fi
 
-passed=$(grep -c -E '^(test| ) +[a-z_]+ +\.\.\. ok' "$TMP/installcheck.log" || true)
-failed=$(grep -c -E '\.\.\. FAILED|\.\.\. failed' "$TMP/installcheck.log" || true)
-if [ "$status" != 0 ] && [ "$failed" = 0 ]; then failed=1; fi
+# The analysts of the attack tests: every one reads table t directly (the budget is what is tested).
+q >/dev/null <<'SQL'
+CREATE TABLE t AS SELECT g::bigint AS id, (g % 7)::float8 AS score FROM generate_series(1, 30) g;
+CREATE ROLE reconnect LOGIN; CREATE ROLE optioned LOGIN; CREATE ROLE racer LOGIN; CREATE ROLE crasher LOGIN;
+GRANT SELECT ON t TO reconnect, optioned, racer, crasher;
+SELECT dp_budget_grant('reconnect', 2), dp_budget_grant('optioned', 0.5), dp_budget_grant('racer', 1),
+       dp_budget_grant('crasher', 1);
+SQL
+
+# --- Attack: reconnect 200 times, each new session trying to spend ε = 0.25 of a grant of 2.
+answered=0
+for i in $(seq 1 200); do
+  if q -U reconnect -c "SELECT dp_select(id, 0.25, score, 1) FROM t" >/dev/null 2>&1; then
+    answered=$((answered + 1))
+  fi
+done
+spent=$(q -c "SELECT spent FROM dp_budget_grants() WHERE role = 'reconnect'")
+charges=$(q -c "SELECT count(*) || ' charges, ' || sum(epsilon) || ' in total' FROM dp_audit WHERE role = 'reconnect'")
+check reconnect_200_never_exceeds_grant "$answered answered, spent $spent of 2; audit $charges" \
+  "8 answered, spent 2 of 2; audit 8 charges, 2 in total"
+
+# --- Attack: settings sent at connection time (startup packet options, PGOPTIONS) cannot widen a budget.
+contains startup_options_unknown_budget_setting_refused \
+  "$(qe "options='-c dpmo.session_budget=100'" -U optioned -c 'SELECT dp_budget_remaining()')" \
+  'invalid configuration parameter name "dpmo.session_budget"'
+contains startup_options_pgoptions_refused \
+  "$(PGOPTIONS='-c dpmo.session_budget=100' qe -U optioned -c 'SELECT dp_budget_remaining()')" \
+  'invalid configuration parameter name "dpmo.session_budget"'
+contains startup_options_test_seeding_refused \
+  "$(PGOPTIONS='-c dpmo.test_seeding=off' qe -U optioned -c 'SELECT 1')" \
+  'parameter "dpmo.test_seeding" cannot be changed without restarting the server'
+out=""
+for ds in "" "other" "a_dataset_nobody_granted"; do
+  out="$out$(PGOPTIONS="-c dpmo.dataset=$ds" qe -U optioned -c 'SELECT dp_select(id, 0.25, score, 1) IS NOT NULL FROM t' | tr '\n' ' ')|"
+done
+spent=$(q -c "SELECT spent FROM dp_budget_grants() WHERE role = 'optioned'")
+check startup_options_dataset_cannot_widen "$(echo "$out" | grep -o 'exhausted' | wc -l) refused of 3 at 0.25 each, spent $spent of 0.5" \
+  "1 refused of 3 at 0.25 each, spent 0.5 of 0.5"
+
+# --- Attack: 16 concurrent clients race one grant of 1 at ε = 1/16, 20 tries each.
+for c in $(seq 1 16); do
+  (for i in $(seq 1 20); do
+     q -U racer -c "SELECT dp_select(id, 0.0625, score, 1) FROM t" 2>/dev/null || true
+   done >"$TMP/racer.$c") &
+done
+wait
+answered=$(cat "$TMP"/racer.* | grep -c . || true)
+spent=$(q -c "SELECT spent FROM dp_budget_grants() WHERE role = 'racer'")
+charges=$(q -c "SELECT count(*) || ' charges, ' || sum(epsilon) || ' in total' FROM dp_audit WHERE role = 'racer'")
+check concurrent_16_clients_total_within_grant "$answered answered of 320, spent $spent of 1; audit $charges" \
+  "16 answered of 320, spent 1 of 1; audit 16 charges, 1 in total"
+
+# --- Attack: an immediate shutdown (no checkpoint, backends killed) keeps every charge and grant.
+q -U crasher -c "SELECT dp_select(id, 0.25, score, 1) FROM t" >/dev/null
+q -U crasher -c "BEGIN; SELECT dp_select(id, 0.25, score, 1) FROM t; ROLLBACK" >/dev/null
+before=$(q -c "SELECT string_agg(concat_ws(':', grant_id, role, dataset, total, spent), ' ' ORDER BY grant_id) FROM dp_budget_grants()")
+records=$(q -c "SELECT count(*) FROM dp_ledger()")
+stop_server immediate
+start_server "-c shared_preload_libraries=dpmo -c dpmo.test_seeding=on"
+after=$(q -c "SELECT string_agg(concat_ws(':', grant_id, role, dataset, total, spent), ' ' ORDER BY grant_id) FROM dp_budget_grants()")
+check immediate_shutdown_keeps_ledger "$(q -c "SELECT spent FROM dp_budget_grants() WHERE role = 'crasher'") spent after restart, $(q -c 'SELECT count(*) FROM dp_ledger()') records, grants equal: $([ "$before" == "$after" ] && echo yes || echo no)" \
+  "0.5 spent after restart, $records records, grants equal: yes"
+
+# --- A torn last record (a writer killed inside its write) is cut off at restart; nothing else is lost.
+stop_server immediate
+as_owner "head -c 100 /dev/urandom >> '$DATA/dpmo_ledger'"
+start_server "-c shared_preload_libraries=dpmo -c dpmo.test_seeding=on"
+after=$(q -c "SELECT string_agg(concat_ws(':', grant_id, role, dataset, total, spent), ' ' ORDER BY grant_id) FROM dp_budget_grants()")
+check torn_last_record_cut_at_restart "$(grep -c 'was incomplete and was cut off' "$TMP/server.log") cut, grants equal: $([ "$before" == "$after" ] && echo yes || echo no), then $(q -U crasher -c 'SELECT dp_select(id, 0.25, score, 1) IS NOT NULL FROM t')" \
+  "1 cut, grants equal: yes, then t"
+
+# --- A damaged record that is not the last: the server starts, but every selection is refused.
+stop_server fast
+size=$(stat -c %s "$DATA/dpmo_ledger")
+as_owner "cp '$DATA/dpmo_ledger' '$TMP/ledger.good'"
+as_owner "printf 'XXXX' | dd of='$DATA/dpmo_ledger' bs=1 seek=400 conv=notrunc status=none"
+start_server "-c shared_preload_libraries=dpmo -c dpmo.test_seeding=on"
+contains corrupt_ledger_fails_closed "$(qe -U crasher -c 'SELECT dp_select(id, 0.25, score, 1) FROM t')" \
+  "the privacy ledger is unusable: record 2 (byte 312) is invalid and is not the last one"
+stop_server fast
+as_owner "cp '$TMP/ledger.good' '$DATA/dpmo_ledger'"
+start_server "-c shared_preload_libraries=dpmo -c dpmo.test_seeding=on"
+check repaired_ledger_accepted "$(stat -c %s "$DATA/dpmo_ledger") bytes, $(q -U crasher -c 'SELECT round(dp_budget_remaining()::numeric, 4)')" \
+  "$size bytes, 0.2500"
+
+# --- A hot standby made from a base backup holds a copy of the ledger; spending it there would spend the
+# primary's budget twice: selections are refused on a server in recovery.
+as_owner "'$BIN/pg_basebackup' -h 127.0.0.1 -p $PORT -U postgres -D '$TMP/standby' -R -X stream -c fast" >/dev/null 2>&1 \
+  || fail "pg_basebackup for the standby test"
+SPORT=$((PORT + 1))
+while (exec 3<>"/dev/tcp/127.0.0.1/$SPORT") 2>/dev/null; do SPORT=$((SPORT + 1)); done
+if as_owner "'$BIN/pg_ctl' -D '$TMP/standby' -p '$POSTGRES' -l '$TMP/standby.log' -w -t 60 \
+    -o \"-c listen_addresses=127.0.0.1 -p $SPORT -k '$TMP' -c shared_preload_libraries=dpmo\" start" >/dev/null; then
+  contains standby_refuses_selections "$(qe -p "$SPORT" -U crasher -c 'SELECT dp_select(id, 0.25, score, 1) FROM t')" \
+    "private selections are refused on a server in recovery"
+  as_owner "'$BIN/pg_ctl' -D '$TMP/standby' -m fast -w stop" >/dev/null
+else
+  fail "standby_refuses_selections: the standby did not start"; tail -5 "$TMP/standby.log"
+fi
+
+# --- The shared SQL surface (bindings/testdata/surface.cases) and the README snippets.
+if out=$(PYTHON=/usr/bin/python3 /usr/bin/python3 "$TESTDATA/surface.py" postgres 2>&1); then
+  ok "surface cases: $(echo "$out" | tail -1)"
+else
+  echo "$out" | grep -v '^ok ' || true; fail "surface cases"
+fi
+if out=$(/usr/bin/python3 "$TESTDATA/snippets.py" postgres "$HERE/README.md" 2>&1); then
+  ok "README snippets: $(echo "$out" | tail -1)"
+else
+  echo "$out"; fail "README snippets"
+fi
+if out=$(/usr/bin/python3 "$TESTDATA/snippets.py" postgres "$HERE/../../README.md" 2>&1); then
+  ok "top-level README snippets: $(echo "$out" | tail -1)"
+else
+  echo "$out"; fail "top-level README snippets"
+fi
+
+if grep -q -E "PANIC|terminated by signal|server process .* was terminated" "$TMP/server.log"; then
+  fail "the server log reports a crash:"; grep -E "PANIC|terminated by signal" "$TMP/server.log" || true
+fi
+stop_server fast
 echo "$passed passed, $failed failed"
-[ "$status" = 0 ] && [ "$failed" = 0 ]
+[ "$failed" = 0 ]

@@ -325,7 +325,7 @@ pub unsafe extern "C" fn dpmo_degree_delta_table(
     })
 }
 
-/// The δ table of egocentric density (PrivPareto paper, §7.3, clamped as DESIGN.md §2 requires): writes
+/// The δ table of egocentric density (PrivPareto paper, §7.3, clamped as docs/DESIGN.md §2 requires): writes
 /// δ(G, t, v) = min(1, 2 / (|N(v)| − t − 2)) when |N(v)| − t − 2 > 0, and 1 otherwise, to
 /// `out[v · columns + t]`. The printed, unclamped form (2 at |N(v)| − t = 3) is not admissible; the
 /// clamped one is (Local Dampening Lemma 3.5). Neighbour relation: one edge (edge-DP); Δ =
@@ -418,7 +418,7 @@ pub unsafe extern "C" fn dpmo_tnr(true_negatives: u64, false_positives: u64, out
 
 /// The admissible δ of a rate hits / (hits + misses) at distance `t` — (TP, FN) for TPR, (TN, FP) for
 /// TNR — written to `*out`. This is the corrected form of PrivPareto Lemma 6.1 (the printed lemma is not
-/// admissible, DESIGN.md §2): with P′ = hits + misses − t, δ = 1 if P′ ≤ 1, otherwise
+/// admissible, docs/DESIGN.md §2): with P′ = hits + misses − t, δ = 1 if P′ ≤ 1, otherwise
 /// min(1, min(P′, max(hits, misses)) / (P′(P′ − 1))) for `DPMO_NEIGHBOURS_ADD_REMOVE`, and the maximum of
 /// that and 1/P′ for `DPMO_NEIGHBOURS_SUBSTITUTION`. Already clamped to Δ =
 /// `DPMO_RATE_GLOBAL_SENSITIVITY` = 1.

@@ -14,6 +14,7 @@
 mod applications;
 mod budget;
 mod buffers;
+mod generalize;
 mod local;
 mod multi;
 mod rng;
@@ -23,6 +24,7 @@ mod status;
 
 pub use applications::*;
 pub use budget::*;
+pub use generalize::*;
 pub use local::*;
 pub use multi::*;
 pub use rng::*;

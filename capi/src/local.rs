@@ -10,7 +10,7 @@ use core::ffi::c_void;
 use dpmo_core::dampen::{dampen_with, Dampening};
 use dpmo_core::select::Arithmetic;
 use dpmo_core::sensitivity::{max_over_candidates, DeltaFunction, DeltaSource, LocalSensitivity};
-use dpmo_core::{local, Error};
+use dpmo_core::{local, Error, MAX_OBJECTIVES};
 
 /// δ(t, r) = values[r] for every t < t_max (`values_len` = n).
 pub const DPMO_DELTA_PER_CANDIDATE: u32 = 0;
@@ -126,6 +126,84 @@ pub(crate) unsafe fn sensitivity_of<'a>(
     Ok((LocalSensitivity::new(source, s.global, s.t_max, n)?, values_region))
 }
 
+/// A spec with nothing in it, to fill the unused slots of [`Specs`].
+pub(crate) const NO_SPEC: dpmo_sensitivity = dpmo_sensitivity {
+    kind: 0,
+    values: core::ptr::null(),
+    values_len: 0,
+    columns: 0,
+    callback: None,
+    context: core::ptr::null_mut(),
+    global: 0.0,
+    t_max: 0,
+};
+
+/// Up to `DPMO_MAX_OBJECTIVES` specs copied from the caller (so later writes cannot race), with the regions
+/// they read. The values are *not* validated here: a selecting function charges its budget first and builds
+/// the sensitivities afterwards ([`Specs::build`]), because a NaN or negative δ in a table is a property of the
+/// data, like a NaN utility, and must not be free to discover.
+pub(crate) struct Specs {
+    copies: [dpmo_sensitivity; MAX_OBJECTIVES],
+    callbacks: [Option<CCallback>; MAX_OBJECTIVES],
+    m: usize,
+    regions: [Region; MAX_OBJECTIVES + 1],
+}
+
+impl Specs {
+    /// Copies the m specs at `specs` (1 ≤ m ≤ `DPMO_MAX_OBJECTIVES`).
+    ///
+    /// # Safety
+    /// `specs` must be null or point to m readable specs.
+    pub(crate) unsafe fn read(specs: *const dpmo_sensitivity, m: usize) -> Result<Self, Error> {
+        if m == 0 {
+            return Err(Error::InvalidArgument);
+        }
+        if m > MAX_OBJECTIVES {
+            return Err(Error::CapacityExceeded);
+        }
+        // SAFETY: the caller promises m readable specs.
+        let given = unsafe { input(specs, m) }?;
+        let mut s = Specs {
+            copies: [NO_SPEC; MAX_OBJECTIVES],
+            callbacks: [None; MAX_OBJECTIVES],
+            m,
+            regions: [Region::EMPTY; MAX_OBJECTIVES + 1],
+        };
+        s.copies[..m].copy_from_slice(given);
+        for i in 0..m {
+            s.callbacks[i] = callback_of(&s.copies[i]);
+            s.regions[i] = match s.copies[i].kind {
+                DPMO_DELTA_CALLBACK => Region::EMPTY,
+                _ => Region::of(s.copies[i].values, s.copies[i].values_len),
+            };
+        }
+        s.regions[m] = Region::of(specs, m);
+        Ok(s)
+    }
+
+    /// The regions the specs occupy and read (their values, and the specs themselves).
+    pub(crate) fn regions(&self) -> &[Region] {
+        &self.regions[..=self.m]
+    }
+
+    /// The validated sensitivities for n candidates (`dpmo_sensitivity_value`'s checks), in the first m slots.
+    ///
+    /// # Safety
+    /// Every spec's `values` must hold `values_len` doubles that stay valid and unmodified during the call.
+    pub(crate) unsafe fn build(&self, n: usize) -> Result<[LocalSensitivity<'_>; MAX_OBJECTIVES], Error> {
+        if n == 0 {
+            return Err(Error::EmptyInput);
+        }
+        let placeholder = LocalSensitivity::new(DeltaSource::Shared(&[]), 1.0, 1, 1)?;
+        let mut deltas = [placeholder; MAX_OBJECTIVES];
+        for (i, d) in deltas.iter_mut().enumerate().take(self.m) {
+            // SAFETY: forwarded caller contract; the callbacks live in `self`, which outlives `deltas`.
+            *d = unsafe { sensitivity_of(&self.copies[i], &self.callbacks[i], n) }?.0;
+        }
+        Ok(deltas)
+    }
+}
+
 /// Copies the spec, borrows its values and runs `f` with the validated sensitivity. The region of the
 /// values is returned too so callers can check their outputs against it.
 ///
@@ -180,7 +258,7 @@ pub unsafe extern "C" fn dpmo_sensitivity_value(
 
 /// The largest n `dpmo_sensitivity_max_over_candidates` accepts (2^32): with a callback or shared spec no
 /// buffer bounds n, and the work is n · T evaluations.
-pub const DPMO_MAX_UNBUFFERED_CANDIDATES: u64 = 1 << 32;
+pub const DPMO_MAX_UNBUFFERED_CANDIDATES: u64 = 4_294_967_296;
 
 /// The "δ replacement" of the Local Dampening paper (§4.2): writes δ̂(t) = max over r of δ(x, t, r) for
 /// t < T to `out[0..T]`, T = min(t_max, table columns, `out_capacity`… see below), and T to `*out_len`.
@@ -277,11 +355,12 @@ pub unsafe extern "C" fn dpmo_local_dampening_probabilities(
     })())
 }
 
-/// Writes the scratch lengths of `dpmo_select_local_dampening` (k = 1) and
-/// `dpmo_select_local_dampening_top_k` (k ≥ 1) for n candidates and `selector`: `*out_values_len` doubles
-/// (2n for one selection, 4n for top-k: exact arithmetic keeps each dampened score as a 128-bit integer)
-/// and `*out_indices_len` size_t (top-k: n, plus n for a selector that needs a permutation; one selection:
-/// n for such a selector, else 0). The lengths suffice for either arithmetic.
+/// Writes scratch lengths that suffice for both `dpmo_select_local_dampening` and
+/// `dpmo_select_local_dampening_top_k` with n candidates, k picks and `selector`, in either arithmetic:
+/// `*out_values_len` = 4n doubles (exact arithmetic keeps each dampened score as a 128-bit integer, and top-k
+/// a working copy of them) and `*out_indices_len` size_t = n, plus n for a selector that needs a
+/// permutation (permute-and-flip, and report-noisy-max with Exponential noise in exact arithmetic). A single
+/// selection needs only 2n doubles and, for such a selector, n size_t of `perm_scratch`.
 ///
 /// Errors: k = 0 or k > n, or an unknown selector → `DPMO_INVALID_ARGUMENT` (Laplace noise without
 /// `DPMO_FLOAT` → `DPMO_UNSUPPORTED`); null, misaligned or overlapping outputs; a length not representable
@@ -302,22 +381,21 @@ pub unsafe extern "C" fn dpmo_local_dampening_scratch_len(
         if k == 0 || k > n {
             return Err(Error::InvalidArgument);
         }
-        let one = local::local_dampening_scratch_len(n)?;
+        let values = local::local_dampening_scratch_len(n)?
+            .checked_mul(2)
+            .ok_or(Error::Overflow)?;
         // Exact arithmetic needs a permutation wherever float does (and for exponential noise too).
         let perm = if selector.needs_permutation(Arithmetic::Exact) {
             n
         } else {
             0
         };
-        let (values, indices) = if k == 1 {
-            (one, perm)
-        } else {
-            (
-                one.checked_mul(2).ok_or(Error::Overflow)?,
-                n.checked_add(perm).ok_or(Error::Overflow)?,
-            )
-        };
-        write_lengths(values, indices, out_values_len, out_indices_len)
+        write_lengths(
+            values,
+            n.checked_add(perm).ok_or(Error::Overflow)?,
+            out_values_len,
+            out_indices_len,
+        )
     })())
 }
 
@@ -390,20 +468,21 @@ pub unsafe extern "C" fn dpmo_select_local_dampening(
         check_out(scratch)?;
         // SAFETY: the caller promises n readable doubles.
         let u = unsafe { input(utilities, n) }?;
-        // SAFETY: forwarded caller contract; `run` checks the outputs disjoint from every buffer.
+        // SAFETY: the caller promises one readable spec.
+        let specs = unsafe { Specs::read(sensitivity, 1) }?;
+        // SAFETY: forwarded caller contract; `run` checks the outputs disjoint from every buffer, and the
+        // sensitivity is built (its values validated) only once the budget is charged.
         unsafe {
-            with_sensitivity(sensitivity, n, |d, [a, b]| {
-                selection.run(
-                    epsilon,
-                    &[Region::of(utilities, n), a, b],
-                    &[],
-                    |g, out, scores, perm| {
-                        out[0] =
-                            local::select_local_dampening(g, u, d, kind, selector, epsilon, scores, perm, arithmetic)?;
-                        Ok(())
-                    },
-                )
-            })
+            selection.run(
+                epsilon,
+                &[Region::of(utilities, n)],
+                specs.regions(),
+                |g, out, scores, perm| {
+                    let d = &specs.build(n)?[0];
+                    out[0] = local::select_local_dampening(g, u, d, kind, selector, epsilon, scores, perm, arithmetic)?;
+                    Ok(())
+                },
+            )
         }
     })())
 }

@@ -14,7 +14,7 @@
 
 use crate::budget::dpmo_budget;
 use crate::buffers::{check_disjoint, check_out, input, output, Region};
-use crate::local::{callback_of, dampening_of, dpmo_sensitivity, read_spec, sensitivity_of, write_lengths};
+use crate::local::{dampening_of, dpmo_sensitivity, write_lengths, Specs};
 use crate::rng::dpmo_rng;
 use crate::select::{flags_of, selector_of};
 use crate::selection::Selection;
@@ -24,7 +24,7 @@ use dpmo_core::multi::{self, AggSensitivity, ParetoSensitivity};
 use dpmo_core::pareto::{self, Dominance};
 use dpmo_core::select::{self, Arithmetic};
 use dpmo_core::sensitivity::weighted_sum;
-use dpmo_core::sensitivity::{DeltaSource, LocalSensitivity};
+use dpmo_core::sensitivity::LocalSensitivity;
 use dpmo_core::{local, Error, MAX_OBJECTIVES};
 
 /// The largest number m of objectives; more gives `DPMO_CAPACITY_EXCEEDED`.
@@ -78,19 +78,9 @@ fn disjoint(outputs: &[Region], inputs: &[Region], more: &[Region]) -> Result<()
     check_disjoint(outputs, &all[..inputs.len() + more.len()])
 }
 
-const NO_SPEC: dpmo_sensitivity = dpmo_sensitivity {
-    kind: 0,
-    values: core::ptr::null(),
-    values_len: 0,
-    columns: 0,
-    callback: None,
-    context: core::ptr::null_mut(),
-    global: 0.0,
-    t_max: 0,
-};
-
 /// Copies the m specs at `specs`, validates them for n candidates (as `dpmo_sensitivity_value` does for
-/// one) and runs `f` with the m sensitivities and the regions they read (the specs and their values).
+/// one) and runs `f` with the m sensitivities and the regions they read (the specs and their values). For the
+/// functions without a budget; a selecting function builds its sensitivities after charging ([`Specs`]).
 ///
 /// # Safety
 /// `specs` must be null or point to m valid specs whose values stay valid and unmodified during the call.
@@ -100,35 +90,24 @@ unsafe fn with_sensitivities<T>(
     n: usize,
     f: impl FnOnce(&[LocalSensitivity<'_>], &[Region]) -> Result<T, Error>,
 ) -> Result<T, Error> {
-    if m == 0 {
-        return Err(Error::InvalidArgument);
+    // SAFETY: forwarded caller contract.
+    let specs = unsafe { Specs::read(specs, m) }?;
+    // SAFETY: as above.
+    let deltas = unsafe { specs.build(n) }?;
+    f(&deltas[..m], specs.regions())
+}
+
+/// The optional specs of a selecting function: None for the global mechanisms (`specs` null).
+///
+/// # Safety
+/// As for `Specs::read`.
+unsafe fn optional_specs(specs: *const dpmo_sensitivity, m: usize) -> Result<Option<Specs>, Error> {
+    if specs.is_null() {
+        Ok(None)
+    } else {
+        // SAFETY: forwarded caller contract.
+        unsafe { Specs::read(specs, m).map(Some) }
     }
-    if m > MAX_OBJECTIVES {
-        return Err(Error::CapacityExceeded);
-    }
-    // No candidates is reported as such, not as specs of the wrong length.
-    if n == 0 {
-        return Err(Error::EmptyInput);
-    }
-    // SAFETY: the caller promises m readable specs; they are copied so later writes cannot race.
-    let given = unsafe { input(specs, m) }?;
-    let mut copies = [NO_SPEC; MAX_OBJECTIVES];
-    copies[..m].copy_from_slice(given);
-    let mut callbacks = [None; MAX_OBJECTIVES];
-    for (cb, s) in callbacks.iter_mut().zip(&copies[..m]) {
-        *cb = callback_of(s);
-    }
-    let mut regions = [Region::EMPTY; MAX_OBJECTIVES + 1];
-    regions[MAX_OBJECTIVES] = Region::of(specs, m);
-    let placeholder = LocalSensitivity::new(DeltaSource::Shared(&[]), 1.0, 1, 1)?;
-    let mut deltas = [placeholder; MAX_OBJECTIVES];
-    for i in 0..m {
-        // SAFETY: forwarded caller contract; the callbacks outlive `deltas`.
-        let (d, r) = unsafe { sensitivity_of(&copies[i], &callbacks[i], n) }?;
-        deltas[i] = d;
-        regions[i] = r;
-    }
-    f(&deltas[..m], &regions)
 }
 
 /// `with_sensitivities`, or `f(None, [])` when `specs` is null (the global mechanisms).
@@ -172,8 +151,8 @@ pub unsafe extern "C" fn dpmo_pareto_scores_scratch_len(n: usize, out_len: *mut 
 /// The Pareto score (PrivPareto paper, Def. 4.3): writes PS(x, r) = −#{r′ ≠ r : r′ dominates r} to
 /// `out_scores[r]` for the n candidates, under `dominance` (`DPMO_DOMINANCE_TEXTBOOK` or
 /// `DPMO_DOMINANCE_WEAK`). Scores are integers in [−(n − 1), 0]; their global sensitivity is n − 1.
-/// `scratch` needs `dpmo_pareto_scores_scratch_len(n)` size_t. O(n log n) for m ≤ 2, O(n log² n) for m = 3,
-/// O(n² m) worst case beyond.
+/// `scratch` needs `dpmo_pareto_scores_scratch_len(n)` size_t. O(n log n) for m ≤ 2, O(n log^(m−1) n) for
+/// m ≥ 3 (a divide and conquer over integer ranks, with chunked bitsets for small subproblems).
 ///
 /// Errors: m = 0, an unknown `dominance` → `DPMO_INVALID_ARGUMENT`; m > `DPMO_MAX_OBJECTIVES` →
 /// `DPMO_CAPACITY_EXCEEDED`; n = 0 → `DPMO_EMPTY_INPUT`; a NaN or infinite utility →
@@ -211,7 +190,8 @@ pub unsafe extern "C" fn dpmo_pareto_scores(
 }
 
 /// Writes the scratch lengths `dpmo_pareto_sensitivity_table` needs for n candidates and m objectives:
-/// `*out_index_len` = 8n + 1 size_t and `*out_value_len` = 3 n m doubles.
+/// `*out_index_len` size_t (O(n m): the dominance counts' sorts and records) and `*out_value_len` = 3 n m
+/// doubles.
 ///
 /// Errors: null, misaligned or overlapping outputs; a length not representable → `DPMO_OVERFLOW`.
 ///
@@ -415,7 +395,8 @@ pub unsafe extern "C" fn dpmo_weighted_sensitivity_table(
 
 /// Writes the scratch lengths `dpmo_select_privpareto` and `dpmo_privpareto_probabilities` need for n
 /// candidates and m objectives, global or local, in either arithmetic: `*out_values_len` doubles
-/// (4 n m + 6 n) and `*out_indices_len` size_t (about 11 n). Memory is O(n m): δ^PS is never tabulated.
+/// (4 n m + 7 n) and `*out_indices_len` size_t (O(n): the score stage's sorts and counts plus 3n). Memory
+/// is O(n m): δ^PS is never tabulated.
 ///
 /// Errors: null, misaligned or overlapping outputs; a length not representable → `DPMO_OVERFLOW`.
 ///
@@ -510,13 +491,16 @@ pub unsafe extern "C" fn dpmo_select_privpareto(
         check_out(indices)?;
         // SAFETY: the caller promises n · m readable doubles.
         let u = unsafe { input(utilities, len) }?;
-        // SAFETY: forwarded caller contract; `run` checks the outputs disjoint from every buffer.
+        // SAFETY: the caller promises NULL or m readable specs.
+        let specs = unsafe { optional_specs(deltas, m) }?;
+        let regions = specs.as_ref().map_or(&[][..], |s| s.regions());
+        // SAFETY: forwarded caller contract; `run` checks the outputs disjoint from every buffer, and the
+        // sensitivities are built (their values validated) only once the budget is charged.
         unsafe {
-            with_optional_sensitivities(deltas, m, n, |ds, regions| {
-                let sens = pareto_sensitivity(ds, max_distance, dampening);
-                selection.run(epsilon, &[Region::of(utilities, len)], regions, |g, out, v, ix| {
-                    multi::select_privpareto(g, u, m, dominance, sens, selector, epsilon, out, v, ix, arithmetic)
-                })
+            selection.run(epsilon, &[Region::of(utilities, len)], regions, |g, out, v, ix| {
+                let built = specs.as_ref().map(|s| s.build(n)).transpose()?;
+                let sens = pareto_sensitivity(built.as_ref().map(|b| &b[..m]), max_distance, dampening);
+                multi::select_privpareto(g, u, m, dominance, sens, selector, epsilon, out, v, ix, arithmetic)
             })
         }
     })())
@@ -694,14 +678,32 @@ pub unsafe extern "C" fn dpmo_select_privagg(
             // Weights are public: refused before anything is charged.
             return Err(Error::NonFiniteInput);
         }
-        // SAFETY: forwarded caller contract; `run` checks the outputs disjoint from every buffer.
+        // SAFETY: the caller promises NULL or m readable specs.
+        let specs = unsafe { optional_specs(deltas, m) }?;
+        let regions = specs.as_ref().map_or(&[][..], |s| s.regions());
+        // The global sensitivities are public arguments: read and checked before the charge.
+        // SAFETY: the caller promises m readable doubles at `globals` when `deltas` is NULL.
+        let (global_values, globals_region) = if specs.is_none() {
+            (Some(unsafe { input(globals, m) }?), Region::of(globals, m))
+        } else {
+            (None, Region::EMPTY)
+        };
+        let inputs = [Region::of(utilities, len), Region::of(weights, m), globals_region];
+        // SAFETY: forwarded caller contract; `run` checks the outputs disjoint from every buffer, and the
+        // sensitivities are built (their values validated) only once the budget is charged.
         unsafe {
-            with_optional_sensitivities(deltas, m, n, |ds, regions| {
-                let (sens, globals_region) = agg_sensitivity(ds, globals, m, max_distance, dampening)?;
-                let inputs = [Region::of(utilities, len), Region::of(weights, m), globals_region];
-                selection.run(epsilon, &inputs, regions, |g, out, v, ix| {
-                    multi::select_privagg(g, u, w, sens, selector, epsilon, out, v, ix, arithmetic)
-                })
+            selection.run(epsilon, &inputs, regions, |g, out, v, ix| {
+                let built = specs.as_ref().map(|s| s.build(n)).transpose()?;
+                let sens = match (&built, global_values) {
+                    (Some(b), _) => AggSensitivity::Local {
+                        deltas: &b[..m],
+                        max_distance,
+                        dampening,
+                    },
+                    (None, Some(g)) => AggSensitivity::Global(g),
+                    (None, None) => return Err(Error::NullPointer),
+                };
+                multi::select_privagg(g, u, w, sens, selector, epsilon, out, v, ix, arithmetic)
             })
         }
     })())
@@ -944,20 +946,25 @@ pub unsafe extern "C" fn dpmo_select_local_dampening_top_k(
         if n == 0 {
             return Err(Error::EmptyInput);
         }
-        // SAFETY: forwarded caller contract; `run` checks the outputs disjoint from every buffer.
+        // SAFETY: the caller promises one readable spec.
+        let specs = unsafe { Specs::read(sensitivity, 1) }?;
+        // SAFETY: forwarded caller contract; `run` checks the outputs disjoint from every buffer, and the
+        // sensitivity is built (its values validated) only once the budget is charged.
         unsafe {
-            let (spec, spec_region) = read_spec(sensitivity)?;
-            let callback = callback_of(&spec);
-            let (delta, values_region) = sensitivity_of(&spec, &callback, n)?;
-            let inputs = [Region::of(utilities, n), spec_region, values_region];
-            selection.run(epsilon, &inputs, &[], |g, out, scratch, ix| {
-                let half = scratch.len() / 2;
-                let (dampened, work) = scratch.split_at_mut(half);
-                let (index, perm) = split_n(ix, n);
-                local::select_local_dampening_top_k(
-                    g, u, &delta, kind, selector, epsilon, out, dampened, work, index, perm, arithmetic,
-                )
-            })
+            selection.run(
+                epsilon,
+                &[Region::of(utilities, n)],
+                specs.regions(),
+                |g, out, scratch, ix| {
+                    let delta = &specs.build(n)?[0];
+                    let half = scratch.len() / 2;
+                    let (dampened, work) = scratch.split_at_mut(half);
+                    let (index, perm) = split_n(ix, n);
+                    local::select_local_dampening_top_k(
+                        g, u, delta, kind, selector, epsilon, out, dampened, work, index, perm, arithmetic,
+                    )
+                },
+            )
         }
     })())
 }

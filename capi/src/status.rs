@@ -32,7 +32,8 @@ pub enum dpmo_status {
     DPMO_INVALID_GENERATOR = 10,
     /// An argument is outside its documented range (unknown enum value, misaligned pointer, ...).
     DPMO_INVALID_ARGUMENT = 11,
-    /// An input exceeds a fixed capacity (more than 16 objectives, or a contingency table beyond 16 x 16).
+    /// An input exceeds a fixed capacity (more than 16 objectives, a contingency table beyond 16 x 16, or a
+    /// generalization hierarchy beyond its documented limits).
     DPMO_CAPACITY_EXCEEDED = 12,
     /// The privacy budget left is smaller than the epsilon requested.
     DPMO_BUDGET_EXHAUSTED = 13,

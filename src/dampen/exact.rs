@@ -34,8 +34,9 @@ pub(crate) trait IntDelta {
     fn units(&self) -> u64;
     /// T, the distance from which δ′ = N.
     fn saturation(&self) -> usize;
-    /// Some(c) when δ′(t) = c for every t < T (a closed form replaces the breakpoint walk).
-    fn constant(&self, r: usize) -> Option<u64>;
+    /// Some((c, end)) when δ′(x, t′, r) = c for every t ≤ t′ < end ≤ T: the walks then jump the whole run in
+    /// O(1) (a per-candidate δ is one run up to T, however large T is).
+    fn run(&self, r: usize, t: usize) -> Result<Option<(u64, usize)>, Error>;
     /// δ′(x, t, r) for t < T.
     fn delta(&self, r: usize, t: usize) -> Result<u64, Error>;
 }
@@ -72,11 +73,13 @@ impl IntDelta for GridDelta<'_, '_> {
     fn saturation(&self) -> usize {
         self.delta.saturation()
     }
-    fn constant(&self, r: usize) -> Option<u64> {
+    fn run(&self, r: usize, _t: usize) -> Result<Option<(u64, usize)>, Error> {
         let n = self.grid.units();
-        self.delta
+        let end = self.delta.saturation();
+        Ok(self
+            .delta
             .constant_below_saturation(r)
-            .map(|c| self.grid.ceil_capped(c, n))
+            .map(|c| (self.grid.ceil_capped(c, n), end)))
     }
     fn delta(&self, r: usize, t: usize) -> Result<u64, Error> {
         Ok(self.grid.ceil_capped(self.delta.delta(r, t)?, self.grid.units()))
@@ -94,31 +97,47 @@ fn mul_div_ceil(m: u128, x: u128, n: u128) -> u128 {
     m * (x / n) + (m * (x % n)).div_ceil(n)
 }
 
-/// ⌊M D⌋ for the plain dampened score of integer utility `u` of candidate r (Def. 3.6 on the grid).
+/// ⌊M D⌋ for the plain dampened score of integer utility `u` of candidate r (Def. 3.6 on the grid). Runs of
+/// constant δ′ are crossed in one step each.
 pub(crate) fn plain(u: i128, r: usize, delta: &impl IntDelta) -> Result<i128, Error> {
-    if let Some(c) = delta.constant(r) {
-        // b(i) = i c below T: the interval is found by one division instead of a walk.
-        let (c, a, t) = (u128::from(c), u.unsigned_abs(), delta.saturation() as u128);
-        let edge = t * c; // b(T) ≤ 2^32 · 2^63
-        let m = u128::from(PLAIN_UNITS);
-        let inside = c > 0 && if u >= 0 { a < edge } else { a <= edge };
-        if !inside {
-            return Ok(plain_end(u, delta.saturation(), delta.units(), edge));
-        }
-        return Ok(if u >= 0 {
-            (m * (a / c)) as i128 + (m * (a % c) / c) as i128
-        } else {
-            let k = a.div_ceil(c);
-            -((m * k) as i128) + (m * (k * c - a) / c) as i128
-        });
-    }
+    let t_sat = delta.saturation();
     let mut b: u128 = 0;
-    for i in 0..delta.saturation() {
-        if let Some(s) = plain_step(u, i, delta.delta(r, i)?, &mut b) {
+    let mut t = 0;
+    while t < t_sat {
+        if let Some((c, end)) = delta.run(r, t)? {
+            let end = end.min(t_sat).max(t + 1);
+            if let Some(s) = plain_run(u, t, end - t, c, &mut b) {
+                return Ok(s);
+            }
+            t = end;
+            continue;
+        }
+        if let Some(s) = plain_step(u, t, delta.delta(r, t)?, &mut b) {
             return Ok(s);
         }
+        t += 1;
     }
-    Ok(plain_end(u, delta.saturation(), delta.units(), b))
+    Ok(plain_end(u, t_sat, delta.units(), b))
+}
+
+/// A run of `len` distances t, t + 1, … with the same δ′ = `c`, for the plain walk: Some(⌊M D⌋) when u's
+/// interval lies in the run (found by one division, whatever `len`), else `b` advances by len · c.
+pub(crate) fn plain_run(u: i128, t: usize, len: usize, c: u64, b: &mut u128) -> Option<i128> {
+    let (m, c, len) = (u128::from(PLAIN_UNITS), u128::from(c), len as u128);
+    let a = u.unsigned_abs();
+    // Breakpoints b + j c for j = 0..=len.
+    if c > 0 && u >= 0 && a < *b + len * c {
+        let j = (a - *b) / c;
+        return Some((m * (t as u128 + j)) as i128 + (m * ((a - *b) % c) / c) as i128);
+    }
+    if c > 0 && u < 0 && a <= *b + len * c {
+        // The first breakpoint at or beyond −u: j = ⌈(a − b)/c⌉ ≥ 1 steps into the run.
+        let j = (a - *b).div_ceil(c);
+        let k = t as u128 + j;
+        return Some(-((m * k) as i128) + (m * (*b + j * c - a) / c) as i128);
+    }
+    *b += len * c;
+    None
 }
 
 /// One step of the plain walk at distance t, with δ′(t) = `w` and `b` = b(t) for u ≥ 0 (the breakpoint
@@ -157,18 +176,20 @@ pub(crate) fn plain_end(u: i128, t: usize, units: u64, b: u128) -> i128 {
 
 /// U + b(T) for the shifted dampened score of integer utility `u` of candidate r (Def. 4.3 closed form).
 pub(crate) fn shifted(u: i128, r: usize, delta: &impl IntDelta) -> Result<i128, Error> {
-    let t = delta.saturation();
-    let bt = match delta.constant(r) {
-        Some(c) => u128::from(c) * t as u128,
-        None => {
-            let mut b: u128 = 0;
-            for j in 0..t {
-                b += u128::from(delta.delta(r, j)?);
-            }
-            b
+    let t_sat = delta.saturation();
+    let mut b: u128 = 0;
+    let mut t = 0;
+    while t < t_sat {
+        if let Some((c, end)) = delta.run(r, t)? {
+            let end = end.min(t_sat).max(t + 1);
+            b += u128::from(c) * (end - t) as u128;
+            t = end;
+        } else {
+            b += u128::from(delta.delta(r, t)?);
+            t += 1;
         }
-    };
-    Ok(u + bt as i128)
+    }
+    Ok(u + b as i128)
 }
 
 #[cfg(test)]

@@ -119,7 +119,16 @@ pub enum Dampening {
     Shifted,
 }
 
-fn dampen_all(utilities: &[f64], delta: &LocalSensitivity<'_>, kind: Dampening, out: &mut [f64]) -> Result<(), Error> {
+/// The dampening stage into `out[..n]`. With `atomic`, a caller δ function is first evaluated everywhere so
+/// that a failing value leaves `out` untouched (the public functions); into scratch, that second pass of
+/// n · T calls is skipped.
+fn dampen_all(
+    utilities: &[f64],
+    delta: &LocalSensitivity<'_>,
+    kind: Dampening,
+    out: &mut [f64],
+    atomic: bool,
+) -> Result<(), Error> {
     let n = utilities.len();
     if n == 0 {
         return Err(Error::EmptyInput);
@@ -140,7 +149,7 @@ fn dampen_all(utilities: &[f64], delta: &LocalSensitivity<'_>, kind: Dampening, 
     if !(largest / delta.global() + delta.saturation() as f64 + 1.0).is_finite() {
         return Err(Error::Overflow);
     }
-    if delta.is_fallible() {
+    if atomic && delta.is_fallible() {
         // A caller function may fail part-way: evaluate everything once first so that an error leaves
         // `out` untouched (the function must be deterministic, as documented).
         for r in 0..n {
@@ -156,13 +165,13 @@ fn dampen_all(utilities: &[f64], delta: &LocalSensitivity<'_>, kind: Dampening, 
 /// Dampened scores D_{u,δ}(x, r) for all r into `out[..n]` (Def. 3.6). They have global sensitivity 1.
 /// O(Σ_r min(i_r, T)) δ evaluations. Nothing is written on error.
 pub fn dampen(utilities: &[f64], delta: &LocalSensitivity<'_>, out: &mut [f64]) -> Result<(), Error> {
-    dampen_all(utilities, delta, Dampening::Plain, out)
+    dampen_all(utilities, delta, Dampening::Plain, out, true)
 }
 
 /// Shifted dampened scores (Def. 4.3 closed form, [`shifted_value`]) for all r into `out[..n]`; they feed
 /// any selector with Δ = 1. O(n) for per-candidate δ, O(n·T) otherwise. Nothing is written on error.
 pub fn dampen_shifted(utilities: &[f64], delta: &LocalSensitivity<'_>, out: &mut [f64]) -> Result<(), Error> {
-    dampen_all(utilities, delta, Dampening::Shifted, out)
+    dampen_all(utilities, delta, Dampening::Shifted, out, true)
 }
 
 /// [`dampen`] or [`dampen_shifted`] according to `kind`.
@@ -172,7 +181,17 @@ pub fn dampen_with(
     kind: Dampening,
     out: &mut [f64],
 ) -> Result<(), Error> {
-    dampen_all(utilities, delta, kind, out)
+    dampen_all(utilities, delta, kind, out, true)
+}
+
+/// [`dampen_with`] into scratch: a failing δ function may leave `out` partly written (one pass of calls).
+pub(crate) fn dampen_into_scratch(
+    utilities: &[f64],
+    delta: &LocalSensitivity<'_>,
+    kind: Dampening,
+    out: &mut [f64],
+) -> Result<(), Error> {
+    dampen_all(utilities, delta, kind, out, false)
 }
 
 /// Exact dampening ([`exact`]) of n integer utilities: calls `write(r, S_r)` for every candidate and returns
@@ -243,7 +262,7 @@ pub(crate) fn dampen_exact(
     dampen_int(utilities.len(), |r| g.utility(utilities[r]), &g, kind, out)
 }
 
-/// The integer scores exact local dampening selects from (the exact stage, [`exact`], on the grid of Δ):
+/// The integer scores exact local dampening selects from (the exact stage of this module, on the grid of Δ):
 /// `out[r]` = ⌊2⁶⁰ D(r)⌋ for plain dampening, or U(r) + b(T) for shifted; returns their sensitivity in the
 /// same units (2⁶⁰, or N). The exact mechanism picks r with probability ∝ exp(−ε (max S − S_r) / (2 ·
 /// units)). For audits and tests. Errors as [`dampen`]; nothing is written to `out` on error.

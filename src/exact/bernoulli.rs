@@ -91,7 +91,19 @@ pub fn bernoulli_ratio<R: Rng + ?Sized>(bits: &mut Bits<'_, R>, num: u64, den: u
 #[inline]
 fn digits_below<R: Rng + ?Sized>(bits: &mut Bits<'_, R>, mut rho: u64, b: u64) -> bool {
     // Digits of ρ/b by long division: the next digit is ⌊2ρ/b⌋ and ρ becomes 2ρ mod b. Once ρ = 0 every
-    // further digit of p is 0, and U (whose digits so far equal p's) can no longer be below p.
+    // further digit of p is 0, and U (whose digits so far equal p's) can no longer be below p. With ρ < b,
+    // 2ρ − b < ρ, so the subtraction below never wraps and 2ρ needs at most one bit more than b.
+    if b <= 1 << 63 {
+        while rho != 0 {
+            let twice = rho << 1;
+            let digit = twice >= b;
+            rho = if digit { twice - b } else { twice };
+            if bits.bit() != digit {
+                return digit; // u = 0 < 1 = digit: U < p; u = 1 > 0 = digit: U > p
+            }
+        }
+        return false;
+    }
     while rho != 0 {
         let twice = u128::from(rho) << 1;
         let digit = twice >= u128::from(b);
@@ -100,9 +112,8 @@ fn digits_below<R: Rng + ?Sized>(bits: &mut Bits<'_, R>, mut rho: u64, b: u64) -
         } else {
             twice as u64
         };
-        let u = bits.bit();
-        if u != digit {
-            return digit; // u = 0 < 1 = digit: U < p; u = 1 > 0 = digit: U > p
+        if bits.bit() != digit {
+            return digit;
         }
     }
     false

@@ -86,6 +86,16 @@ fn uniform_below<R: Rng + ?Sized>(bits: &mut Bits<'_, R>, bound: u128) -> u128 {
 /// One draw of Z with P(Z = z) ∝ exp(−|z| s/t) (CKS20 Algorithm 2), exactly. A draw whose magnitude does
 /// not fit in an `i64` is redrawn; with s/t ≥ 2⁻³² that event has probability below 2 exp(−2³⁰), the only
 /// departure from the exact distribution.
+///
+/// ```
+/// use dpmo::exact::discrete::{discrete_laplace, LaplaceRate};
+/// # let mut rng = dpmo::GeneratorState::chacha20([5; 32]).load()?;
+/// // Release a count with sensitivity 1 under ε = 0.5: scale 1/ε = 2 on the integers.
+/// let count: i64 = 1234;
+/// let released = count + discrete_laplace(&mut rng, &LaplaceRate::new(2.0, 1.0)?);
+/// # let _ = released;
+/// # Ok::<(), dpmo::Error>(())
+/// ```
 pub fn discrete_laplace<R: Rng + ?Sized>(rng: &mut R, rate: &LaplaceRate) -> i64 {
     let mut bits = Bits::new(rng);
     loop {

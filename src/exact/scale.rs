@@ -41,9 +41,13 @@ pub struct Scale {
     m: u64,
     b: u64,
     exponent: i32,
-    /// The smallest gap with γ ≥ 1 (u128::MAX when no representable gap reaches 1).
-    one_at: u128,
+    /// `reaches[i]`: the smallest gap with γ ≥ 2^i (u128::MAX when no representable gap reaches it), for
+    /// 2^i up to [`GAMMA_CAP`].
+    reaches: [u128; LEVELS],
 }
+
+/// Thresholds γ ≥ 1, 2, 4, …, [`GAMMA_CAP`].
+const LEVELS: usize = GAMMA_CAP.trailing_zeros() as usize + 1;
 
 impl Scale {
     /// The scale for privacy parameter ε and an integer sensitivity of `units` grid units.
@@ -65,16 +69,18 @@ impl Scale {
             m,
             b,
             exponent,
-            one_at: u128::MAX,
+            reaches: [u128::MAX; LEVELS],
         };
-        s.one_at = s.smallest_gap_reaching_one();
+        for i in 0..LEVELS {
+            s.reaches[i] = s.smallest_gap_reaching(1 << i);
+        }
         Ok(s)
     }
 
-    /// The least G with m G 2^exponent ≥ b, i.e. γ(G) ≥ 1.
-    fn smallest_gap_reaching_one(&self) -> u128 {
+    /// The least G with m G 2^exponent ≥ k b, i.e. γ(G) ≥ k.
+    fn smallest_gap_reaching(&self, k: u64) -> u128 {
         let m = U256::from_u128(u128::from(self.m));
-        let b = U256::from_u128(u128::from(self.b));
+        let b = U256::from_u128(u128::from(self.b) * u128::from(k));
         // G ≥ b / (m 2^exponent) = (b 2^-exponent) / m, rounded up.
         let (num, den) = if self.exponent >= 0 {
             match m.checked_shl(self.exponent as u32) {
@@ -88,7 +94,12 @@ impl Scale {
                 None => return u128::MAX,
             }
         };
-        // den ≤ 2^64 in the first branch (den < b < 2^64) and < 2^53 in the second.
+        // den < k b < 2^75 in the first branch and < 2^53 in the second: divide through U256 by parts.
+        if den > u128::from(u64::MAX) {
+            // Only in the first branch, where num = k b < 2^75 and den > 2^64: the quotient is small.
+            let (n, d) = (num.to_u128().unwrap_or(u128::MAX), den);
+            return n.div_ceil(d).max(1);
+        }
         let den = den as u64;
         match num.div_rem_u64(den) {
             Some((q, r)) => q
@@ -163,19 +174,25 @@ impl Scale {
 
     /// True with probability exactly exp(−γ(G)) (γ capped at [`GAMMA_CAP`]).
     ///
-    /// A gap with γ ≥ 1 first flips one of its ⌊γ⌋ e^{−1} coins before γ is computed: that coin fails with
-    /// probability 0.63, and the division is then never done. The result has the same distribution.
+    /// A gap whose γ is known to be at least 2^i (from thresholds computed once) first flips 2^i of its ⌊γ⌋
+    /// independent e^{−1} coins; each fails with probability 0.63, so for a far candidate the rational γ is
+    /// almost never computed. The result has the same distribution.
     #[inline]
     pub fn keep<R: Rng + ?Sized>(&self, bits: &mut Bits<'_, R>, gap: u128) -> bool {
         if gap == 0 {
             return true;
         }
-        if gap >= self.one_at {
-            if !bernoulli_exp_minus_one(bits) {
-                return false;
+        // Far candidates are the common case: look from the highest level down.
+        let known = self.reaches.iter().rposition(|&g| gap >= g).map_or(0, |i| i + 1);
+        if known > 0 {
+            let coins = 1u64 << (known - 1);
+            for _ in 0..coins {
+                if !bernoulli_exp_minus_one(bits) {
+                    return false;
+                }
             }
             let mut g = self.gamma(gap);
-            g.whole = g.whole.saturating_sub(1);
+            g.whole = g.whole.saturating_sub(coins);
             return bernoulli_exp_minus(bits, &g);
         }
         bernoulli_exp_minus(bits, &self.gamma(gap))
@@ -225,12 +242,26 @@ mod tests {
         let s = Scale::new(2.0, 1).unwrap(); // γ = G
         assert_eq!(s.gamma(7), Gamma::integer(7));
         assert_eq!(s.gamma(1 << 40), Gamma::integer(GAMMA_CAP));
-        assert_eq!(s.one_at, 1);
+        assert_eq!(s.reaches[0], 1);
+        assert_eq!(s.reaches[3], 8);
         let s = Scale::new(1.0, 1 << 62).unwrap(); // γ = G / 2^63
-        assert_eq!(s.one_at, 1 << 63);
+        assert_eq!(s.reaches[0], 1 << 63);
+        assert_eq!(s.reaches[1], 1 << 64);
         assert_eq!(s.gamma(1 << 63), Gamma::integer(1));
         assert_eq!(s.gamma((1 << 63) - 1).whole, 0);
         let s = Scale::new(0.5, 3).unwrap(); // γ = G / 12
-        assert_eq!(s.one_at, 12);
+        assert_eq!(s.reaches[0], 12);
+        assert_eq!(s.reaches[10], 12 * 1024);
+        // Every threshold is the least gap reaching its level.
+        for (eps, units) in [(0.3, 7u64), (1e-3, 1 << 62), (7.5, 0x000f_ffff_ffff_fff1)] {
+            let s = Scale::new(eps, units).unwrap();
+            for (i, &g) in s.reaches.iter().enumerate() {
+                if g == u128::MAX {
+                    continue;
+                }
+                assert!(s.gamma(g).whole >= 1 << i, "{eps} {units} level {i}");
+                assert!(g == 1 || s.gamma(g - 1).whole < 1 << i, "{eps} {units} level {i}");
+            }
+        }
     }
 }

@@ -47,9 +47,32 @@ fn take<'a, T>(slice: &mut &'a mut [T], len: usize) -> Result<&'a mut [T], Error
     Ok(head)
 }
 
-/// Validates the shape n × m of `utilities` (finite values, 1 ≤ m ≤ 16) and returns n.
+/// Validates the shape n × m of `utilities` (1 ≤ m ≤ 16, n ≥ 1) and returns n. The values are checked
+/// separately ([`finite`]), after every argument: a status that depends on the data must never be decided by
+/// an argument error that follows it.
 fn shape(utilities: &[f64], m: usize) -> Result<usize, Error> {
-    crate::pareto::check_utilities(utilities, m)
+    if m == 0 {
+        return Err(Error::InvalidArgument);
+    }
+    if m > crate::MAX_OBJECTIVES {
+        return Err(Error::CapacityExceeded);
+    }
+    if !utilities.len().is_multiple_of(m) {
+        return Err(Error::LengthMismatch);
+    }
+    match utilities.len() / m {
+        0 => Err(Error::EmptyInput),
+        n => Ok(n),
+    }
+}
+
+/// [`Error::NonFiniteInput`] when a utility is NaN or infinite (a property of the data).
+fn finite(utilities: &[f64]) -> Result<(), Error> {
+    if utilities.iter().all(|u| u.is_finite()) {
+        Ok(())
+    } else {
+        Err(Error::NonFiniteInput)
+    }
 }
 
 /// Validates ε and k against n and returns the per-round budget ε/k.

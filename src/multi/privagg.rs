@@ -1,21 +1,20 @@
 //! PrivAgg (PrivPareto paper, §5): private selection by a weighted sum of the objectives.
 //!
-//! In exact arithmetic the weighted sum, its sensitivity and δ_agg are exact integers on a grid fitted to
-//! Δ_agg ([`WeightedGrid`](crate::sensitivity::weighted_sum) — each term floored, each sensitivity term
-//! rounded up, both accounted for exactly), dampened exactly when local, then selected exactly. In float
-//! arithmetic the sums are doubles (sensitivities rounded upward) as in the paper. δ_agg is evaluated on
-//! demand in both, so there is no table and no `columns`; its saturation distance is the largest of the
-//! objectives' (δ_agg = Δ_agg once every δ_i = Δ_i), or `max_distance` when smaller.
+//! The weighted sum, its sensitivity and δ_agg are exact integers on a grid fitted to Δ_agg (each term
+//! floored, each sensitivity term rounded up, both accounted for exactly: see `WeightedGrid` in
+//! [`crate::sensitivity::weighted_sum`]), dampened exactly when local. The arithmetic only chooses the
+//! selector: exact on the integer scores, or float on the same scores as doubles. δ_agg is evaluated on demand,
+//! so there is no table and no `columns`; its saturation distance is the largest of the objectives'
+//! (δ_agg = Δ_agg once every δ_i = Δ_i), or `max_distance` when smaller. Objectives with per-candidate δs give
+//! δ_agg piecewise constant (at most m + 1 runs), which the dampening walk crosses run by run.
 
-use super::{round_epsilon, shape, size, take, MultiScratchLen};
+use super::{finite, round_epsilon, shape, size, take, MultiScratchLen};
 use crate::dampen::exact::IntDelta;
-use crate::dampen::{dampen_int_each, dampen_with, Dampening};
-use crate::select::exact::{as_words, store_int};
+use crate::dampen::{dampen_int_each, Dampening};
+use crate::select::exact::{as_words, load_int, store_int};
 use crate::select::{exponential_probabilities, select_top_k, top_k_int, Arithmetic, Noise, Selector};
-use crate::sensitivity::weighted_sum::{
-    weighted_global_sensitivity, weighted_saturation, weighted_sum, WeightedDelta, WeightedGrid,
-};
-use crate::sensitivity::{DeltaSource, LocalSensitivity};
+use crate::sensitivity::weighted_sum::{weighted_saturation, WeightedGrid};
+use crate::sensitivity::LocalSensitivity;
 use crate::{Error, MAX_OBJECTIVES};
 use rand_core::Rng;
 
@@ -100,8 +99,19 @@ impl IntDelta for ExactAggDelta<'_> {
     fn saturation(&self) -> usize {
         self.saturation
     }
-    fn constant(&self, _r: usize) -> Option<u64> {
-        None
+    fn run(&self, r: usize, t: usize) -> Result<Option<(u64, usize)>, Error> {
+        // Constant while no objective changes: each per-candidate δ_i is c_i before its saturation T_i and
+        // Δ_i from there on.
+        let mut end = self.saturation;
+        for d in self.deltas {
+            if d.constant_below_saturation(r).is_none() {
+                return Ok(None);
+            }
+            if d.saturation() > t {
+                end = end.min(d.saturation());
+            }
+        }
+        Ok(Some((self.grid.delta(self.weights, self.deltas, r, t)?, end)))
     }
     fn delta(&self, r: usize, t: usize) -> Result<u64, Error> {
         self.grid.delta(self.weights, self.deltas, r, t)
@@ -158,6 +168,10 @@ pub fn privagg_exact_scores(
     if out.len() < n {
         return Err(Error::LengthMismatch);
     }
+    if !weights.iter().all(|w| w.is_finite()) {
+        return Err(Error::NonFiniteInput);
+    }
+    finite(utilities)?;
     if let AggSensitivity::Local { deltas, .. } = sensitivity {
         if deltas.iter().any(|d| d.is_fallible()) {
             // A caller function may fail part-way: evaluate everything once first.
@@ -165,38 +179,6 @@ pub fn privagg_exact_scores(
         }
     }
     exact_scores(utilities, weights, &sensitivity, |r, s| out[r] = s)
-}
-
-/// Floating-point scores into `scores[..n]` (u_agg, dampened when local, using `agg` for u_agg); returns
-/// their sensitivity.
-fn float_scores(
-    utilities: &[f64],
-    weights: &[f64],
-    sensitivity: &AggSensitivity<'_>,
-    agg: &mut [f64],
-    scores: &mut [f64],
-) -> Result<f64, Error> {
-    let m = weights.len();
-    let mut buf = [0.0; MAX_OBJECTIVES];
-    let delta_agg = weighted_global_sensitivity(weights, globals_of(sensitivity, m, &mut buf)?)?;
-    match *sensitivity {
-        AggSensitivity::Global(_) => {
-            weighted_sum(utilities, weights, scores)?;
-            Ok(delta_agg)
-        }
-        AggSensitivity::Local {
-            deltas,
-            max_distance,
-            dampening,
-        } => {
-            weighted_sum(utilities, weights, agg)?;
-            let f = WeightedDelta::new(weights, deltas);
-            let t = saturation_of(deltas, max_distance);
-            let d = LocalSensitivity::new(DeltaSource::Function(&f), delta_agg, t, agg.len())?;
-            dampen_with(agg, &d, dampening, scores)?;
-            Ok(1.0)
-        }
-    }
 }
 
 fn check_local(sensitivity: &AggSensitivity<'_>, n: usize) -> Result<(), Error> {
@@ -237,26 +219,50 @@ pub fn select_privagg<R: Rng + ?Sized>(
     if values.len() < need.values || indices.len() < need.indices {
         return Err(Error::ScratchTooSmall);
     }
+    if !weights.iter().all(|w| w.is_finite()) {
+        return Err(Error::NonFiniteInput);
+    }
+    finite(utilities)?;
     let scores = take(&mut values, 2 * n)?;
     let work = take(&mut values, 2 * n)?;
     let map = take(&mut indices, n)?;
     let perm = take(&mut indices, n)?;
+    let words = as_words(scores);
+    let units = exact_scores(utilities, weights, &sensitivity, |r, s| store_int(words, r, s))?;
     match arithmetic {
-        Arithmetic::Exact => {
-            let words = as_words(scores);
-            let units = exact_scores(utilities, weights, &sensitivity, |r, s| store_int(words, r, s))?;
-            top_k_int(rng, selector, words, units, epsilon, out, as_words(work), map, perm)
-        }
+        Arithmetic::Exact => top_k_int(rng, selector, words, units, epsilon, out, as_words(work), map, perm),
         Arithmetic::Float => {
-            let (agg, s) = scores.split_at_mut(n);
-            let delta = float_scores(utilities, weights, &sensitivity, agg, s)?;
-            select_top_k(rng, selector, s, delta, epsilon, out, work, map, perm, arithmetic)
+            // The same scores as doubles of sensitivity 1 (relative to the best), for the float selectors.
+            let (unit_scores, rest) = work.split_at_mut(n);
+            as_unit_scores(words, units, unit_scores);
+            let (copy, _) = rest.split_at_mut(n);
+            select_top_k(
+                rng,
+                selector,
+                unit_scores,
+                1.0,
+                epsilon,
+                out,
+                copy,
+                map,
+                perm,
+                arithmetic,
+            )
         }
     }
 }
 
-/// Output probabilities of PrivAgg (one pick) with the exponential mechanism, in floating point. Writes n
-/// probabilities.
+/// Integer scores (two words each, `units` per unit of sensitivity) as doubles of sensitivity 1, relative
+/// to the largest, into `out[..n]`.
+fn as_unit_scores(words: &[u64], units: u64, out: &mut [f64]) {
+    let best = (0..out.len()).map(|r| load_int(words, r)).max().unwrap_or(0);
+    for (r, o) in out.iter_mut().enumerate() {
+        *o = -((best - load_int(words, r)) as f64 / units as f64);
+    }
+}
+
+/// Output probabilities of PrivAgg (one pick) with the exponential mechanism, computed in floating point
+/// from the exact scores ([`privagg_exact_scores`]). Writes n probabilities.
 pub fn privagg_probabilities(
     utilities: &[f64],
     weights: &[f64],
@@ -275,8 +281,13 @@ pub fn privagg_probabilities(
     if values.len() < privagg_scratch_len(n, m)?.values {
         return Err(Error::ScratchTooSmall);
     }
-    let agg = take(&mut values, n)?;
-    let scores = take(&mut values, n)?;
-    let delta = float_scores(utilities, weights, &sensitivity, agg, scores)?;
-    exponential_probabilities(scores, delta, epsilon, out)
+    if !weights.iter().all(|w| w.is_finite()) {
+        return Err(Error::NonFiniteInput);
+    }
+    finite(utilities)?;
+    let words = as_words(take(&mut values, 2 * n)?);
+    let units = exact_scores(utilities, weights, &sensitivity, |r, s| store_int(words, r, s))?;
+    let unit_scores = take(&mut values, n)?;
+    as_unit_scores(words, units, unit_scores);
+    exponential_probabilities(unit_scores, 1.0, epsilon, out)
 }

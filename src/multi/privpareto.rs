@@ -1,28 +1,29 @@
 //! PrivPareto (PrivPareto paper, §4): private selection by the Pareto score.
 //!
 //! **Local sensitivity without a table.** The local mechanism dampens the Pareto score PS with δ^PS
-//! (Def. 4.5). Dampening a candidate only needs δ^PS(t, r) for t up to the interval that contains PS(r), so
-//! δ^PS is computed one distance at a time over all candidates ([`pareto_sensitivity_sweep`]) and each
-//! candidate keeps only its running breakpoint until its dampened score is known: O(n m) memory, no
-//! `columns` to guess. PS and δ^PS are integers, so the dampening is exact ([`crate::dampen`]'s exact
-//! stage) in both arithmetics; the arithmetic only chooses the selector.
+//! (Def. 4.5). Dampening a candidate only needs δ^PS(t, r) up to the interval that contains PS(r), so δ^PS
+//! is evaluated at the distances the walk needs ([`pareto_sensitivity`] at one t, for all candidates) and
+//! each candidate keeps only its running breakpoint: O(n m) memory, no `columns` to guess. δ^PS never
+//! decreases in t, so a run of distances on which it keeps its value is crossed in one step, its length
+//! found by doubling and halving. PS and δ^PS are integers, so the dampening is exact (the exact stage of
+//! [`crate::dampen`](mod@crate::dampen)) in both arithmetics; the arithmetic only chooses the selector.
 //!
-//! **When the sweep stops (automatic saturation).** Plain dampening stops as soon as every candidate's
-//! interval is found. A candidate still open after T sweeps with PS < 0 has D < −T, while a non-dominated
+//! **Where the walk stops (automatic saturation).** Plain dampening stops as soon as every candidate's
+//! interval is found. A candidate still open after T distances with PS < 0 has D < −T, while a non-dominated
 //! candidate (PS = 0, D ≥ 0) always exists; from T ≥ [`distance_beyond_cap`](ε) on, its γ exceeds the exact
 //! selectors' cap [`GAMMA_CAP`](crate::exact::GAMMA_CAP) whether D is computed to the end or saturated at T,
 //! so stopping there gives exactly the distribution of the unbounded table. Shifted dampening stops when
 //! δ^PS = n − 1 for every candidate (further distances add the same amount to every score), or at that same
 //! limit. Saturating at any distance keeps δ^PS admissible (Local Dampening paper, Lemma 3.5 and the
-//! saturation argument in [`crate::sensitivity`]), so privacy never depends on where the sweep stops; a
+//! saturation argument in [`crate::sensitivity`]), so privacy never depends on where the walk stops; a
 //! caller may cap it with `max_distance`.
 
-use super::{round_epsilon, shape, size, take, MultiScratchLen};
-use crate::dampen::exact::{plain_end, plain_step, utility_limit, PLAIN_UNITS};
+use super::{finite, round_epsilon, shape, size, take, MultiScratchLen};
+use crate::dampen::exact::{plain_end, plain_run, utility_limit, PLAIN_UNITS};
 use crate::dampen::Dampening;
 use crate::exact::{scale::distance_beyond_cap, Grid};
 use crate::pareto::{
-    pareto_scores, pareto_scores_scratch_len, pareto_sensitivity_scratch_len, pareto_sensitivity_sweep, Dominance,
+    pareto_scores, pareto_scores_scratch_len, pareto_sensitivity, pareto_sensitivity_scratch_len, Dominance,
 };
 use crate::select::exact::{as_words, load_int, store_int};
 use crate::select::{exponential_probabilities, select, select_int, Arithmetic, Selector};
@@ -51,9 +52,9 @@ pub enum ParetoSensitivity<'a> {
 /// objectives (either sensitivity, either arithmetic): O(n m) values, O(n) indices.
 pub fn privpareto_scratch_len(n: usize, m: usize) -> Result<MultiScratchLen, Error> {
     let (order, sums) = stage_scratch(n, m)?;
-    // compact utilities n·m, Pareto scores n, one sweep of δ^PS n, the sweep's sums, integer scores 2n,
-    // breakpoints 2n
-    let values = size(&[(n, m), (n, 2), (sums, 1), (n, 4)])?;
+    // compact utilities n·m, Pareto scores n, δ^PS at the current distance n and at a probed one n, the
+    // sums of δ^PS, integer scores 2n, breakpoints 2n
+    let values = size(&[(n, m), (n, 3), (sums, 1), (n, 4)])?;
     // the stages' sort orders and Fenwick tree, candidate map n, permutation n, open flags n
     let indices = size(&[(order, 1), (n, 3)])?;
     Ok(MultiScratchLen { values, indices })
@@ -69,6 +70,7 @@ struct Parts<'a> {
     compact: &'a mut [f64],
     scores: &'a mut [f64],
     sweep: &'a mut [f64],
+    probe: &'a mut [f64],
     sums: &'a mut [f64],
     ints: &'a mut [u64],
     walk: &'a mut [u64],
@@ -88,6 +90,7 @@ fn split<'a>(n: usize, m: usize, mut values: &'a mut [f64], mut indices: &'a mut
         compact: take(&mut values, n * m)?,
         scores: take(&mut values, n)?,
         sweep: take(&mut values, n)?,
+        probe: take(&mut values, n)?,
         sums: take(&mut values, sums)?,
         ints: as_words(take(&mut values, 2 * n)?),
         walk: as_words(take(&mut values, 2 * n)?),
@@ -109,6 +112,12 @@ fn check_local(sensitivity: &ParetoSensitivity<'_>, n: usize, m: usize) -> Resul
 
 /// Integer scores of one round with local sensitivity: PS dampened with δ^PS (exactly, see the module
 /// documentation) into `p.ints[..2 live]`; returns their sensitivity in grid units.
+///
+/// δ^PS is non-decreasing in t (intervals only widen), so where it takes the same values at t and at t + L − 1
+/// for every candidate that still matters, it is constant in between: the walk crosses such a run in one step
+/// ([`plain_run`]), and the run's length is found by doubling then halving L. Each probe is one evaluation
+/// of δ^PS at one distance, O(n log n) for m ≤ 2; the number of probes grows with the number of distinct
+/// values δ^PS takes, not with the distance reached.
 #[allow(clippy::too_many_arguments)]
 fn dampened_round(
     p: &mut Parts<'_>,
@@ -136,60 +145,78 @@ fn dampened_round(
     for v in &views {
         subs.push(v.sensitivity()?).map_err(|_| Error::CapacityExceeded)?;
     }
+    let compact = &p.compact[..live * m];
+    let (order, sums) = (&mut *p.order, &mut *p.sums);
+    let mut delta_at = |t: usize, out: &mut [f64]| pareto_sensitivity(compact, m, &subs, t, out, order, sums);
     let (scores, ints, walk, open) = (&p.scores[..live], &mut *p.ints, &mut *p.walk, &mut p.open[..live]);
+    let (current, probe) = (&mut p.sweep[..live], &mut p.probe[..live]);
     let u = |r: usize| grid.floor_clamped(scores[r], utility_limit(units));
-    // Breakpoints b(t) (plain) or running sums b(T) (shifted) live in `walk`; `open[r]` = 1 until a plain
-    // walk closes.
+    // Breakpoints b(t) (plain) or running sums b(T) (shifted) live in `walk`; `open[r]` = 1 while it matters
+    // (plain: its interval is not found yet; shifted: its δ^PS is below n − 1).
     for (r, o) in open.iter_mut().enumerate() {
         store_int(walk, r, 0);
         *o = 1;
     }
+    let mut t = 0;
+    let mut run = 1usize;
     let mut still_open = live;
-    let mut visited = 0usize;
-    pareto_sensitivity_sweep(
-        &p.compact[..live * m],
-        m,
-        &subs,
-        limit,
-        &mut p.sweep[..live],
-        p.order,
-        p.sums,
-        |t, delta_ps| {
-            visited = t + 1;
+    if limit > 0 {
+        delta_at(0, current)?;
+    }
+    while t < limit && still_open > 0 {
+        // The longest run [t, t + len) on which δ^PS of every open candidate keeps its value at t.
+        let same = |probe: &[f64], open: &[usize]| (0..live).all(|r| open[r] == 0 || probe[r] == current[r]);
+        let mut len = 1;
+        let mut step = run.min(limit - t);
+        while step > 1 {
+            delta_at(t + len + step - 2, probe)?;
+            if same(probe, open) {
+                len += step - 1;
+                step = (step * 2).min(limit - t - len + 1);
+            } else {
+                step /= 2;
+            }
+            if t + len >= limit {
+                break;
+            }
+        }
+        run = (len * 2).max(2);
+        for r in 0..live {
+            let w = grid.ceil_capped(current[r], units);
+            let mut b = load_int(walk, r) as u128;
             match dampening {
                 Dampening::Plain => {
-                    for r in 0..live {
-                        if open[r] == 0 {
-                            continue;
-                        }
-                        let mut b = load_int(walk, r) as u128;
-                        let w = grid.ceil_capped(delta_ps[r], units);
-                        if let Some(s) = plain_step(u(r), t, w, &mut b) {
-                            store_int(ints, r, s);
-                            open[r] = 0;
-                            still_open -= 1;
-                        } else {
-                            store_int(walk, r, b as i128);
-                        }
+                    if open[r] == 0 {
+                        continue;
                     }
-                    still_open > 0
+                    if let Some(s) = plain_run(u(r), t, len, w, &mut b) {
+                        store_int(ints, r, s);
+                        open[r] = 0;
+                        still_open -= 1;
+                        continue;
+                    }
                 }
                 Dampening::Shifted => {
-                    let mut saturated = true;
-                    for (r, &d) in delta_ps.iter().enumerate() {
-                        let w = grid.ceil_capped(d, units);
-                        saturated &= w == units;
-                        store_int(walk, r, load_int(walk, r) + i128::from(w));
+                    // Every candidate's sum runs to the same distance; one whose δ^PS reached n − 1 keeps it
+                    // (δ^PS never decreases), so once all have, further distances add N to every score alike.
+                    b += len as u128 * u128::from(w);
+                    if open[r] == 1 && w == units {
+                        open[r] = 0;
+                        still_open -= 1;
                     }
-                    !saturated
                 }
             }
-        },
-    )?;
+            store_int(walk, r, b as i128);
+        }
+        t += len;
+        if t < limit && still_open > 0 {
+            delta_at(t, current)?;
+        }
+    }
     for (r, &o) in open.iter().enumerate() {
         let s = match dampening {
             Dampening::Plain if o == 0 => continue,
-            Dampening::Plain => plain_end(u(r), visited, units, load_int(walk, r) as u128),
+            Dampening::Plain => plain_end(u(r), t, units, load_int(walk, r) as u128),
             Dampening::Shifted => u(r) + load_int(walk, r),
         };
         store_int(ints, r, s);
@@ -258,6 +285,21 @@ fn select_round<R: Rng + ?Sized>(
 ///
 /// `utilities` is n × m row-major, larger is better. Scratch: [`privpareto_scratch_len`]. Cost per round:
 /// one Pareto score, plus one δ^PS sweep per distance examined when local (see the module documentation).
+///
+/// ```
+/// use dpmo::{select_privpareto, Arithmetic, Dominance, ParetoSensitivity, Selector};
+/// use dpmo::multi::privpareto_scratch_len;
+/// # let mut rng = dpmo::GeneratorState::chacha20([3; 32]).load()?;
+/// // Four candidates, two objectives each (row-major): (5, 1), (3, 3), (1, 5), (2, 2).
+/// let u = [5.0, 1.0, 3.0, 3.0, 1.0, 5.0, 2.0, 2.0];
+/// let need = privpareto_scratch_len(4, 2)?;
+/// let (mut values, mut indices) = (vec![0.0; need.values], vec![0; need.indices]);
+/// let mut top2 = [0usize; 2];
+/// select_privpareto(&mut rng, &u, 2, Dominance::Textbook, ParetoSensitivity::Global, Selector::Exponential,
+///                   1.0, &mut top2, &mut values, &mut indices, Arithmetic::Exact)?;
+/// assert_ne!(top2[0], top2[1]);
+/// # Ok::<(), dpmo::Error>(())
+/// ```
 #[allow(clippy::too_many_arguments)]
 pub fn select_privpareto<R: Rng + ?Sized>(
     rng: &mut R,
@@ -279,6 +321,7 @@ pub fn select_privpareto<R: Rng + ?Sized>(
         return Err(Error::Unsupported);
     }
     let mut p = split(n, m, values, indices)?;
+    finite(utilities)?;
     p.compact.copy_from_slice(utilities);
     for (i, x) in p.map.iter_mut().enumerate() {
         *x = i;
@@ -325,11 +368,12 @@ pub fn privpareto_probabilities(
     if out.len() < n {
         return Err(Error::LengthMismatch);
     }
+    let mut p = split(n, m, values, indices)?;
+    finite(utilities)?;
     if n == 1 {
         out[0] = 1.0;
         return Ok(());
     }
-    let mut p = split(n, m, values, indices)?;
     p.compact.copy_from_slice(utilities);
     for (i, x) in p.map.iter_mut().enumerate() {
         *x = i;

@@ -1,17 +1,38 @@
 //! Dominance counting between two point sets: for every query point, how many points cover it in every
 //! coordinate. Both the Pareto score and the identity form of δ^PS reduce to this.
 
+use super::dc;
 use super::radix::{self, fill_identity, key_of};
 use crate::fenwick::Fenwick;
-use crate::float::cmp;
 
-/// Scratch (in `usize`) that [`dominance_counts`] needs for n points. The sweep of m ≤ 2 keeps four
-/// n-arrays and two key arrays (W words per key: 1 on 64-bit, 2 on 32-bit targets) and, beside them, either
-/// the two coordinate-1 orders with their keys and one sort buffer, or the Fenwick tree; that is
-/// (7 + 5W) n + 1 words, more than the 6n + 1 of m = 3 and the n of m ≥ 4.
-pub(crate) fn scratch_len(n: usize) -> Option<usize> {
+/// Scratch (in `usize`) of the m ≤ 2 sweep for n points: four n-arrays and two key arrays (W words per
+/// key: 1 on 64-bit, 2 on 32-bit targets) and, beside them, either the two coordinate-1 orders with their
+/// keys and one sort buffer, or the Fenwick tree; that is (7 + 5W) n + 1 words.
+fn sweep_scratch_len(n: usize) -> Option<usize> {
     let per = 4 + 2 * radix::WORDS + 2 + 2 * radix::WORDS + radix::scratch_per_item() - radix::WORDS;
     n.checked_mul(per)?.checked_add(1)
+}
+
+/// Scratch (in `usize`) that [`dominance_counts`] needs for n points and queries in m coordinates:
+/// (7 + 5W) n + 1 for m ≤ 2; for m ≥ 3 records of 2n (m + 1) words and a work area of 2n · max(m + 2, 6)
+/// words or the bitset count's, whichever is larger (see [`dc::scratch_len_bi`]).
+pub(crate) fn scratch_len(n: usize, m: usize) -> Option<usize> {
+    if m <= 2 {
+        sweep_scratch_len(n)
+    } else {
+        dc::scratch_len_bi(n, m)
+    }
+}
+
+/// Scratch (in `usize`) that [`self_dominance_counts`] needs for n points in m coordinates:
+/// (7 + 5W) n + 1 for m ≤ 2; for m ≥ 3 records of n (m + 1) words and a work area of n · max(m + 2, 6)
+/// words or the bitset count's, whichever is larger (see [`dc::scratch_len_mono`]).
+pub(crate) fn self_scratch_len(n: usize, m: usize) -> Option<usize> {
+    if m <= 2 {
+        sweep_scratch_len(n)
+    } else {
+        dc::scratch_len_mono(n, m)
+    }
 }
 
 /// `counts[q]` = #{k < n : x(k, i) ≥ y(q, i) for every i < m} (with `>` instead of `≥` when `strict`).
@@ -20,17 +41,15 @@ pub(crate) fn scratch_len(n: usize) -> Option<usize> {
 ///   over the rank of the second coordinate: O(n log n), with the sorts done by radix over contiguous keys
 ///   ([`radix`]) and every rank and threshold computed once by a merge, so no step reads the utilities at
 ///   random positions more than once per item.
-/// - m = 3: the same sweep inside a divide and conquer over the order of the first coordinate (CDQ):
-///   O(n log² n).
-/// - m ≥ 4: the points sorted descending by the first coordinate, a binary search for the prefix that
-///   can cover the query there, and a scan of that prefix with early exit over the other coordinates:
-///   O(n log n + Σ_q |prefix(q)| · m), worst case O(n² m), typically a fraction of it.
+/// - m ≥ 3: multidimensional divide and conquer on integer keys ([`dc`], Bentley 1980), O(n log^(m−1) n):
+///   O(n log² n) for m = 3, and for m ≥ 4 with subproblems of a few thousand points counted by chunked
+///   bitsets ([`super::bits`]).
 ///
 /// Ties need no special casing: with `≥` a point whose coordinate equals the query's is inserted before
 /// the query, with `>` after it, and thresholds are lower or upper bounds in sorted coordinates, so tied
 /// values fall on the correct side as a block.
 ///
-/// Requires `counts.len() ≥ n`, `scratch.len() ≥ scratch_len(n)`, m ≥ 1 and no NaN from x, y (callers
+/// Requires `counts.len() ≥ n`, `scratch.len() ≥ scratch_len(n, m)`, m ≥ 1 and no NaN from x, y (callers
 /// validate); then it cannot panic.
 pub(crate) fn dominance_counts<X, Y>(
     n: usize,
@@ -44,26 +63,23 @@ pub(crate) fn dominance_counts<X, Y>(
     X: Fn(usize, usize) -> f64,
     Y: Fn(usize, usize) -> f64,
 {
-    let covers = |a: f64, b: f64| if strict { a > b } else { a >= b };
-    if m == 3 {
-        return counts_3d(n, &x, &y, strict, counts, scratch);
-    }
-    if m >= 4 {
-        let (by_x0, _) = scratch.split_at_mut(n);
-        fill_identity(by_x0);
-        // Descending, so the points that can cover a query in coordinate 0 form a prefix.
-        by_x0.sort_unstable_by(|&a, &b| cmp(x(b, 0), x(a, 0)));
-        for (q, c) in counts[..n].iter_mut().enumerate() {
-            let y0 = y(q, 0);
-            let end = by_x0.partition_point(|&k| covers(x(k, 0), y0));
-            *c = by_x0[..end]
-                .iter()
-                .filter(|&&k| (1..m).all(|i| covers(x(k, i), y(q, i))))
-                .count();
-        }
-        return;
+    if m >= 3 {
+        return dc::counts_bi(n, m, x, y, strict, dc::TUNING, counts, scratch);
     }
     sweep_2d(n, m, &x, &y, strict, counts, scratch);
+}
+
+/// `counts[q]` = #{k < n : x(k, i) ≥ x(q, i) for every i < m}, q itself included: [`dominance_counts`]
+/// of a point set against itself, with half the work and records for m ≥ 3. Requires
+/// `scratch.len() ≥ self_scratch_len(n, m)`.
+pub(crate) fn self_dominance_counts<X>(n: usize, m: usize, x: X, counts: &mut [usize], scratch: &mut [usize])
+where
+    X: Fn(usize, usize) -> f64,
+{
+    if m >= 3 {
+        return dc::counts_mono(n, m, x, dc::TUNING, counts, scratch);
+    }
+    sweep_2d(n, m, &x, &x, false, counts, scratch);
 }
 
 /// The m ≤ 2 case of [`dominance_counts`].
@@ -139,119 +155,5 @@ where
             next += 1;
         }
         counts[q] = if m == 2 { next - fen.prefix(threshold[q]) } else { next };
-    }
-}
-
-/// A position of point k inside the ascending order `sorted` of the values `v`: the lower bound of its
-/// value. Equal values share it, which is all a Fenwick query at a lower or upper bound needs, and it
-/// saves an n-slot inverse permutation.
-fn rank_of(sorted: &[usize], v: impl Fn(usize) -> f64, k: usize) -> usize {
-    let value = v(k);
-    sorted.partition_point(|&j| v(j) < value)
-}
-
-/// m = 3. Events are the n points (ids 0..n) and the n queries (ids n..2n), ordered by coordinate 0
-/// descending; on a tie, points come first for `≥` and queries first for `>`. Then the points that cover
-/// a query in coordinate 0 are exactly the events before it, and the divide and conquer (Chen's CDQ)
-/// counts, for every split of a range into halves, the left points covering the right queries in
-/// coordinates 1 and 2 with a sweep and a Fenwick tree.
-fn counts_3d<X, Y>(n: usize, x: &X, y: &Y, strict: bool, counts: &mut [usize], scratch: &mut [usize])
-where
-    X: Fn(usize, usize) -> f64,
-    Y: Fn(usize, usize) -> f64,
-{
-    let (events, rest) = scratch.split_at_mut(2 * n);
-    let (by_x2, rest) = rest.split_at_mut(n);
-    let (work, rest) = rest.split_at_mut(2 * n);
-    fill_identity(events);
-    let key = |e: usize| if e < n { x(e, 0) } else { y(e - n, 0) };
-    events.sort_unstable_by(|&a, &b| {
-        cmp(key(b), key(a)).then_with(|| {
-            // Points before queries for ≥ (a tie covers), queries before points for > (it does not).
-            let (pa, pb) = (a < n, b < n);
-            if strict {
-                pa.cmp(&pb)
-            } else {
-                pb.cmp(&pa)
-            }
-        })
-    });
-    fill_identity(by_x2);
-    by_x2.sort_unstable_by(|&a, &b| cmp(x(a, 2), x(b, 2)));
-    counts[..n].fill(0);
-    let mut ctx = Cdq {
-        n,
-        x,
-        y,
-        strict,
-        by_x2,
-        work,
-        fen: Fenwick::new(&mut rest[..n + 1]),
-        counts,
-    };
-    ctx.solve(events);
-}
-
-struct Cdq<'a, 'f, X, Y> {
-    n: usize,
-    x: &'a X,
-    y: &'a Y,
-    strict: bool,
-    by_x2: &'a [usize],
-    work: &'a mut [usize],
-    fen: Fenwick<'f>,
-    counts: &'a mut [usize],
-}
-
-impl<X, Y> Cdq<'_, '_, X, Y>
-where
-    X: Fn(usize, usize) -> f64,
-    Y: Fn(usize, usize) -> f64,
-{
-    /// Adds to every query in `events` the points before it that cover it in coordinates 1 and 2.
-    /// Recursion depth is log₂(2n).
-    fn solve(&mut self, events: &[usize]) {
-        if events.len() < 2 {
-            return;
-        }
-        let (left, right) = events.split_at(events.len() / 2);
-        self.solve(left);
-        self.solve(right);
-        let (n, x, y, strict, by_x2) = (self.n, self.x, self.y, self.strict, self.by_x2);
-        let covers = |a: f64, b: f64| if strict { a > b } else { a >= b };
-        // Left points and right queries, each sorted descending by coordinate 1.
-        let (pts, rest) = self.work.split_at_mut(left.len());
-        let mut np = 0;
-        for &e in left.iter().filter(|&&e| e < n) {
-            pts[np] = e;
-            np += 1;
-        }
-        let mut nq = 0;
-        for &e in right.iter().filter(|&&e| e >= n) {
-            rest[nq] = e - n;
-            nq += 1;
-        }
-        if np == 0 || nq == 0 {
-            return;
-        }
-        let pts = &mut pts[..np];
-        let qs = &mut rest[..nq];
-        pts.sort_unstable_by(|&a, &b| cmp(x(b, 1), x(a, 1)));
-        qs.sort_unstable_by(|&a, &b| cmp(y(b, 1), y(a, 1)));
-        let mut next = 0;
-        for &q in qs.iter() {
-            let y1 = y(q, 1);
-            while next < np && covers(x(pts[next], 1), y1) {
-                self.fen.add(rank_of(by_x2, |k| x(k, 2), pts[next]));
-                next += 1;
-            }
-            let y2 = y(q, 2);
-            let first = by_x2.partition_point(|&k| !covers(x(k, 2), y2));
-            self.counts[q] += next - self.fen.prefix(first);
-        }
-        // Undo the insertions so the tree is empty again without an O(n) clear.
-        for &p in pts[..next].iter() {
-            self.fen.remove(rank_of(by_x2, |k| x(k, 2), p));
-        }
     }
 }

@@ -6,7 +6,7 @@
 //! hi_i(r′) ≥ lo_i(r) for all i. The comparisons are non-strict: strict ones make δ^PS too small and
 //! break admissibility (the brute-force test in `tests/` keeps that broken variant and catches it).
 //!
-//! The fast functions use the identity (DESIGN.md §2)
+//! The fast functions use the identity (docs/DESIGN.md §2)
 //!
 //! δ^PS(x, t, r) = #{r′ ≠ r : hi(r′) ≥ lo(r) in every objective} − #{r′ : lo(r′) > hi(r) in every objective}:
 //! every dominator lies in the first set (so dominators plus ndom⁺ is that set), and every member of
@@ -26,11 +26,14 @@ use crate::sensitivity::LocalSensitivity;
 use crate::Error;
 
 /// Scratch lengths [`pareto_sensitivity`] and [`pareto_sensitivity_table`] need for n candidates and m
-/// objectives: `indices` = 8n + 1, `values` = 3 · n · m.
+/// objectives: `indices` = 2n plus the dominance count's need — (7 + 5W) n + 1 for m ≤ 2 (W words per
+/// 64-bit key: 1 on 64-bit targets, 2 on 32-bit), and for m ≥ 3 records of 2n (m + 1) words and a work
+/// area of 2n · max(m + 2, 6) words or the bitset count's, whichever is larger (on 64-bit targets, for
+/// n ≥ 10⁵: 22n for m = 3, 24n for m = 4, 40n for m = 8, 72n for m = 16); `values` = 3 · n · m.
 ///
 /// Errors: a length overflows `usize` → [`Error::Overflow`].
 pub fn pareto_sensitivity_scratch_len(n: usize, m: usize) -> Result<ScratchLen, Error> {
-    let indices = count::scratch_len(n).and_then(|s| s.checked_add(n.checked_mul(2)?));
+    let indices = count::scratch_len(n, m).and_then(|s| s.checked_add(n.checked_mul(2)?));
     let values = n.checked_mul(m).and_then(|v| v.checked_mul(3));
     match (indices, values) {
         (Some(indices), Some(values)) => Ok(ScratchLen { indices, values }),
@@ -139,8 +142,9 @@ fn from_sums(
 /// parameter. `indices` and `values` are scratch of the lengths [`pareto_sensitivity_scratch_len`] reports.
 ///
 /// Complexity: O(n m min(t, T)) for the sums (T the largest saturation; terms beyond it are Δ_i and are
-/// added as one product), plus two dominance counts: O(n log n) for m ≤ 2, O(n log² n) for
-/// m = 3, worst case O(n² m) with first-objective pruning for m ≥ 4.
+/// added as one product, and so are the terms of a per-candidate δ), plus two dominance counts between the n
+/// upper and n lower corners: O(n log n) for m ≤ 2, O(n log^(m−1) n) for m ≥ 3 (see
+/// [`crate::pareto::pareto_scores`]).
 ///
 /// Errors (nothing written to `out`): those of [`crate::pareto::pareto_scores`] for `utilities` and m;
 /// `deltas.len()` ≠ m or a sensitivity for another number of candidates, or `out.len()` ≠ n →
@@ -161,14 +165,25 @@ pub fn pareto_sensitivity(
     }
     let base = &mut values[..n * m];
     base.fill(0.0);
-    let below = deltas
-        .iter()
-        .map(|d| d.saturation())
-        .max()
-        .unwrap_or(0)
-        .min(t.saturating_add(1));
-    for j in 0..below {
-        accumulate(deltas, n, j, base)?;
+    for (i, d) in deltas.iter().enumerate() {
+        let terms = d.saturation().min(t.saturating_add(1));
+        if d.constant_below_saturation(0).is_some() {
+            // A per-candidate δ is constant below its saturation: the sum of its terms is one product, so
+            // any distance t costs O(n) (the automatic saturation of local PrivPareto probes large t).
+            let k = count_up(terms);
+            for r in 0..n {
+                if let Some(c) = d.constant_below_saturation(r) {
+                    base[r * m + i] = mul_up(c, k);
+                }
+            }
+        } else {
+            for j in 0..terms {
+                for r in 0..n {
+                    let s = &mut base[r * m + i];
+                    *s = add_up(*s, d.delta(r, j)?);
+                }
+            }
+        }
     }
     from_sums(utilities, deltas, n, t, values, indices, |r, v| out[r] = v);
     Ok(())
@@ -179,14 +194,13 @@ pub fn pareto_sensitivity(
 /// `LocalSensitivity::new(DeltaSource::Table { values: out, columns }, (n − 1) as f64, columns, n)`.
 ///
 /// Choosing `columns` is choosing the saturation distance T_max: beyond the table the dampening stage uses
-/// δ = Δ = n − 1, which keeps δ^PS admissible for any `columns` ≥ 1 (DESIGN.md §2, "Clamping and
+/// δ = Δ = n − 1, which keeps δ^PS admissible for any `columns` ≥ 1 (docs/DESIGN.md §2, "Clamping and
 /// saturation"). δ^PS is non-decreasing in t and reaches n − 1 eventually; a larger table only helps
 /// accuracy while it is still below n − 1. Row r is written only from the running sums S_i, which are
 /// updated by one δ_i(x, t, r) per column below saturation and by one product beyond it (no prefix sum
 /// is recomputed).
 ///
-/// Complexity: O(columns · (n m + n log n)) for m ≤ 2, O(columns · (n m + n log² n)) for m = 3,
-/// O(columns · n² m) worst case for m ≥ 4.
+/// Complexity: O(columns · (n m + n log n)) for m ≤ 2, O(columns · (n m + n log^(m−1) n)) for m ≥ 3.
 ///
 /// Errors (nothing written to `out`): as [`pareto_sensitivity`]; `columns` = 0 →
 /// [`Error::InvalidArgument`]; `out.len()` ≠ n · `columns` → [`Error::LengthMismatch`]. Sensitivities
@@ -220,39 +234,6 @@ pub fn pareto_sensitivity_table(
         from_sums(utilities, deltas, n, t, values, indices, |r, v| {
             out[r * columns + t] = v
         });
-    }
-    Ok(())
-}
-
-/// δ^PS one distance at a time (PrivPareto paper, Def. 4.5): calls `visit(t, values)` with δ^PS(x, t, r) of
-/// every candidate r in `out[..n]`, for t = 0, 1, …, until `visit` returns false or `limit` distances were
-/// visited. Only the running sums S_i(t, r) are kept (O(n m) memory, in `values`), so a caller that needs
-/// δ^PS until its own stopping rule — the automatic saturation of local PrivPareto — never tabulates it.
-///
-/// Scratch and errors as [`pareto_sensitivity`]; `out.len()` must be n. A failing δ function value ends
-/// the sweep with [`Error::InvalidSensitivityValue`] (`out` may then hold a partial sweep).
-#[allow(clippy::too_many_arguments)]
-pub fn pareto_sensitivity_sweep(
-    utilities: &[f64],
-    m: usize,
-    deltas: &[LocalSensitivity<'_>],
-    limit: usize,
-    out: &mut [f64],
-    indices: &mut [usize],
-    values: &mut [f64],
-    mut visit: impl FnMut(usize, &[f64]) -> bool,
-) -> Result<(), Error> {
-    let n = check_inputs(utilities, m, deltas, indices, values)?;
-    if out.len() != n {
-        return Err(Error::LengthMismatch);
-    }
-    values[..n * m].fill(0.0);
-    for t in 0..limit {
-        accumulate(deltas, n, t, &mut values[..n * m])?;
-        from_sums(utilities, deltas, n, t, values, indices, |r, v| out[r] = v);
-        if !visit(t, out) {
-            break;
-        }
     }
     Ok(())
 }

@@ -8,15 +8,16 @@
 //! The global sensitivity of PS is n − 1 ([`pareto_global_sensitivity`]), n being the number of
 //! *candidates*: a score lies in [−(n − 1), 0].
 
+mod bits;
 mod count;
+mod dc;
 mod delta;
 mod dominance;
 mod radix;
 mod score;
 
 pub use delta::{
-    pareto_sensitivity, pareto_sensitivity_naive, pareto_sensitivity_scratch_len, pareto_sensitivity_sweep,
-    pareto_sensitivity_table,
+    pareto_sensitivity, pareto_sensitivity_naive, pareto_sensitivity_scratch_len, pareto_sensitivity_table,
 };
 pub use dominance::Dominance;
 pub use score::{pareto_scores, pareto_scores_naive, pareto_scores_scratch_len};

@@ -76,15 +76,31 @@ impl ExactScores for IntScores<'_> {
     }
 }
 
+/// Proposals drawn (and their scores read) ahead of the coins that judge them.
+const BATCH: usize = 16;
+
 /// The exponential mechanism by rejection from uniform proposals (see the module documentation).
+///
+/// Proposals are drawn `BATCH` at a time and their gaps read before the first coin is flipped: the reads
+/// of scores at random positions are then independent and overlap in memory, where one at a time each would
+/// wait for its cache miss. Proposals left over when one is kept are discarded; since they are independent
+/// of the coins that decided to stop, the output distribution is unchanged.
 pub(crate) fn exponential<R: Rng + ?Sized>(rng: &mut R, scores: &impl ExactScores, scale: &Scale) -> usize {
     let n = scores.len();
     let gap = scores.gaps();
     let mut bits = Bits::new(rng);
     loop {
-        let r = sample::uniform_index(bits.rng(), n);
-        if scale.keep(&mut bits, gap(r)) {
-            return r;
+        let mut batch = [(0usize, 0u128); BATCH];
+        for p in batch.iter_mut() {
+            p.0 = sample::uniform_index(bits.rng(), n);
+        }
+        for p in batch.iter_mut() {
+            p.1 = gap(p.0);
+        }
+        for &(r, g) in &batch {
+            if scale.keep(&mut bits, g) {
+                return r;
+            }
         }
     }
 }

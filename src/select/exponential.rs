@@ -37,7 +37,16 @@ pub(crate) fn probabilities_in_place(values: &mut [f64], sensitivity: f64, epsil
 /// ∝ exp(ε ⌊s(r)/g⌋ g / (2Δ)) on the grid g of Δ ([`crate::exact::grid`]; scores on the grid, such as
 /// integers, are not changed). ε-DP when Δ bounds the sensitivity of s (McSherry & Talwar 2007, Thm. 6),
 /// exactly, in the arithmetic that runs. Sampled by rejection from uniform proposals
-/// ([`super::exact`]): O(n) to find the best score, then at most n expected proposals.
+/// (the exact selectors of [`crate::select`](mod@crate::select)): O(n) to find the best score, then at most n expected proposals.
+///
+/// ```
+/// # let mut rng = dpmo::GeneratorState::chacha20([1; 32]).load()?;
+/// // Scores 0 and −73.6 at ε = 1, Δ = 1: index 1 has probability e^{−36.8} ≈ 1e−16 — small but not zero,
+/// // on this dataset and on its neighbour alike (a floating-point sampler gives it probability 0).
+/// let r = dpmo::select_exponential(&mut rng, &[0.0, -73.6], 1.0, 1.0)?;
+/// assert!(r < 2);
+/// # Ok::<(), dpmo::Error>(())
+/// ```
 pub fn select_exponential<R: Rng + ?Sized>(
     rng: &mut R,
     scores: &[f64],

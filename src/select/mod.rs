@@ -3,7 +3,7 @@
 //! Every selector runs in one of two arithmetics ([`Arithmetic`]):
 //! * **exact** (the default): the output distribution is exactly the mathematical mechanism's on the
 //!   scores floored onto the grid of Δ, with every coin an exact rational or exp(−γ) of a rational γ
-//!   ([`crate::exact`], [`exact`]). The exponential mechanism is sampled by rejection from uniform
+//!   ([`crate::exact`] and the exact selectors of this module). The exponential mechanism is sampled by rejection from uniform
 //!   proposals; report-noisy-max with Gumbel noise *is* the exponential mechanism and with Exponential
 //!   noise *is* permute-and-flip (same distributions), so those run exactly too; report-noisy-max with
 //!   Laplace noise has no exact form here and is refused with [`Error::Unsupported`].
@@ -76,6 +76,11 @@ pub fn select<R: Rng + ?Sized>(
     perm_scratch: &mut [usize],
     arithmetic: Arithmetic,
 ) -> Result<usize, Error> {
+    // Every argument is checked before the scores (data) are looked at, so that no argument error can hide
+    // or reveal a property of the data.
+    if selector.needs_permutation(arithmetic) && perm_scratch.len() < scores.len() {
+        return Err(Error::ScratchTooSmall);
+    }
     match arithmetic {
         Arithmetic::Float => match selector {
             Selector::Exponential => select_exponential_float(rng, scores, sensitivity, epsilon),

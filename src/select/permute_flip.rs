@@ -39,11 +39,11 @@ pub fn select_permute_and_flip_float<R: Rng + ?Sized>(
     epsilon: f64,
     perm_scratch: &mut [usize],
 ) -> Result<usize, Error> {
-    let max = validate(scores, sensitivity, epsilon)?;
     let n = scores.len();
     if perm_scratch.len() < n {
         return Err(Error::ScratchTooSmall);
     }
+    let max = validate(scores, sensitivity, epsilon)?;
     let perm = &mut perm_scratch[..n];
     for (i, p) in perm.iter_mut().enumerate() {
         *p = i;

@@ -62,7 +62,7 @@ pub fn egodensity_all(g: &Csr<'_>, out: &mut [f64]) -> Result<(), Error> {
 }
 
 /// The admissible sensitivity of egocentric density for a node of degree `degree` at distance `t`
-/// (PrivPareto paper §7.3, clamped to Δ = 1 as DESIGN.md §2 requires):
+/// (PrivPareto paper §7.3, clamped to Δ = 1 as docs/DESIGN.md §2 requires):
 ///
 /// δ(G, t, v) = min(1, 2 / (|N(v)| − t − 2)) when |N(v)| − t − 2 > 0, and 1 otherwise.
 ///

@@ -11,7 +11,7 @@
 //! from 0 to 1/3, and the printed formula evaluates to 1 there), violating condition 2 of Local Dampening
 //! Def. 3.3. Under substitution neighbours even condition 1 fails (P = 10, TP = 5: flipping one prediction
 //! moves TPR by 1/10 > 5/90). The worst case at distance t removes records from the *smaller* of TP and
-//! FN, which the functions below account for (DESIGN.md §2). Both relations are verified by brute force
+//! FN, which the functions below account for (docs/DESIGN.md §2). Both relations are verified by brute force
 //! over all confusion counts up to 24 in `tests/admissibility.rs`, where the printed formula is caught.
 //!
 //! Let P′ = P − t (in the counts of x). With k = max(TP, FN):

@@ -5,7 +5,7 @@
 //! below the exact-arithmetic one; the clamped table values never exceed the computed Δ_agg because both
 //! are summed in the same order with the same monotone rounding.
 
-use super::{DeltaFunction, LocalSensitivity};
+use super::LocalSensitivity;
 use crate::exact::grid::decompose;
 use crate::exact::Grid;
 use crate::float::{add_up, mul_up};
@@ -146,34 +146,6 @@ pub fn weighted_sensitivity_table(
         }
     }
     Ok(delta_agg)
-}
-
-/// δ_agg(x, t, r) = Σ_i |w_i| δ_i(x, t, r) (Thm. 5.4) evaluated on demand, rounded upward, as a
-/// [`DeltaFunction`] for the floating-point dampening stage (no table, so no `columns`). A failing δ_i reads
-/// as NaN, which [`LocalSensitivity::delta`] reports as [`Error::InvalidSensitivityValue`].
-pub struct WeightedDelta<'a> {
-    weights: &'a [f64],
-    deltas: &'a [LocalSensitivity<'a>],
-}
-
-impl<'a> WeightedDelta<'a> {
-    /// δ_agg for these weights and per-objective sensitivities (validated by the caller).
-    pub fn new(weights: &'a [f64], deltas: &'a [LocalSensitivity<'a>]) -> Self {
-        WeightedDelta { weights, deltas }
-    }
-}
-
-impl DeltaFunction for WeightedDelta<'_> {
-    fn delta(&self, r: usize, t: usize) -> f64 {
-        let mut s = 0.0;
-        for (w, d) in self.weights.iter().zip(self.deltas) {
-            match d.delta(r, t) {
-                Ok(v) => s = add_up(s, mul_up(w.abs(), v)),
-                Err(_) => return f64::NAN,
-            }
-        }
-        s
-    }
 }
 
 /// The exact form of the weighted sum (PrivAgg in exact arithmetic), on a grid of unit h = 2^j with

@@ -1,4 +1,4 @@
-//! The counting model of DESIGN.md §3, shared by the admissibility proofs (`brute_force_counting.rs`)
+//! The counting model of docs/DESIGN.md §3, shared by the admissibility proofs (`brute_force_counting.rs`)
 //! and the exact output-privacy checks (`privacy_multi.rs`).
 //!
 //! n = 3 candidates, m = 2 objectives. A record is a 0/1 pattern over (candidate, objective), bit 2·c + i

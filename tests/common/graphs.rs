@@ -1,4 +1,4 @@
-//! The graph model of DESIGN.md §3: all labelled graphs on n nodes, a graph being a bit mask over the
+//! The graph model of docs/DESIGN.md §3: all labelled graphs on n nodes, a graph being a bit mask over the
 //! n(n−1)/2 possible edges (edge k is the k-th pair (i, j), i < j, in lexicographic order); neighbours
 //! differ in one edge (edge-DP).
 

@@ -33,7 +33,7 @@ use dpmo::dampen::exact_dampened_scores;
 use dpmo::exact::scale::distance_beyond_cap;
 use dpmo::float::{add_up, div_down, sub_down};
 use dpmo::multi::privpareto_scratch_len;
-use dpmo::pareto::{pareto_sensitivity_scratch_len, pareto_sensitivity_sweep, pareto_sensitivity_table};
+use dpmo::pareto::{pareto_sensitivity_scratch_len, pareto_sensitivity_table};
 use dpmo::sensitivity::{DeltaSource, LocalSensitivity};
 use dpmo::{
     select, select_local_dampening, select_privpareto, select_top_k, Arithmetic, Dampening, Error, ParetoSensitivity,
@@ -132,28 +132,37 @@ fn closing_distance(obj: &Objectives, ps: &[f64], k: usize, cap: usize) -> Resul
     let need = pareto_sensitivity_scratch_len(n, M)?;
     let (mut idx, mut vals) = (vec![0usize; need.indices], vec![0.0; need.values]);
     let slack = k.saturating_sub(1) as f64;
-    let mut b = vec![0.0f64; n];
-    let mut open: Vec<bool> = vec![true; n];
-    let mut still = n;
-    let mut reached = 0;
-    let mut sweep = vec![0.0; n];
-    obj.with_deltas(|deltas| {
-        pareto_sensitivity_sweep(&obj.util, M, deltas, cap, &mut sweep, &mut idx, &mut vals, |t, d| {
-            reached = t + 1;
+    // Tables of doubling depth: the total work is at most twice that of the final table, and the memory
+    // that of a table as deep as the distance found (which `Fast` then allocates anyway).
+    let mut columns = cap.clamp(1, 64);
+    loop {
+        let mut table = vec![0.0; n * columns];
+        obj.with_deltas(|deltas| {
+            pareto_sensitivity_table(&obj.util, M, deltas, columns, &mut table, &mut idx, &mut vals)?;
+            Ok(())
+        })?;
+        let mut b = vec![0.0f64; n];
+        let mut open = vec![true; n];
+        let mut still = n;
+        for t in 0..columns {
             for r in 0..n {
                 if open[r] {
-                    b[r] += (d[r] - slack).max(0.0);
+                    b[r] += (table[r * columns + t] - slack).max(0.0);
                     if b[r] > -ps[r] {
                         open[r] = false;
                         still -= 1;
                     }
                 }
             }
-            still > 0
-        })?;
-        Ok(())
-    })?;
-    Ok(reached)
+            if still == 0 {
+                return Ok(t + 1);
+            }
+        }
+        if columns >= cap {
+            return Ok(cap);
+        }
+        columns = (2 * columns).min(cap);
+    }
 }
 
 impl<'o> Fast<'o> {

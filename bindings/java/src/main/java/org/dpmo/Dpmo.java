@@ -2,39 +2,75 @@ package org.dpmo;
 
 /**
  * Differentially private selection over {@code double[]} arrays, through JNI to the dpmo C library
- * ({@code libdpmo.a}, linked into {@code libdpmojni.so}).
+ * ({@code libdpmo.a}, linked into {@code libdpmo_jni.so}).
  *
  * <p>Conventions of every method:
  * <ul>
  *   <li>Scores and utilities are larger-is-better; candidates are the indices of the array. Multi-objective
  *       utilities are an n × m row-major array: {@code utilities[r * m + i]} = u_i(r) (see
  *       {@link #rowMajor(double[][])}).</li>
+ *   <li>Every selection is exact by default: each output has exactly the probability of the mathematical
+ *       mechanism (scores floored onto a grid of about 2<sup>-62</sup> Δ, which keeps the sensitivity exact),
+ *       so the ε-DP guarantee holds in the arithmetic that runs. OR-ing {@link #FLOAT} into a selector, noise
+ *       or flags argument runs that call in floating point instead (dpmo 0.1's samplers), where an output can
+ *       be impossible on one dataset and possible on its neighbour. Report-noisy-max with Laplace noise exists
+ *       only in floating point: without {@link #FLOAT} it raises {@link DpmoException#UNSUPPORTED}.</li>
  *   <li>Any invalid input (null, empty, NaN or ∞, ε ≤ 0, Δ ≤ 0, mismatched lengths, k ≤ 0 or k &gt; n,
  *       unknown selector, exhausted budget...) raises {@link DpmoException} with the C status code and
- *       message; nothing is written, the generator and the budget are unchanged.</li>
- *   <li>{@code budget} (nullable) is charged ε on success, before anything is drawn.</li>
+ *       message; nothing is written and the generator is unchanged.</li>
+ *   <li>{@code budget} (nullable) is charged ε by every selection once its arguments are valid, before the
+ *       private data is examined; the call is refused with BUDGET_EXHAUSTED (nothing else happens) when less
+ *       is left. A failure caused by the data (NON_FINITE_INPUT, INVALID_SENSITIVITY_VALUE, OVERFLOW) keeps
+ *       the charge, because the failure itself depends on the data; a failure caused by the arguments
+ *       charges nothing.</li>
  *   <li>Input arrays are read in place (pinned with {@code GetPrimitiveArrayCritical}, not copied); do not
  *       modify them from another thread during a call.</li>
  *   <li>Privacy holds for the sensitivity you pass: the library cannot check that Δ bounds your utility's
  *       sensitivity or that a local δ is admissible.</li>
  * </ul>
  *
- * <p>The library is loaded with {@code System.loadLibrary("dpmojni")} (directory in
- * {@code -Djava.library.path}), or from the absolute path in the system property {@code dpmo.library}.
+ * <h2>Threads and lock order</h2>
+ *
+ * <p>Every function is safe to call from any thread. A call that uses a {@link PrivacyBudget} and a
+ * {@link DpmoRng} locks first the budget, then the generator, and releases both before it returns; it
+ * locks private objects inside them, never the {@code PrivacyBudget} or {@code DpmoRng} objects you hold,
+ * and runs none of your code while it holds them. So the order is the same in every call, and no
+ * {@code synchronized} block of yours, on either object and in either order, can make a dpmo call
+ * deadlock. Calls sharing a generator or a budget are serialised; threads with their own generators (and
+ * budgets) run in parallel. Your own monitors give you mutual exclusion only among your own blocks: to make
+ * "check the budget, then select" atomic, hold one lock of yours around both in every thread.
+ *
+ * <h2>The native library</h2>
+ *
+ * <p>The jar carries {@code libdpmo_jni.so} for Linux x86-64 (glibc) and loads it by itself on first use:
+ * no {@code -Djava.library.path} is needed. The system property {@code dpmo.library} (an absolute path to
+ * a {@code libdpmo_jni.so}) overrides it; on platforms the jar carries nothing for, the library is looked
+ * up on {@code java.library.path}. The library must be the one built with this jar (same dpmo version,
+ * same native method signatures): otherwise the first use of any class of this package throws an
+ * {@link UnsatisfiedLinkError} that names the library found and the version expected.
  */
 public final class Dpmo {
     /** Selector: the exponential mechanism, P(r) ∝ exp(ε s(r) / 2Δ). */
     public static final int SELECTOR_EXPONENTIAL = 0;
     /** Selector: permute-and-flip (never less accurate than the exponential mechanism). */
     public static final int SELECTOR_PERMUTE_AND_FLIP = 1;
-    /** Selector: report-noisy-max with Laplace noise of scale 2Δ/ε. */
+    /** Selector: report-noisy-max with Laplace noise of scale 2Δ/ε (floating point only: needs {@link #FLOAT}). */
     public static final int SELECTOR_NOISY_MAX_LAPLACE = 2;
     /** Selector: report-noisy-max with Gumbel noise (same distribution as the exponential mechanism). */
     public static final int SELECTOR_NOISY_MAX_GUMBEL = 3;
     /** Selector: report-noisy-max with Exponential noise (same distribution as permute-and-flip). */
     public static final int SELECTOR_NOISY_MAX_EXPONENTIAL = 4;
 
-    /** Report-noisy-max noise: Laplace. */
+    /**
+     * Flag OR-ed into a selector ({@code SELECTOR_*}), a noise ({@code NOISE_*}) or the flags of
+     * {@link #selectTopKGumbel(DpmoRng, double[], double, double, int, int, PrivacyBudget)}: run that call in
+     * floating point, as dpmo 0.1 did. Probabilities are then only as exact as 53-bit uniforms, so the guarantee
+     * holds in real arithmetic only: for comparisons and compatibility, not for releases. Without it every
+     * selection is exact.
+     */
+    public static final int FLOAT = 0x100;
+
+    /** Report-noisy-max noise: Laplace (floating point only: needs {@link #FLOAT}). */
     public static final int NOISE_LAPLACE = 0;
     /** Report-noisy-max noise: Gumbel. */
     public static final int NOISE_GUMBEL = 1;
@@ -54,72 +90,152 @@ public final class Dpmo {
     /** The largest number m of objectives. */
     public static final int MAX_OBJECTIVES = 16;
 
-    private static boolean loaded;
-
     static {
-        load();
+        NativeLibrary.load();
     }
 
     private Dpmo() {}
 
-    /** Loads the JNI library once (called by every class of the binding). */
-    static synchronized void load() {
-        if (loaded) {
-            return;
-        }
-        String path = System.getProperty("dpmo.library");
-        if (path != null && !path.isEmpty()) {
-            System.load(path);
-        } else {
-            System.loadLibrary("dpmojni");
-        }
-        loaded = true;
+    /** Makes sure the JNI library is loaded and checked (called by every class of the binding). */
+    static void load() {
+        NativeLibrary.load();
     }
 
     // ------------------------------------------------------------------------------------ library facts
 
-    /** The C library version, e.g. "0.1.0". */
+    /**
+     * The C library's version ({@code dpmo_version()}), which is also this jar's version.
+     *
+     * @return e.g. {@code "0.1.0"}
+     */
     public static native String version();
 
-    /** The sentence {@code dpmo_status_message} gives for a status code. */
+    /**
+     * The sentence {@code dpmo_status_message} gives for a status code (the message of a
+     * {@link DpmoException} with that status).
+     *
+     * @param status a status code, one of the constants of {@link DpmoException}
+     * @return the sentence (a generic one for unknown codes)
+     */
     public static native String statusMessage(int status);
 
     // ------------------------------------------------------------------- single objective, global Δ
 
     /**
-     * The exponential mechanism: an index r drawn with probability ∝ exp(ε · scores[r] / (2Δ)). ε-DP when Δ
-     * bounds how much any score changes between neighbouring datasets.
+     * The exponential mechanism (McSherry &amp; Talwar 2007), exactly: an index r drawn with probability exactly
+     * ∝ exp(ε · scores[r] / (2Δ)). ε-DP when Δ bounds how much any score changes between neighbouring datasets.
+     * (The floating-point sampler: {@code select(rng, SELECTOR_EXPONENTIAL | FLOAT, ...)}.)
+     *
+     * @param rng the generator the draw comes from
+     * @param scores one score per candidate, larger is better (finite)
+     * @param sensitivity Δ, the global sensitivity of every score (finite, &gt; 0)
+     * @param epsilon ε (finite, &gt; 0)
+     * @param budget charged ε once the arguments are valid, or refuses the call; null for none
+     * @return the index of the selected candidate
+     * @throws DpmoException on invalid input, an exhausted budget or an unsupported arithmetic (nothing drawn;
+     *     the budget stays charged only when the data made the call fail)
      */
     public static native int selectExponential(DpmoRng rng, double[] scores, double sensitivity,
             double epsilon, PrivacyBudget budget);
 
-    /** {@link #selectExponential(DpmoRng, double[], double, double, PrivacyBudget)} without a budget. */
+    /**
+     * {@link #selectExponential(DpmoRng, double[], double, double, PrivacyBudget)} without a budget.
+     *
+     * @param rng the generator the draw comes from
+     * @param scores one score per candidate, larger is better (finite)
+     * @param sensitivity Δ, the global sensitivity of every score (finite, &gt; 0)
+     * @param epsilon ε (finite, &gt; 0)
+     * @return the index of the selected candidate
+     */
     public static int selectExponential(DpmoRng rng, double[] scores, double sensitivity, double epsilon) {
         return selectExponential(rng, scores, sensitivity, epsilon, null);
     }
 
-    /** Permute-and-flip (McKenna &amp; Sheldon 2020): ε-DP, never less accurate than the exponential mechanism. */
+    /**
+     * Permute-and-flip (McKenna &amp; Sheldon 2020), exactly: candidates visited in random order, each accepted
+     * with probability exactly exp(ε (scores[r] − max) / (2Δ)). ε-DP, and never less accurate than the
+     * exponential mechanism in expected score. (The floating-point sampler:
+     * {@code select(rng, SELECTOR_PERMUTE_AND_FLIP | FLOAT, ...)}.)
+     *
+     * @param rng the generator the draws come from
+     * @param scores one score per candidate, larger is better (finite)
+     * @param sensitivity Δ, the global sensitivity of every score (finite, &gt; 0)
+     * @param epsilon ε (finite, &gt; 0)
+     * @param budget charged ε once the arguments are valid, or refuses the call; null for none
+     * @return the index of the selected candidate
+     * @throws DpmoException on invalid input, an exhausted budget or an unsupported arithmetic (nothing drawn;
+     *     the budget stays charged only when the data made the call fail)
+     */
     public static native int selectPermuteAndFlip(DpmoRng rng, double[] scores, double sensitivity,
             double epsilon, PrivacyBudget budget);
 
+    /**
+     * {@link #selectPermuteAndFlip(DpmoRng, double[], double, double, PrivacyBudget)} without a budget.
+     *
+     * @param rng the generator the draws come from
+     * @param scores one score per candidate, larger is better (finite)
+     * @param sensitivity Δ, the global sensitivity of every score (finite, &gt; 0)
+     * @param epsilon ε (finite, &gt; 0)
+     * @return the index of the selected candidate
+     */
     public static int selectPermuteAndFlip(DpmoRng rng, double[] scores, double sensitivity, double epsilon) {
         return selectPermuteAndFlip(rng, scores, sensitivity, epsilon, null);
     }
 
     /**
-     * Report-noisy-max: noise ({@link #NOISE_LAPLACE}, {@link #NOISE_GUMBEL}, {@link #NOISE_EXPONENTIAL}) of
-     * scale 2Δ/ε added to every score, the argmax reported. ε-DP.
+     * Report-noisy-max: noise of scale 2Δ/ε added to every score, the index of the largest reported. ε-DP.
+     * Gumbel noise gives the exponential mechanism's distribution and Exponential noise permute-and-flip's; in
+     * exact arithmetic (the default) they run as those mechanisms. Laplace noise exists only in floating point:
+     * pass {@code NOISE_LAPLACE | FLOAT}. Any noise may carry {@link #FLOAT}.
+     *
+     * @param rng the generator the noise comes from
+     * @param scores one score per candidate, larger is better (finite)
+     * @param sensitivity Δ, the global sensitivity of every score (finite, &gt; 0)
+     * @param epsilon ε (finite, &gt; 0)
+     * @param noise {@link #NOISE_GUMBEL}, {@link #NOISE_EXPONENTIAL} or {@link #NOISE_LAPLACE}, optionally
+     *     {@code | FLOAT} (Laplace needs it)
+     * @param budget charged ε once the arguments are valid, or refuses the call; null for none
+     * @return the index of the selected candidate
+     * @throws DpmoException on invalid input, an exhausted budget or an unsupported arithmetic (nothing drawn;
+     *     the budget stays charged only when the data made the call fail)
      */
     public static native int selectNoisyMax(DpmoRng rng, double[] scores, double sensitivity, double epsilon,
             int noise, PrivacyBudget budget);
 
+    /**
+     * {@link #selectNoisyMax(DpmoRng, double[], double, double, int, PrivacyBudget)} without a budget.
+     *
+     * @param rng the generator the noise comes from
+     * @param scores one score per candidate, larger is better (finite)
+     * @param sensitivity Δ, the global sensitivity of every score (finite, &gt; 0)
+     * @param epsilon ε (finite, &gt; 0)
+     * @param noise {@link #NOISE_GUMBEL}, {@link #NOISE_EXPONENTIAL} or {@link #NOISE_LAPLACE}, optionally
+     *     {@code | FLOAT} (Laplace needs it)
+     * @return the index of the selected candidate
+     */
     public static int selectNoisyMax(DpmoRng rng, double[] scores, double sensitivity, double epsilon, int noise) {
         return selectNoisyMax(rng, scores, sensitivity, epsilon, noise, null);
     }
 
-    /** Any selector ({@code SELECTOR_*}) by its code: one ε-DP selection. */
+    /**
+     * One ε-DP selection by any selector, given by its code. Exact selectors run as the methods above; with
+     * {@link #FLOAT} the call runs the floating-point sampler of that selector (top-k with k = 1).
+     *
+     * @param rng the generator the draws come from
+     * @param selector one of the {@code SELECTOR_*} constants, optionally {@code | FLOAT}
+     * @param scores one score per candidate, larger is better (finite)
+     * @param sensitivity Δ, the global sensitivity of every score (finite, &gt; 0)
+     * @param epsilon ε (finite, &gt; 0)
+     * @param budget charged ε once the arguments are valid, or refuses the call; null for none
+     * @return the index of the selected candidate
+     * @throws DpmoException INVALID_ARGUMENT for an unknown selector, UNSUPPORTED for Laplace noise without
+     *     {@link #FLOAT}, and as the selector's own method
+     */
     public static int select(DpmoRng rng, int selector, double[] scores, double sensitivity, double epsilon,
             PrivacyBudget budget) {
+        if ((selector & FLOAT) != 0) {
+            return selectTopK(rng, selector, scores, sensitivity, epsilon, 1, budget)[0];
+        }
         switch (selector) {
             case SELECTOR_EXPONENTIAL:
                 return selectExponential(rng, scores, sensitivity, epsilon, budget);
@@ -137,72 +253,215 @@ public final class Dpmo {
         }
     }
 
-    /** Exact output probabilities of the exponential mechanism (sum 1, computed in log space). */
+    /**
+     * The output distribution of the exponential mechanism, computed in floating point in log space (finite for
+     * any finite input, sums to 1). For audits and tests; not private by itself: it reads the scores.
+     *
+     * @param scores one score per candidate (finite)
+     * @param sensitivity Δ (finite, &gt; 0)
+     * @param epsilon ε (finite, &gt; 0)
+     * @return P(r) for every candidate r
+     * @throws DpmoException on invalid input
+     */
     public static native double[] exponentialProbabilities(double[] scores, double sensitivity, double epsilon);
 
     /**
-     * Top-k without replacement: k rounds of {@code selector} at ε/k each over the candidates not yet
-     * chosen (ε-DP in total). Returns the k indices in pick order; k = n gives a random permutation.
+     * Top-k without replacement: k rounds of {@code selector} at ε/k each over the candidates not yet chosen;
+     * ε-DP in total (sequential composition). k = n gives a random permutation.
+     *
+     * @param rng the generator the draws come from
+     * @param selector one of the {@code SELECTOR_*} constants, optionally {@code | FLOAT}
+     * @param scores one score per candidate, larger is better (finite)
+     * @param sensitivity Δ, the global sensitivity of every score (finite, &gt; 0)
+     * @param epsilon ε for the whole top-k (finite, &gt; 0)
+     * @param k how many candidates, 1 ≤ k ≤ n
+     * @param budget charged ε once the arguments are valid, or refuses the call; null for none
+     * @return the k indices in pick order
+     * @throws DpmoException on invalid input, an exhausted budget or an unsupported arithmetic (nothing drawn;
+     *     the budget stays charged only when the data made the call fail)
      */
     public static native int[] selectTopK(DpmoRng rng, int selector, double[] scores, double sensitivity,
             double epsilon, int k, PrivacyBudget budget);
 
+    /**
+     * {@link #selectTopK(DpmoRng, int, double[], double, double, int, PrivacyBudget)} without a budget.
+     *
+     * @param rng the generator the draws come from
+     * @param selector one of the {@code SELECTOR_*} constants, optionally {@code | FLOAT}
+     * @param scores one score per candidate, larger is better (finite)
+     * @param sensitivity Δ, the global sensitivity of every score (finite, &gt; 0)
+     * @param epsilon ε for the whole top-k (finite, &gt; 0)
+     * @param k how many candidates, 1 ≤ k ≤ n
+     * @return the k indices in pick order
+     */
     public static int[] selectTopK(DpmoRng rng, int selector, double[] scores, double sensitivity,
             double epsilon, int k) {
         return selectTopK(rng, selector, scores, sensitivity, epsilon, k, null);
     }
 
     /**
-     * One-shot top-k with Gumbel noise of scale 2kΔ/ε (Durfee &amp; Rogers 2019): the k largest noisy scores in
-     * decreasing order. Equal in distribution to {@link #selectTopK} with the exponential selector; ε-DP.
+     * One-shot top-k with Gumbel noise (Durfee &amp; Rogers 2019): its distribution is that of k sequential
+     * exponential mechanisms at ε/k each; ε-DP in total. {@code flags} = 0 runs exactly that peeling, exactly
+     * (O(k n)); {@code flags} = {@link #FLOAT} runs the one-shot form in floating point, Gumbel noise of scale
+     * 2kΔ/ε added once and the k largest reported in decreasing order (O(n + k log k)).
+     *
+     * @param rng the generator the noise comes from
+     * @param scores one score per candidate, larger is better (finite)
+     * @param sensitivity Δ, the global sensitivity of every score (finite, &gt; 0)
+     * @param epsilon ε for the whole top-k (finite, &gt; 0)
+     * @param k how many candidates, 1 ≤ k ≤ n
+     * @param flags 0 (exact) or {@link #FLOAT}
+     * @param budget charged ε once the arguments are valid, or refuses the call; null for none
+     * @return the k indices in pick order
+     * @throws DpmoException on invalid input (flags other than 0 or FLOAT: INVALID_ARGUMENT) or an exhausted
+     *     budget (nothing drawn; the budget stays charged only when the data made the call fail)
      */
     public static native int[] selectTopKGumbel(DpmoRng rng, double[] scores, double sensitivity,
-            double epsilon, int k, PrivacyBudget budget);
+            double epsilon, int k, int flags, PrivacyBudget budget);
+
+    /**
+     * {@link #selectTopKGumbel(DpmoRng, double[], double, double, int, int, PrivacyBudget)} in exact arithmetic.
+     *
+     * @param rng the generator the noise comes from
+     * @param scores one score per candidate, larger is better (finite)
+     * @param sensitivity Δ, the global sensitivity of every score (finite, &gt; 0)
+     * @param epsilon ε for the whole top-k (finite, &gt; 0)
+     * @param k how many candidates, 1 ≤ k ≤ n
+     * @param budget charged ε once the arguments are valid, or refuses the call; null for none
+     * @return the k indices in pick order
+     */
+    public static int[] selectTopKGumbel(DpmoRng rng, double[] scores, double sensitivity, double epsilon, int k,
+            PrivacyBudget budget) {
+        return selectTopKGumbel(rng, scores, sensitivity, epsilon, k, 0, budget);
+    }
 
     // ----------------------------------------------------------------- single objective, local dampening
 
     /**
-     * The dampened scores D(u, δ) (plain, Def. 3.6, or shifted, Def. 4.3): global sensitivity 1, so any
-     * selector may follow with Δ = 1.
+     * The dampened scores D(u, δ), plain (Local Dampening paper, Def. 3.6) or shifted (Def. 4.3): their global
+     * sensitivity is 1, so any selector may follow with Δ = 1. Not private by itself.
+     *
+     * @param utilities one utility per candidate (finite)
+     * @param delta the local sensitivity δ(x, t, r), which must be admissible (Def. 3.3)
+     * @param dampening {@link #DAMPENING_PLAIN} or {@link #DAMPENING_SHIFTED}
+     * @return D(u, δ)(r) for every candidate r
+     * @throws DpmoException on invalid input
      */
     public static native double[] dampen(double[] utilities, Sensitivity delta, int dampening);
 
-    /** Exact output probabilities of local dampening followed by the exponential mechanism, ∝ exp(ε D(r) / 2). */
+    /**
+     * The output distribution of local dampening followed by the exponential mechanism, P(r) ∝ exp(ε D(r) / 2),
+     * computed in floating point. For audits and tests.
+     *
+     * @param utilities one utility per candidate (finite)
+     * @param delta the local sensitivity δ(x, t, r), which must be admissible
+     * @param dampening {@link #DAMPENING_PLAIN} or {@link #DAMPENING_SHIFTED}
+     * @param epsilon ε (finite, &gt; 0)
+     * @return P(r) for every candidate r
+     * @throws DpmoException on invalid input
+     */
     public static native double[] localDampeningProbabilities(double[] utilities, Sensitivity delta,
             int dampening, double epsilon);
 
     /**
-     * Local dampening end to end: dampen with δ ({@code dampening}: plain or shifted), then select with
-     * {@code selector} at Δ = 1. ε-DP when δ is admissible (Local Dampening paper, Thms. 3.10 and 4.4).
+     * Local dampening end to end: dampen with δ, then select with {@code selector} at Δ = 1. ε-DP when δ is
+     * admissible (Local Dampening paper, Thms. 3.10 and 4.4). In exact arithmetic (the default) δ is rounded up
+     * and the utilities floored onto a grid of about 2<sup>-62</sup> Δ, and the dampened scores are computed
+     * without rounding.
+     *
+     * @param rng the generator the draws come from
+     * @param utilities one utility per candidate, larger is better (finite)
+     * @param delta the local sensitivity δ(x, t, r), which must be admissible (Def. 3.3)
+     * @param dampening {@link #DAMPENING_PLAIN} or {@link #DAMPENING_SHIFTED}
+     * @param selector one of the {@code SELECTOR_*} constants, optionally {@code | FLOAT}
+     * @param epsilon ε (finite, &gt; 0)
+     * @param budget charged ε once the arguments are valid, or refuses the call; null for none
+     * @return the index of the selected candidate
+     * @throws DpmoException on invalid input, an exhausted budget or an unsupported arithmetic (nothing drawn;
+     *     the budget stays charged only when the data made the call fail)
      */
     public static native int selectLocalDampening(DpmoRng rng, double[] utilities, Sensitivity delta,
             int dampening, int selector, double epsilon, PrivacyBudget budget);
 
+    /**
+     * {@link #selectLocalDampening(DpmoRng, double[], Sensitivity, int, int, double, PrivacyBudget)} without a
+     * budget.
+     *
+     * @param rng the generator the draws come from
+     * @param utilities one utility per candidate, larger is better (finite)
+     * @param delta the local sensitivity δ(x, t, r), which must be admissible (Def. 3.3)
+     * @param dampening {@link #DAMPENING_PLAIN} or {@link #DAMPENING_SHIFTED}
+     * @param selector one of the {@code SELECTOR_*} constants, optionally {@code | FLOAT}
+     * @param epsilon ε (finite, &gt; 0)
+     * @return the index of the selected candidate
+     */
     public static int selectLocalDampening(DpmoRng rng, double[] utilities, Sensitivity delta, int dampening,
             int selector, double epsilon) {
         return selectLocalDampening(rng, utilities, delta, dampening, selector, epsilon, null);
     }
 
-    /** Top-k with local dampening: dampen once, then k rounds of {@code selector} at ε/k (ε-DP in total). */
+    /**
+     * Top-k with local dampening: dampen once, then k rounds of {@code selector} at ε/k over the candidates not
+     * yet chosen; ε-DP in total when δ is admissible.
+     *
+     * @param rng the generator the draws come from
+     * @param utilities one utility per candidate, larger is better (finite)
+     * @param delta the local sensitivity δ(x, t, r), which must be admissible (Def. 3.3)
+     * @param dampening {@link #DAMPENING_PLAIN} or {@link #DAMPENING_SHIFTED}
+     * @param selector one of the {@code SELECTOR_*} constants, optionally {@code | FLOAT}
+     * @param epsilon ε for the whole top-k (finite, &gt; 0)
+     * @param k how many candidates, 1 ≤ k ≤ n
+     * @param budget charged ε once the arguments are valid, or refuses the call; null for none
+     * @return the k indices in pick order
+     * @throws DpmoException on invalid input, an exhausted budget or an unsupported arithmetic (nothing drawn;
+     *     the budget stays charged only when the data made the call fail)
+     */
     public static native int[] selectLocalDampeningTopK(DpmoRng rng, double[] utilities, Sensitivity delta,
             int dampening, int selector, double epsilon, int k, PrivacyBudget budget);
 
     // --------------------------------------------------------------------------------- multi-objective
 
     /**
-     * PrivPareto (PrivPareto paper, §4.3): k of the n = utilities.length / m candidates without replacement
-     * by their Pareto score under {@code dominance}, each round by {@code selector} at ε/k, re-scored among
+     * PrivPareto (PrivPareto paper, §4.3): k of the n = utilities.length / m candidates without replacement,
+     * by their Pareto score under {@code dominance}; each round selects by {@code selector} at ε/k and re-scores
      * the candidates left. ε-DP in total.
      *
-     * @param deltas null for the global mechanism (Δ = n' − 1; {@code columns} and {@code dampening}
-     *     unused), or m admissible local sensitivities (one per objective): the Pareto score is dampened
-     *     with δ^PS tabulated for t &lt; {@code columns} (≥ 1)
+     * @param rng the generator the draws come from
+     * @param utilities n × m utilities, row-major: {@code utilities[r * m + i]} = u_i(r) (finite)
+     * @param m the number of objectives, 1 ≤ m ≤ {@link #MAX_OBJECTIVES}
+     * @param dominance {@link #DOMINANCE_TEXTBOOK} or {@link #DOMINANCE_WEAK}
+     * @param deltas null for the global mechanism (Δ = n′ − 1 for n′ candidates left; {@code maxDistance} and
+     *     {@code dampening} unused), or m admissible local sensitivities, one per objective: the Pareto score is
+     *     then dampened with δ^PS (Def. 4.5, Thm. 4.7), computed one distance at a time
+     * @param maxDistance 0 (recommended): δ^PS is computed until every candidate's dampened score is determined,
+     *     the same distribution as an unbounded table; &gt; 0: at most that many distances, δ^PS saturated to
+     *     n′ − 1 beyond (privacy holds either way). Memory is O(n m) in both cases
+     * @param dampening {@link #DAMPENING_PLAIN} or {@link #DAMPENING_SHIFTED} (local only)
+     * @param selector one of the {@code SELECTOR_*} constants, optionally {@code | FLOAT}
+     * @param epsilon ε for the whole selection (finite, &gt; 0)
+     * @param k how many candidates, 1 ≤ k ≤ n
+     * @param budget charged ε once the arguments are valid, or refuses the call; null for none
+     * @return the k indices in pick order
+     * @throws DpmoException on invalid input, an exhausted budget or an unsupported arithmetic (nothing drawn;
+     *     the budget stays charged only when the data made the call fail)
      */
     public static native int[] selectPrivPareto(DpmoRng rng, double[] utilities, int m, int dominance,
-            Sensitivity[] deltas, int columns, int dampening, int selector, double epsilon, int k,
+            Sensitivity[] deltas, int maxDistance, int dampening, int selector, double epsilon, int k,
             PrivacyBudget budget);
 
-    /** Global PrivPareto: {@code selectPrivPareto(rng, utilities, m, dominance, null, 0, DAMPENING_PLAIN, ...)}. */
+    /**
+     * Global PrivPareto: {@code selectPrivPareto(rng, utilities, m, dominance, null, 0, DAMPENING_PLAIN, ...)}.
+     *
+     * @param rng the generator the draws come from
+     * @param utilities n × m utilities, row-major (finite)
+     * @param m the number of objectives, 1 ≤ m ≤ {@link #MAX_OBJECTIVES}
+     * @param dominance {@link #DOMINANCE_TEXTBOOK} or {@link #DOMINANCE_WEAK}
+     * @param selector one of the {@code SELECTOR_*} constants, optionally {@code | FLOAT}
+     * @param epsilon ε for the whole selection (finite, &gt; 0)
+     * @param k how many candidates, 1 ≤ k ≤ n
+     * @param budget charged ε once the arguments are valid, or refuses the call; null for none
+     * @return the k indices in pick order
+     */
     public static int[] selectPrivPareto(DpmoRng rng, double[] utilities, int m, int dominance, int selector,
             double epsilon, int k, PrivacyBudget budget) {
         return selectPrivPareto(rng, utilities, m, dominance, null, 0, DAMPENING_PLAIN, selector, epsilon, k,
@@ -210,44 +469,113 @@ public final class Dpmo {
     }
 
     /**
-     * Exact output probabilities of PrivPareto with the exponential mechanism and k = 1 (global:
-     * ∝ exp(ε PS(r) / 2(n − 1)); local: ∝ exp(ε D(PS, δ^PS)(r) / 2)).
+     * The output distribution of PrivPareto with the exponential mechanism and k = 1, in floating point:
+     * global, ∝ exp(ε PS(r) / 2(n − 1)); local, ∝ exp(ε D(PS, δ^PS)(r) / 2).
+     *
+     * @param utilities n × m utilities, row-major (finite)
+     * @param m the number of objectives, 1 ≤ m ≤ {@link #MAX_OBJECTIVES}
+     * @param dominance {@link #DOMINANCE_TEXTBOOK} or {@link #DOMINANCE_WEAK}
+     * @param deltas null (global) or m admissible local sensitivities
+     * @param maxDistance 0 (automatic) or the cap on the distances examined (local)
+     * @param dampening {@link #DAMPENING_PLAIN} or {@link #DAMPENING_SHIFTED} (local)
+     * @param epsilon ε (finite, &gt; 0)
+     * @return P(r) for every candidate r
+     * @throws DpmoException on invalid input
      */
     public static native double[] privParetoProbabilities(double[] utilities, int m, int dominance,
-            Sensitivity[] deltas, int columns, int dampening, double epsilon);
+            Sensitivity[] deltas, int maxDistance, int dampening, double epsilon);
 
     /**
-     * PrivAgg (PrivPareto paper, §5): k candidates without replacement by u_agg = Σ w_i u_i, each round by
-     * {@code selector} at ε/k. ε-DP in total.
+     * PrivAgg (PrivPareto paper, §5): k candidates without replacement by the aggregate u_agg = Σ w_i u_i, each
+     * round by {@code selector} at ε/k. ε-DP in total. In exact arithmetic (the default) the weighted sum is
+     * computed exactly on a grid of about 2<sup>-56</sup> Δ_agg.
      *
-     * @param globals m global sensitivities Δ_i for the global mechanism (Δ_agg = Σ |w_i| Δ_i); unused
-     *     (may be null) when {@code deltas} is given
-     * @param deltas null (global), or m admissible local sensitivities: u_agg dampened with
-     *     δ_agg = Σ |w_i| δ_i tabulated for t &lt; {@code columns} (≥ 1)
+     * @param rng the generator the draws come from
+     * @param utilities n × m utilities, row-major: {@code utilities[r * m + i]} = u_i(r) (finite)
+     * @param m the number of objectives, 1 ≤ m ≤ {@link #MAX_OBJECTIVES}
+     * @param weights the m weights w_i (finite)
+     * @param globals the m global sensitivities Δ_i for the global mechanism (Δ_agg = Σ |w_i| Δ_i); unused (may
+     *     be null) when {@code deltas} is given
+     * @param deltas null (global), or m admissible local sensitivities: u_agg is dampened with
+     *     δ_agg = Σ |w_i| δ_i (Thm. 5.4), evaluated on demand
+     * @param maxDistance 0 (recommended): δ_agg saturates where every δ_i does; &gt; 0: saturated at that
+     *     distance if earlier
+     * @param dampening {@link #DAMPENING_PLAIN} or {@link #DAMPENING_SHIFTED} (local only)
+     * @param selector one of the {@code SELECTOR_*} constants, optionally {@code | FLOAT}
+     * @param epsilon ε for the whole selection (finite, &gt; 0)
+     * @param k how many candidates, 1 ≤ k ≤ n
+     * @param budget charged ε once the arguments are valid, or refuses the call; null for none
+     * @return the k indices in pick order
+     * @throws DpmoException on invalid input, an exhausted budget or an unsupported arithmetic (nothing drawn;
+     *     the budget stays charged only when the data made the call fail)
      */
     public static native int[] selectPrivAgg(DpmoRng rng, double[] utilities, int m, double[] weights,
-            double[] globals, Sensitivity[] deltas, int columns, int dampening, int selector, double epsilon,
+            double[] globals, Sensitivity[] deltas, int maxDistance, int dampening, int selector, double epsilon,
             int k, PrivacyBudget budget);
 
-    /** Global PrivAgg. */
+    /**
+     * Global PrivAgg: {@code selectPrivAgg(rng, utilities, m, weights, globals, null, 0, DAMPENING_PLAIN, ...)}.
+     *
+     * @param rng the generator the draws come from
+     * @param utilities n × m utilities, row-major (finite)
+     * @param m the number of objectives, 1 ≤ m ≤ {@link #MAX_OBJECTIVES}
+     * @param weights the m weights w_i (finite)
+     * @param globals the m global sensitivities Δ_i
+     * @param selector one of the {@code SELECTOR_*} constants, optionally {@code | FLOAT}
+     * @param epsilon ε for the whole selection (finite, &gt; 0)
+     * @param k how many candidates, 1 ≤ k ≤ n
+     * @param budget charged ε once the arguments are valid, or refuses the call; null for none
+     * @return the k indices in pick order
+     */
     public static int[] selectPrivAgg(DpmoRng rng, double[] utilities, int m, double[] weights,
             double[] globals, int selector, double epsilon, int k, PrivacyBudget budget) {
         return selectPrivAgg(rng, utilities, m, weights, globals, null, 0, DAMPENING_PLAIN, selector, epsilon, k,
                 budget);
     }
 
-    /** Exact output probabilities of PrivAgg with the exponential mechanism and k = 1. */
+    /**
+     * The output distribution of PrivAgg with the exponential mechanism and k = 1, in floating point.
+     *
+     * @param utilities n × m utilities, row-major (finite)
+     * @param m the number of objectives, 1 ≤ m ≤ {@link #MAX_OBJECTIVES}
+     * @param weights the m weights w_i (finite)
+     * @param globals the m global sensitivities Δ_i (global mechanism)
+     * @param deltas null (global) or m admissible local sensitivities
+     * @param maxDistance 0 (automatic) or the distance δ_agg saturates at (local)
+     * @param dampening {@link #DAMPENING_PLAIN} or {@link #DAMPENING_SHIFTED} (local)
+     * @param epsilon ε (finite, &gt; 0)
+     * @return P(r) for every candidate r
+     * @throws DpmoException on invalid input
+     */
     public static native double[] privAggProbabilities(double[] utilities, int m, double[] weights,
-            double[] globals, Sensitivity[] deltas, int columns, int dampening, double epsilon);
+            double[] globals, Sensitivity[] deltas, int maxDistance, int dampening, double epsilon);
 
-    /** The Pareto scores PS(r) = −#{r' ≠ r : r' dominates r} (integers in [−(n − 1), 0]). Not private. */
+    /**
+     * The Pareto scores PS(r) = −#{r′ ≠ r : r′ dominates r}, integers in [−(n − 1), 0]. Not private: a score
+     * stage for your own mechanism.
+     *
+     * @param utilities n × m utilities, row-major (finite)
+     * @param m the number of objectives, 1 ≤ m ≤ {@link #MAX_OBJECTIVES}
+     * @param dominance {@link #DOMINANCE_TEXTBOOK} or {@link #DOMINANCE_WEAK}
+     * @return PS(r) for every candidate r
+     * @throws DpmoException on invalid input
+     */
     public static native double[] paretoScores(double[] utilities, int m, int dominance);
 
     // -------------------------------------------------------------------------------------- composition
 
     /**
-     * Advanced composition: k adaptively composed ε₀-DP mechanisms are (ε, δ')-DP with the ε returned
-     * (ε₀ √(8 k ln(1/δ')) or the Dwork–Rothblum–Vadhan bound where that is needed to be valid).
+     * Advanced composition (Kearns et al., SI Lemma 4, after Dwork, Rothblum &amp; Vadhan 2010): k adaptively
+     * composed ε₀-DP mechanisms are (ε, δ′)-DP with ε = ε₀ √(8 k ln(1/δ′)); where the Dwork–Rothblum–Vadhan bound
+     * ε₀ √(2 k ln(1/δ′)) + k ε₀ (e^ε₀ − 1) does not imply that simpler form, the latter is returned, so the result
+     * is always a valid guarantee. Basic composition (k ε₀, δ′ = 0) may be smaller: compare if needed.
+     *
+     * @param eps0 ε₀ of each mechanism (finite, &gt; 0)
+     * @param k the number of mechanisms (≥ 1)
+     * @param deltaPrime δ′ in (0, 1)
+     * @return the total ε
+     * @throws DpmoException INVALID_EPSILON for a bad ε₀, INVALID_ARGUMENT for k ≤ 0 or δ′ outside (0, 1),
+     *     OVERFLOW for a non-finite result
      */
     public static native double advancedComposition(double eps0, int k, double deltaPrime);
 
@@ -256,6 +584,8 @@ public final class Dpmo {
     /**
      * Flattens n rows of m utilities each into the row-major array the multi-objective methods take.
      *
+     * @param rows n rows of equal length m
+     * @return the n · m utilities, {@code out[r * m + i] = rows[r][i]}
      * @throws DpmoException NULL_POINTER for a null array or row, LENGTH_MISMATCH for ragged rows
      */
     public static double[] rowMajor(double[][] rows) {

@@ -2,8 +2,10 @@ package org.dpmo;
 
 /**
  * A dpmo call failed: {@link #status()} is the {@code dpmo_status} code of the C library and the message is
- * its {@code dpmo_status_message} sentence. On any failure nothing was written: the generator state and the
- * privacy budget are unchanged.
+ * its {@code dpmo_status_message} sentence. On any failure nothing was written and the generator state is
+ * unchanged. A privacy budget given to the call is unchanged too, except after a failure caused by the data
+ * ({@link #NON_FINITE_INPUT}, {@link #INVALID_SENSITIVITY_VALUE}, {@link #OVERFLOW}): the charge is kept, because
+ * whether the call fails depends on the private data.
  */
 public final class DpmoException extends RuntimeException {
     private static final long serialVersionUID = 1L;
@@ -36,16 +38,32 @@ public final class DpmoException extends RuntimeException {
     public static final int BUDGET_EXHAUSTED = 13;
     /** An output buffer overlaps an input buffer (cannot happen through this binding). */
     public static final int OVERLAPPING_BUFFERS = 14;
+    /**
+     * Not available in the arithmetic asked for (report-noisy-max with Laplace noise without
+     * {@link Dpmo#FLOAT}), or on this platform (no operating-system random source for
+     * {@link DpmoRng#fromOs()}).
+     */
+    public static final int UNSUPPORTED = 15;
 
+    /** The {@code dpmo_status} code. */
     private final int status;
 
-    /** Called by the JNI shim. */
+    /**
+     * Called by the JNI shim.
+     *
+     * @param status the {@code dpmo_status} code
+     * @param message its {@code dpmo_status_message} sentence
+     */
     public DpmoException(int status, String message) {
         super(message);
         this.status = status;
     }
 
-    /** The {@code dpmo_status} code (one of the constants of this class). */
+    /**
+     * The {@code dpmo_status} code.
+     *
+     * @return one of the constants of this class
+     */
     public int status() {
         return status;
     }

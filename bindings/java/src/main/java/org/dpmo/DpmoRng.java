@@ -12,8 +12,10 @@ import java.security.SecureRandom;
  * <b>not cryptographically secure</b> (its state can be recovered from its outputs): simulations and tests
  * only.
  *
- * <p>Thread safety: every call that uses a generator holds its monitor, so one generator may be shared by
- * threads (calls are then serialised). This class is deliberately neither {@code Cloneable} nor
+ * <p>Thread safety: one generator may be shared by threads; calls that draw from it are serialised by a
+ * private lock of the generator (never the generator object itself), always taken after the budget's (see
+ * {@link Dpmo}, "Threads and lock order"), so no {@code synchronized} block of yours can deadlock a call.
+ * Threads that each keep their own generator never wait for each other. This class is deliberately neither {@code Cloneable} nor
  * {@code Serializable}: two copies of a state would repeat randomness.
  */
 public final class DpmoRng {
@@ -35,7 +37,8 @@ public final class DpmoRng {
         Dpmo.load();
     }
 
-    /** The opaque {@code dpmo_rng} state (8 x uint64), read and written only by the JNI shim. */
+    /** The opaque {@code dpmo_rng} state (8 x uint64), read and written only by the JNI shim; its monitor is
+     * the generator's lock. */
     private final long[] state = new long[8];
     private final int kind;
 
@@ -44,14 +47,21 @@ public final class DpmoRng {
         this(CHACHA20, secureSeed());
     }
 
-    /** ChaCha20 from an explicit 32-byte seed (reproducible: for tests only). */
+    /**
+     * ChaCha20 from an explicit seed (reproducible: for tests only).
+     *
+     * @param seed 32 bytes
+     * @throws DpmoException NULL_POINTER for a null seed, LENGTH_MISMATCH unless it has 32 bytes
+     */
     public DpmoRng(byte[] seed) {
         this(CHACHA20, seed);
     }
 
     /**
-     * Generator {@code kind} ({@link #CHACHA20} or {@link #XOSHIRO256PP}) from an explicit 32-byte seed.
+     * Generator {@code kind} from an explicit 32-byte seed.
      *
+     * @param kind {@link #CHACHA20} or {@link #XOSHIRO256PP}
+     * @param seed 32 bytes
      * @throws DpmoException NULL_POINTER for a null seed, LENGTH_MISMATCH unless it has 32 bytes,
      *     INVALID_ARGUMENT for an unknown kind
      */
@@ -60,14 +70,40 @@ public final class DpmoRng {
         this.kind = kind;
     }
 
-    /** Generator {@code kind} seeded with 32 bytes from {@link SecureRandom}. */
+    /**
+     * ChaCha20 keyed by 32 bytes from the operating system's secure source, read by the C library itself
+     * ({@code dpmo_rng_init_os}: getrandom(2) on Linux).
+     *
+     * @return a new generator
+     * @throws DpmoException UNSUPPORTED where the C library has no such source (use {@link #DpmoRng()})
+     */
+    public static DpmoRng fromOs() {
+        return new DpmoRng(CHACHA20);
+    }
+
+    /** A ChaCha20 generator seeded by the C library from the operating system ({@link #fromOs()}). */
+    private DpmoRng(int kind) {
+        initOs(state);
+        this.kind = kind;
+    }
+
+    /**
+     * Generator {@code kind} seeded with 32 bytes from {@link SecureRandom}.
+     *
+     * @param kind {@link #CHACHA20} or {@link #XOSHIRO256PP}
+     * @return a new generator
+     */
     public static DpmoRng secure(int kind) {
         return new DpmoRng(kind, secureSeed());
     }
 
     /**
-     * A reproducible generator from a {@code long} (expanded to 32 bytes): convenient in tests. Not for
-     * releases.
+     * A reproducible generator from a {@code long} (expanded to 32 bytes by splitmix64): convenient in tests.
+     * Not for releases.
+     *
+     * @param kind {@link #CHACHA20} or {@link #XOSHIRO256PP}
+     * @param seed any value; nearby seeds give unrelated states
+     * @return a new generator
      */
     public static DpmoRng seeded(int kind, long seed) {
         byte[] s = new byte[32];
@@ -88,17 +124,47 @@ public final class DpmoRng {
         return new DpmoRng(kind, s);
     }
 
-    /** {@link #CHACHA20} or {@link #XOSHIRO256PP}. */
+    /**
+     * The kind of generator.
+     *
+     * @return {@link #CHACHA20} or {@link #XOSHIRO256PP}
+     */
     public int kind() {
         return kind;
     }
 
     /**
      * {@code count} independent draws from a standard distribution ({@link #DIST_UNIFORM},
-     * {@link #DIST_EXPONENTIAL}, {@link #DIST_GUMBEL}, {@link #DIST_LAPLACE}). For tests and audits.
+     * {@link #DIST_EXPONENTIAL}, {@link #DIST_GUMBEL}, {@link #DIST_LAPLACE}), in floating point. For tests,
+     * audits and simulation only: never add these to a value you release (floating-point noise leaks the value,
+     * Mironov 2012); use {@link #sampleDiscreteLaplace(double, double, int)} for that.
+     *
+     * @param distribution one of the {@code DIST_*} constants
+     * @param count how many draws (≥ 0)
+     * @return the draws
+     * @throws DpmoException INVALID_ARGUMENT for an unknown distribution or a negative count
      */
     public double[] sample(int distribution, int count) {
         return sample(this, distribution, count);
+    }
+
+    /**
+     * {@code count} independent exact draws Z of the discrete Laplace distribution
+     * P(Z = z) ∝ exp(−|z| · granularity / scale) on the integers (Canonne, Kamath &amp; Steinke 2020): the noise
+     * for releasing a value. To release f(x) with sensitivity Δ under ε-DP, round f(x) to a multiple of
+     * {@code granularity} (or use an integer count and granularity 1), take scale = Δ / ε, and release
+     * f(x) + granularity · Z. Every coin is exact, so the released values are immune to the floating-point
+     * attack on the Laplace mechanism.
+     *
+     * @param scale the scale, Δ / ε (finite, &gt; 0)
+     * @param granularity the spacing of the released values (finite, &gt; 0); scale / granularity must lie in
+     *     [2<sup>-64</sup>, 2<sup>32</sup>]
+     * @param count how many draws (≥ 0)
+     * @return the draws Z (multiply by granularity)
+     * @throws DpmoException INVALID_ARGUMENT for a bad scale, granularity or count
+     */
+    public long[] sampleDiscreteLaplace(double scale, double granularity, int count) {
+        return sampleDiscreteLaplace(this, scale, granularity, count);
     }
 
     @Override
@@ -115,4 +181,8 @@ public final class DpmoRng {
     private static native void init(long[] state, int kind, byte[] seed);
 
     private static native double[] sample(DpmoRng rng, int distribution, int count);
+
+    private static native void initOs(long[] state);
+
+    private static native long[] sampleDiscreteLaplace(DpmoRng rng, double scale, double granularity, int count);
 }

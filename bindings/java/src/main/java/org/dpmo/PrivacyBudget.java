@@ -6,49 +6,83 @@ package org.dpmo;
  * else happens: no draw, generator unchanged) when the remaining budget is smaller.
  *
  * <p>No tolerance is applied: ten charges of 0.1 against 1.0 are refused at the tenth (the double 0.1 is
- * slightly above 1/10); charge {@link #remaining()} last, or use dyadic shares such as 0.125. Thread-safe
- * (calls hold this object's monitor).
+ * slightly above 1/10); charge {@link #remaining()} last, or use dyadic shares such as 0.125.
+ *
+ * <p>Thread safety: a budget may be shared by threads; every charge (by {@link #charge(double)} or by a
+ * selection) is atomic. The binding locks a private object of the budget, never the budget itself, and
+ * always before the generator's (see {@link Dpmo}, "Threads and lock order"): a {@code synchronized}
+ * block of yours on this object cannot deadlock a dpmo call, but neither does it stop other threads'
+ * calls from charging the budget meanwhile.
  */
 public final class PrivacyBudget {
     static {
         Dpmo.load();
     }
 
-    /** {total, spent}, read and written only by the JNI shim. */
+    /** {total, spent}, read and written only by the JNI shim; its monitor is the budget's lock. */
     private final double[] state = new double[2];
 
     /**
-     * A fresh budget of {@code totalEpsilon}.
+     * A fresh budget of {@code totalEpsilon}, nothing spent.
      *
+     * @param totalEpsilon the total ε (finite, &gt; 0)
      * @throws DpmoException INVALID_EPSILON unless totalEpsilon is finite and &gt; 0
      */
     public PrivacyBudget(double totalEpsilon) {
         init(state, totalEpsilon);
     }
 
-    /** Records a mechanism run outside dpmo with {@code epsilon}. */
-    public synchronized void charge(double epsilon) {
-        charge(state, epsilon);
+    /**
+     * Records a mechanism run outside dpmo with {@code epsilon}.
+     *
+     * @param epsilon the ε of that mechanism
+     * @throws DpmoException INVALID_EPSILON unless epsilon is finite and &gt; 0, BUDGET_EXHAUSTED when the
+     *     remaining budget is smaller (nothing is charged)
+     */
+    public void charge(double epsilon) {
+        synchronized (state) {
+            charge(state, epsilon);
+        }
     }
 
-    /** The epsilon still available (a lower bound of total - spent, never negative). */
-    public synchronized double remaining() {
-        return remaining(state);
+    /**
+     * The ε still available. Charging exactly this value succeeds when it is &gt; 0.
+     *
+     * @return a lower bound of total − spent, never negative
+     */
+    public double remaining() {
+        synchronized (state) {
+            return remaining(state);
+        }
     }
 
-    /** The total epsilon. */
-    public synchronized double total() {
-        return state[0];
+    /**
+     * The total ε.
+     *
+     * @return the total given to the constructor
+     */
+    public double total() {
+        synchronized (state) {
+            return state[0];
+        }
     }
 
-    /** The epsilon spent so far (an upper bound of the exact sum of the charges). */
-    public synchronized double spent() {
-        return state[1];
+    /**
+     * The ε spent so far.
+     *
+     * @return an upper bound of the exact sum of the charges
+     */
+    public double spent() {
+        synchronized (state) {
+            return state[1];
+        }
     }
 
     @Override
-    public synchronized String toString() {
-        return "PrivacyBudget[total=" + state[0] + ", spent=" + state[1] + "]";
+    public String toString() {
+        synchronized (state) {
+            return "PrivacyBudget[total=" + state[0] + ", spent=" + state[1] + "]";
+        }
     }
 
     private static native void init(double[] state, double totalEpsilon);

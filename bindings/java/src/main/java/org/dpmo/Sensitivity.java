@@ -31,17 +31,39 @@ public final class Sensitivity {
         this.tMax = tMax;
     }
 
-    /** One value per candidate, constant in t (for t &lt; tMax). */
+    /**
+     * One value per candidate, constant in t (for t &lt; tMax).
+     *
+     * @param values n values δ(r) (finite, ≥ 0; clamped to Δ), used in place
+     * @param global Δ, the global sensitivity (finite, &gt; 0)
+     * @param tMax the saturation distance: δ = Δ for t ≥ tMax
+     * @return the sensitivity
+     */
     public static Sensitivity perCandidate(double[] values, double global, long tMax) {
         return new Sensitivity(PER_CANDIDATE, values, 0, global, tMax);
     }
 
-    /** A row-major n × columns table: values[r · columns + t] = δ(t, r). */
+    /**
+     * A row-major n × columns table: values[r · columns + t] = δ(t, r), and Δ for t ≥ columns.
+     *
+     * @param values n · columns values (finite, ≥ 0; clamped to Δ), used in place
+     * @param columns the number of distances tabulated per candidate
+     * @param global Δ, the global sensitivity (finite, &gt; 0)
+     * @param tMax the saturation distance: δ = Δ for t ≥ tMax
+     * @return the sensitivity
+     */
     public static Sensitivity table(double[] values, int columns, double global, long tMax) {
         return new Sensitivity(TABLE, values, columns, global, tMax);
     }
 
-    /** One δ(t) shared by every candidate: values[t]. */
+    /**
+     * One δ(t) shared by every candidate: values[t], and Δ for t ≥ values.length.
+     *
+     * @param values δ(0), δ(1), ... (finite, ≥ 0; clamped to Δ), used in place
+     * @param global Δ, the global sensitivity (finite, &gt; 0)
+     * @param tMax the saturation distance: δ = Δ for t ≥ tMax
+     * @return the sensitivity
+     */
     public static Sensitivity shared(double[] values, double global, long tMax) {
         return new Sensitivity(SHARED, values, 0, global, tMax);
     }
@@ -50,23 +72,50 @@ public final class Sensitivity {
      * Any kind, as in the C struct. An unknown kind, a negative size, and the C ABI's callback kind (3, not
      * offered in Java: it would call back into the JVM while arrays are pinned) are refused with
      * INVALID_ARGUMENT at use.
+     *
+     * @param kind {@link #PER_CANDIDATE}, {@link #TABLE} or {@link #SHARED}
+     * @param values the values, used in place
+     * @param columns the number of columns ({@link #TABLE} only)
+     * @param global Δ, the global sensitivity (finite, &gt; 0)
+     * @param tMax the saturation distance: δ = Δ for t ≥ tMax
+     * @return the sensitivity
      */
     public static Sensitivity of(int kind, double[] values, int columns, double global, long tMax) {
         return new Sensitivity(kind, values, columns, global, tMax);
     }
 
+    /**
+     * The kind of table.
+     *
+     * @return {@link #PER_CANDIDATE}, {@link #TABLE} or {@link #SHARED} (or what {@link #of} was given)
+     */
     public int kind() {
         return kind;
     }
 
+    /**
+     * The global sensitivity Δ.
+     *
+     * @return Δ
+     */
     public double global() {
         return global;
     }
 
+    /**
+     * The saturation distance.
+     *
+     * @return tMax: δ = Δ for t ≥ tMax
+     */
     public long tMax() {
         return tMax;
     }
 
+    /**
+     * The number of columns of a {@link #TABLE}.
+     *
+     * @return columns (0 for the other kinds)
+     */
     public long columns() {
         return columns;
     }

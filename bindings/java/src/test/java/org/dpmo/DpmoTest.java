@@ -75,6 +75,17 @@ public final class DpmoTest {
         throw new AssertionError("expected DpmoException with one of " + Arrays.toString(statuses));
     }
 
+    /** Cells: z < -half, z = -half..half, z > half, of the discrete Laplace with P(z) ∝ q^|z|. */
+    static double[] discreteLaplace(double q, int half) {
+        double[] p = new double[2 * half + 3];
+        double norm = (1 - q) / (1 + q);
+        for (int z = -half; z <= half; z++) p[z + half + 1] = norm * Math.pow(q, Math.abs(z));
+        double tail = Math.pow(q, half + 1) / (1 + q); // Σ_{z > half} norm q^z
+        p[0] = tail;
+        p[2 * half + 2] = tail;
+        return p;
+    }
+
     static int argmax(double[] v) {
         int b = 0;
         for (int i = 1; i < v.length; i++) if (v[i] > v[b]) b = i;
@@ -138,6 +149,13 @@ public final class DpmoTest {
     /** 4 candidates × 2 objectives: A(3,3) dominates all; B(1,2) and C(2,1) dominate D(0,0). */
     static final double[] UTIL = {3, 3, 1, 2, 2, 1, 0, 0};
     static final double[] PS_TEXTBOOK = {0, -1, -1, -3};
+    static final int F = Dpmo.FLOAT;
+    /** The budget the data-failure calls charge (replaced per call; a field because lambdas capture it). */
+    static PrivacyBudget budgetUnderTest;
+    /** The selectors that run exactly (report-noisy-max with Laplace noise needs FLOAT). */
+    static final int[] EXACT_SELECTORS = {0, 1, 3, 4};
+    /** Every selector in both arithmetics: the exact ones, and all five in floating point. */
+    static final int[] ALL_SELECTORS = {0, 1, 3, 4, 0 | F, 1 | F, 2 | F, 3 | F, 4 | F};
 
     static Sensitivity ones(int n) {
         double[] v = new double[n];
@@ -203,6 +221,44 @@ public final class DpmoTest {
             close(0.5772156649, mean, 0.03, "Gumbel mean (Euler-Mascheroni)");
         });
 
+        test("generator: seeded by the operating system (dpmo_rng_init_os)", () -> {
+            DpmoRng a = DpmoRng.fromOs(), b = DpmoRng.fromOs();
+            check(a.kind() == DpmoRng.CHACHA20, "kind");
+            check(!Arrays.equals(a.sample(DpmoRng.DIST_UNIFORM, 8), b.sample(DpmoRng.DIST_UNIFORM, 8)), "two agree");
+            int j = Dpmo.selectExponential(a, SCORES, 1, 1);
+            check(j >= 0 && j < 4, "selects");
+        });
+
+        test("statistics: discrete Laplace draws match P(z) = (1 - q) / (1 + q) q^|z|, q = exp(-g / scale)", () -> {
+            DpmoRng r = rng(4242);
+            int draws = 200000, half = 8;
+            long[] z = r.sampleDiscreteLaplace(2.0, 1.0, draws);
+            check(z.length == draws, "count");
+            // cells -half..half and the two tails beyond
+            int[] c = new int[2 * half + 3];
+            for (long v : z) c[v < -half ? 0 : v > half ? 2 * half + 2 : (int) v + half + 1]++;
+            chiSquare(c, discreteLaplace(Math.exp(-1 / 2.0), half), "discrete Laplace, scale 2");
+            // granularity scales the same way: scale 1, granularity 0.5 is q = exp(-0.5) too
+            long[] z2 = r.sampleDiscreteLaplace(1.0, 0.5, draws);
+            int[] c2 = new int[2 * half + 3];
+            for (long v : z2) c2[v < -half ? 0 : v > half ? 2 * half + 2 : (int) v + half + 1]++;
+            chiSquare(c2, discreteLaplace(Math.exp(-0.5), half), "discrete Laplace, granularity 0.5");
+            // the test has power: scale 2.2 is rejected
+            boolean rejected;
+            try {
+                chiSquare(c, discreteLaplace(Math.exp(-1 / 2.2), half), "scale 2.2");
+                rejected = false;
+            } catch (AssertionError expected) {
+                rejected = true;
+            }
+            check(rejected, "the chi-square test accepted the wrong scale");
+            check(r.sampleDiscreteLaplace(1, 1, 0).length == 0, "zero draws");
+            raises(DpmoException.INVALID_ARGUMENT, () -> r.sampleDiscreteLaplace(0, 1, 10));
+            raises(DpmoException.INVALID_ARGUMENT, () -> r.sampleDiscreteLaplace(1, Double.NaN, 10));
+            raises(DpmoException.INVALID_ARGUMENT, () -> r.sampleDiscreteLaplace(1e12, 1, 10));
+            raises(DpmoException.INVALID_ARGUMENT, () -> r.sampleDiscreteLaplace(1, 1, -1));
+        });
+
         test("generator: bad seeds and kinds raise", () -> {
             raises(DpmoException.NULL_POINTER, () -> new DpmoRng(null));
             raises(DpmoException.LENGTH_MISMATCH, () -> new DpmoRng(new byte[31]));
@@ -231,7 +287,7 @@ public final class DpmoTest {
         test("every selector returns a valid index and finds a clear winner", () -> {
             DpmoRng r = rng(11);
             double[] clear = {0, 0, 100, 0, 0};
-            for (int sel = 0; sel <= 4; sel++) {
+            for (int sel : ALL_SELECTORS) {
                 for (int i = 0; i < 50; i++) {
                     int j = Dpmo.select(r, sel, SCORES, 1, 0.1, null);
                     check(j >= 0 && j < SCORES.length, "selector " + sel + " index " + j);
@@ -240,20 +296,26 @@ public final class DpmoTest {
             }
             check(Dpmo.selectExponential(r, clear, 1, 50) == 2, "exponential");
             check(Dpmo.selectPermuteAndFlip(r, clear, 1, 50) == 2, "permute-and-flip");
-            for (int noise = 0; noise <= 2; noise++) check(Dpmo.selectNoisyMax(r, clear, 1, 50, noise) == 2, "noise " + noise);
+            for (int noise : new int[] {1, 2, 0 | F, 1 | F, 2 | F}) {
+                check(Dpmo.selectNoisyMax(r, clear, 1, 50, noise) == 2, "noise " + noise);
+            }
             check(Dpmo.selectExponential(r, new double[] {5}, 1, 1) == 0, "n = 1");
         });
 
         test("statistics: exponential mechanism and noisy-max Gumbel match the exact probabilities", () -> {
             double[] p = Dpmo.exponentialProbabilities(SMALL, 1, 1.5);
             DpmoRng r = rng(2024);
-            int[] ce = new int[4], cg = new int[4];
+            int[] ce = new int[4], cg = new int[4], fe = new int[4], fg = new int[4];
             for (int i = 0; i < 200000; i++) {
                 ce[Dpmo.selectExponential(r, SMALL, 1, 1.5)]++;
                 cg[Dpmo.selectNoisyMax(r, SMALL, 1, 1.5, Dpmo.NOISE_GUMBEL)]++;
+                fe[Dpmo.select(r, Dpmo.SELECTOR_EXPONENTIAL | F, SMALL, 1, 1.5, null)]++;
+                fg[Dpmo.selectNoisyMax(r, SMALL, 1, 1.5, Dpmo.NOISE_GUMBEL | F)]++;
             }
-            chiSquare(ce, p, "exponential");
-            chiSquare(cg, p, "noisy-max Gumbel");
+            chiSquare(ce, p, "exponential (exact)");
+            chiSquare(cg, p, "noisy-max Gumbel (exact)");
+            chiSquare(fe, p, "exponential (float)");
+            chiSquare(fg, p, "noisy-max Gumbel (float)");
             // the test has power: probabilities at 1.2 epsilon are rejected
             boolean rejected;
             try {
@@ -280,30 +342,35 @@ public final class DpmoTest {
         test("top-k: k distinct indices in pick order, permutation at k = n", () -> {
             DpmoRng r = rng(5);
             double[] clear = {0, 300, 100, 200, -50};
-            for (int sel = 0; sel <= 4; sel++) {
+            for (int sel : ALL_SELECTORS) {
                 distinct(Dpmo.selectTopK(r, sel, SCORES, 1, 1, 2), 4, 2, "selector " + sel);
                 distinct(Dpmo.selectTopK(r, sel, SCORES, 1, 1, 4), 4, 4, "permutation " + sel);
                 check(Arrays.equals(new int[] {1, 3, 2}, Dpmo.selectTopK(r, sel, clear, 1, 300, 3)),
                         "selector " + sel + " order");
             }
-            distinct(Dpmo.selectTopKGumbel(r, SCORES, 1, 1, 3, null), 4, 3, "gumbel");
-            check(Arrays.equals(new int[] {1, 3, 2}, Dpmo.selectTopKGumbel(r, clear, 1, 300, 3, null)), "gumbel order");
+            for (int flags : new int[] {0, F}) {
+                distinct(Dpmo.selectTopKGumbel(r, SCORES, 1, 1, 3, flags, null), 4, 3, "gumbel " + flags);
+                check(Arrays.equals(new int[] {1, 3, 2}, Dpmo.selectTopKGumbel(r, clear, 1, 300, 3, flags, null)),
+                        "gumbel order " + flags);
+            }
             check(Arrays.equals(new int[] {0}, Dpmo.selectTopK(r, 0, new double[] {1}, 1, 1, 1)), "n = k = 1");
         });
 
-        test("statistics: one-shot Gumbel top-2 equals sequential exponential top-2", () -> {
+        test("statistics: Gumbel top-2 (exact peeling and float one-shot) equals sequential exponential top-2", () -> {
             DpmoRng r = rng(99);
-            int[][] a = new int[4][4], b = new int[4][4];
+            int[][] a = new int[4][4], b = new int[4][4], f = new int[4][4];
             for (int i = 0; i < 60000; i++) {
                 int[] x = Dpmo.selectTopKGumbel(r, SMALL, 1, 3, 2, null);
                 int[] y = Dpmo.selectTopK(r, Dpmo.SELECTOR_EXPONENTIAL, SMALL, 1, 3, 2, null);
+                int[] z = Dpmo.selectTopKGumbel(r, SMALL, 1, 3, 2, F, null);
                 a[x[0]][x[1]]++;
                 b[y[0]][y[1]]++;
+                f[z[0]][z[1]]++;
             }
             // exact ordered-pair distribution: first at eps/2, second among the rest at eps/2
             double[] p1 = softmax(SMALL, 0.75);
             List<Double> pairs = new ArrayList<>();
-            int[] ca = new int[12], cb = new int[12];
+            int[] ca = new int[12], cb = new int[12], cf = new int[12];
             int cell = 0;
             for (int i = 0; i < 4; i++) {
                 for (int j = 0; j < 4; j++) {
@@ -313,12 +380,14 @@ public final class DpmoTest {
                     pairs.add(p1[i] * Math.exp(0.75 * SMALL[j]) / z);
                     ca[cell] = a[i][j];
                     cb[cell] = b[i][j];
+                    cf[cell] = f[i][j];
                     cell++;
                 }
             }
             double[] p = pairs.stream().mapToDouble(Double::doubleValue).toArray();
-            chiSquare(ca, p, "gumbel top-2");
+            chiSquare(ca, p, "gumbel top-2 (exact)");
             chiSquare(cb, p, "sequential top-2");
+            chiSquare(cf, p, "gumbel top-2 (float one-shot)");
         });
 
         // ------------------------------------------------------------------ local dampening
@@ -360,7 +429,7 @@ public final class DpmoTest {
             DpmoRng r = rng(8);
             double[] u = {0, 0, 100, 0};
             for (int d = 0; d <= 1; d++) {
-                for (int sel = 0; sel <= 4; sel++) {
+                for (int sel : ALL_SELECTORS) {
                     check(Dpmo.selectLocalDampening(r, u, ones(4), d, sel, 60) == 2, "winner d " + d + " sel " + sel);
                     int j = Dpmo.selectLocalDampening(r, SCORES, ones(4), d, sel, 0.5);
                     check(j >= 0 && j < 4, "index");
@@ -397,7 +466,7 @@ public final class DpmoTest {
             closeAll(softmax(PS_TEXTBOOK, eps / (2 * 3)),
                     Dpmo.privParetoProbabilities(UTIL, 2, Dpmo.DOMINANCE_TEXTBOOK, null, 0, 0, eps), 1e-14, "global");
             DpmoRng r = rng(12);
-            for (int sel = 0; sel <= 4; sel++) {
+            for (int sel : ALL_SELECTORS) {
                 distinct(Dpmo.selectPrivPareto(r, UTIL, 2, Dpmo.DOMINANCE_TEXTBOOK, sel, 1, 2, null), 4, 2, "k = 2");
                 distinct(Dpmo.selectPrivPareto(r, UTIL, 2, Dpmo.DOMINANCE_WEAK, sel, 1, 4, null), 4, 4, "k = n");
                 check(Dpmo.selectPrivPareto(r, UTIL, 2, 0, sel, 500, 1, null)[0] == 0, "dominant candidate");
@@ -409,16 +478,18 @@ public final class DpmoTest {
             DpmoRng r = rng(13);
             for (int damp = 0; damp <= 1; damp++) {
                 double[] p = Dpmo.privParetoProbabilities(UTIL, 2, 0, d, 8, damp, 2);
+                closeAll(p, Dpmo.privParetoProbabilities(UTIL, 2, 0, d, 0, damp, 2), 1e-15,
+                        "automatic saturation (maxDistance 0) = a cap that never binds");
                 close(1, sum(p), 1e-12, "sum");
                 check(argmax(p) == 0, "dominant candidate most likely");
-                for (int sel = 0; sel <= 4; sel++) {
+                for (int sel : ALL_SELECTORS) {
                     distinct(Dpmo.selectPrivPareto(r, UTIL, 2, 0, d, 8, damp, sel, 2, 3, null), 4, 3, "local k = 3");
                 }
             }
-            double[] p = Dpmo.privParetoProbabilities(UTIL, 2, 0, d, 8, Dpmo.DAMPENING_SHIFTED, 2);
+            double[] p = Dpmo.privParetoProbabilities(UTIL, 2, 0, d, 0, Dpmo.DAMPENING_SHIFTED, 2);
             int[] c = new int[4];
             for (int i = 0; i < 100000; i++) {
-                c[Dpmo.selectPrivPareto(r, UTIL, 2, 0, d, 8, Dpmo.DAMPENING_SHIFTED, Dpmo.SELECTOR_EXPONENTIAL, 2, 1,
+                c[Dpmo.selectPrivPareto(r, UTIL, 2, 0, d, 0, Dpmo.DAMPENING_SHIFTED, Dpmo.SELECTOR_EXPONENTIAL, 2, 1,
                         null)[0]]++;
             }
             chiSquare(c, p, "local PrivPareto");
@@ -442,8 +513,9 @@ public final class DpmoTest {
             for (int damp = 0; damp <= 1; damp++) {
                 double[] p = Dpmo.privAggProbabilities(UTIL, 2, w, null, d, 8, damp, 1);
                 close(1, sum(p), 1e-12, "local sum");
+                closeAll(p, Dpmo.privAggProbabilities(UTIL, 2, w, null, d, 0, damp, 1), 1e-15, "maxDistance 0");
                 check(argmax(p) == 0, "best aggregate most likely");
-                for (int sel = 0; sel <= 4; sel++) {
+                for (int sel : ALL_SELECTORS) {
                     distinct(Dpmo.selectPrivAgg(r, UTIL, 2, w, null, d, 8, damp, sel, 1, 2, null), 4, 2, "local");
                     distinct(Dpmo.selectPrivAgg(r, UTIL, 2, w, g, sel, 1, 4, null), 4, 4, "global k = n");
                 }
@@ -456,19 +528,25 @@ public final class DpmoTest {
 
         // ------------------------------------------------------------------ budget
 
-        test("privacy budget: charges, exhaustion, nothing spent on failure", () -> {
+        test("privacy budget: charges, exhaustion; argument errors are free, data errors are charged", () -> {
             PrivacyBudget b = new PrivacyBudget(1.0);
             close(1.0, b.remaining(), 0, "fresh");
             DpmoRng r = rng(21), twin = rng(21);
             Dpmo.selectExponential(r, SCORES, 1, 0.25, b);
             Dpmo.selectExponential(twin, SCORES, 1, 0.25);
             close(0.75, b.remaining(), 1e-15, "after 0.25");
-            Dpmo.selectTopK(r, Dpmo.SELECTOR_PERMUTE_AND_FLIP, SCORES, 1, 0.25, 2, b);
-            Dpmo.selectTopK(twin, Dpmo.SELECTOR_PERMUTE_AND_FLIP, SCORES, 1, 0.25, 2);
-            close(0.5, b.remaining(), 1e-15, "after top-k");
-            // a failing mechanism spends nothing, even when the budget would allow it
-            raises(DpmoException.NON_FINITE_INPUT, () -> Dpmo.selectExponential(r, new double[] {1, Double.NaN}, 1, 0.25, b));
-            close(0.5, b.remaining(), 1e-15, "NaN spends nothing");
+            Dpmo.selectTopK(r, Dpmo.SELECTOR_PERMUTE_AND_FLIP, SCORES, 1, 0.125, 2, b);
+            Dpmo.selectTopK(twin, Dpmo.SELECTOR_PERMUTE_AND_FLIP, SCORES, 1, 0.125, 2);
+            close(0.625, b.remaining(), 1e-15, "after top-k");
+            // failures caused by the arguments charge nothing
+            raises(DpmoException.INVALID_SENSITIVITY, () -> Dpmo.selectExponential(r, SCORES, 0, 0.25, b));
+            raises(DpmoException.INVALID_EPSILON, () -> Dpmo.selectPermuteAndFlip(r, SCORES, 1, -0.25, b));
+            raises(DpmoException.UNSUPPORTED, () -> Dpmo.selectNoisyMax(r, SCORES, 1, 0.25, Dpmo.NOISE_LAPLACE, b));
+            raises(DpmoException.INVALID_ARGUMENT, () -> Dpmo.selectTopK(r, 9, SCORES, 1, 0.25, 2, b));
+            raises(DpmoException.INVALID_ARGUMENT, () -> Dpmo.selectTopK(r, 0, SCORES, 1, 0.25, 5, b));
+            raises(DpmoException.INVALID_ARGUMENT, () -> Dpmo.selectPrivPareto(r, UTIL, 2, 0, 7, 0.25, 1, b));
+            raises(DpmoException.LENGTH_MISMATCH, () -> Dpmo.selectPrivAgg(r, UTIL, 2, new double[] {1}, null, 0, 0.25, 1, b));
+            close(0.625, b.remaining(), 1e-15, "argument errors spend nothing");
             raises(DpmoException.BUDGET_EXHAUSTED, () -> Dpmo.selectPermuteAndFlip(r, SCORES, 1, 0.75, b));
             raises(DpmoException.BUDGET_EXHAUSTED, () -> Dpmo.selectPrivPareto(r, UTIL, 2, 0, 0, 0.75, 1, b));
             raises(DpmoException.BUDGET_EXHAUSTED, () -> Dpmo.selectPrivAgg(r, UTIL, 2, new double[] {1, 1},
@@ -476,10 +554,16 @@ public final class DpmoTest {
             raises(DpmoException.BUDGET_EXHAUSTED, () -> Dpmo.selectLocalDampening(r, SCORES, ones(4), 0, 0, 0.75, b));
             raises(DpmoException.BUDGET_EXHAUSTED, () -> Dpmo.selectLocalDampeningTopK(r, SCORES, ones(4), 0, 0, 0.75, 2, b));
             raises(DpmoException.BUDGET_EXHAUSTED, () -> Dpmo.selectTopKGumbel(r, SCORES, 1, 0.75, 2, b));
-            raises(DpmoException.BUDGET_EXHAUSTED, () -> Dpmo.selectNoisyMax(r, SCORES, 1, 0.75, 0, b));
-            close(0.5, b.remaining(), 1e-15, "refusals spend nothing");
+            raises(DpmoException.BUDGET_EXHAUSTED, () -> Dpmo.selectNoisyMax(r, SCORES, 1, 0.75, 1, b));
+            // a refused call does not look at the data: a NaN is refused for the budget, not charged
+            raises(DpmoException.BUDGET_EXHAUSTED, () -> Dpmo.selectExponential(r, new double[] {Double.NaN}, 1, 0.75, b));
+            close(0.625, b.remaining(), 1e-15, "refusals spend nothing");
             // the generator did not move either: r and its twin still agree
             check(Arrays.equals(r.sample(0, 16), twin.sample(0, 16)), "generator advanced by a refused call");
+            // a failure caused by the data keeps the charge: whether it fails depends on the private data
+            raises(DpmoException.NON_FINITE_INPUT, () -> Dpmo.selectExponential(r, new double[] {1, Double.NaN}, 1, 0.125, b));
+            close(0.5, b.remaining(), 1e-15, "a NaN in the data is charged");
+            check(Arrays.equals(r.sample(0, 16), twin.sample(0, 16)), "generator advanced by a failed call");
             Dpmo.selectPrivPareto(r, UTIL, 2, 0, 0, 0.25, 2, b);
             Dpmo.selectPrivAgg(r, UTIL, 2, new double[] {1, 1}, new double[] {1, 1}, 0, 0.125, 1, b);
             Dpmo.selectLocalDampening(r, SCORES, ones(4), 1, 1, 0.125, b);
@@ -501,6 +585,84 @@ public final class DpmoTest {
             raises(DpmoException.INVALID_EPSILON, () -> new PrivacyBudget(Double.POSITIVE_INFINITY));
         });
 
+        test("privacy budget: every selecting method charges a failure caused by the data (attack: free probing)", () -> {
+            // An analyst who could learn for free whether the data holds a NaN (or an overflow) would probe the
+            // private data without spending anything. Each method below fails because of the data and must keep its
+            // charge, which the binding writes back from the C ABI's budget; an argument error must cost nothing.
+            DpmoRng r = rng(22);
+            double[] nan = {1, Double.NaN, 3, 4};
+            double[] nanUtil = {3, 3, 1, Double.NaN, 2, 1, 0, 0};
+            Sensitivity badDelta = Sensitivity.perCandidate(new double[] {1, Double.NaN, 1, 1}, 1, 8);
+            Sensitivity[] badDeltas = {ones(4), badDelta};
+            double[] w = {1, 1}, g = {1, 1};
+            List<Body> dataFailures = Arrays.asList(
+                    () -> Dpmo.selectExponential(r, nan, 1, 0.5, budgetUnderTest),
+                    () -> Dpmo.selectPermuteAndFlip(r, nan, 1, 0.5, budgetUnderTest),
+                    () -> Dpmo.selectNoisyMax(r, nan, 1, 0.5, Dpmo.NOISE_EXPONENTIAL, budgetUnderTest),
+                    () -> Dpmo.selectNoisyMax(r, nan, 1, 0.5, Dpmo.NOISE_LAPLACE | F, budgetUnderTest),
+                    () -> Dpmo.select(r, Dpmo.SELECTOR_EXPONENTIAL | F, nan, 1, 0.5, budgetUnderTest),
+                    () -> Dpmo.selectTopK(r, Dpmo.SELECTOR_PERMUTE_AND_FLIP, nan, 1, 0.5, 2, budgetUnderTest),
+                    () -> Dpmo.selectTopKGumbel(r, nan, 1, 0.5, 2, 0, budgetUnderTest),
+                    () -> Dpmo.selectTopKGumbel(r, nan, 1, 0.5, 2, F, budgetUnderTest),
+                    () -> Dpmo.selectLocalDampening(r, nan, ones(4), 1, 0, 0.5, budgetUnderTest),
+                    () -> Dpmo.selectLocalDampeningTopK(r, nan, ones(4), 0, 1, 0.5, 2, budgetUnderTest),
+                    () -> Dpmo.selectPrivPareto(r, nanUtil, 2, 0, 0, 0.5, 1, budgetUnderTest),
+                    () -> Dpmo.selectPrivPareto(r, nanUtil, 2, 0, onesFor(4, 2), 0, 1, 0, 0.5, 1, budgetUnderTest),
+                    () -> Dpmo.selectPrivAgg(r, nanUtil, 2, w, g, 0, 0.5, 1, budgetUnderTest),
+                    () -> Dpmo.selectPrivAgg(r, nanUtil, 2, w, null, onesFor(4, 2), 0, 0, 0, 0.5, 2, budgetUnderTest));
+            List<String> free = new ArrayList<>();
+            for (int i = 0; i < dataFailures.size(); i++) {
+                budgetUnderTest = new PrivacyBudget(1.0);
+                raises(DpmoException.NON_FINITE_INPUT, dataFailures.get(i));
+                if (budgetUnderTest.spent() != 0.5) free.add(i + " (spent " + budgetUnderTest.spent() + ")");
+            }
+            check(free.isEmpty(), "data failures not charged: " + free);
+            // A δ table holding a NaN is data too: INVALID_SENSITIVITY_VALUE keeps the charge (the C ABI validates
+            // δ tables only after the budget is charged).
+            List<Body> deltaFailures = Arrays.asList(
+                    () -> Dpmo.selectLocalDampening(r, SCORES, badDelta, 1, 0, 0.5, budgetUnderTest),
+                    () -> Dpmo.selectLocalDampeningTopK(r, SCORES, badDelta, 0, 1, 0.5, 2, budgetUnderTest),
+                    () -> Dpmo.selectPrivPareto(r, UTIL, 2, 0, badDeltas, 0, 1, 0, 0.5, 1, budgetUnderTest),
+                    () -> Dpmo.selectPrivAgg(r, UTIL, 2, w, null, badDeltas, 0, 0, 0, 0.5, 2, budgetUnderTest));
+            for (int i = 0; i < deltaFailures.size(); i++) {
+                budgetUnderTest = new PrivacyBudget(1.0);
+                raises(DpmoException.INVALID_SENSITIVITY_VALUE, deltaFailures.get(i));
+                close(0.5, budgetUnderTest.spent(), 0, "δ-table failure " + i + " keeps its charge");
+            }
+            budgetUnderTest = null;
+            // the same calls with an argument error first (ε = 0 is checked before any data): nothing charged
+            PrivacyBudget b = new PrivacyBudget(1.0);
+            raises(DpmoException.INVALID_EPSILON, () -> Dpmo.selectExponential(r, nan, 1, 0, b));
+            raises(DpmoException.INVALID_EPSILON, () -> Dpmo.selectTopKGumbel(r, nan, 1, 0, 2, b));
+            raises(DpmoException.INVALID_EPSILON, () -> Dpmo.selectLocalDampening(r, nan, ones(4), 1, 0, 0, b));
+            raises(DpmoException.INVALID_EPSILON, () -> Dpmo.selectPrivPareto(r, nanUtil, 2, 0, 0, 0, 1, b));
+            raises(DpmoException.INVALID_EPSILON, () -> Dpmo.selectPrivAgg(r, nanUtil, 2, w, g, 0, 0, 1, b));
+            close(0, b.spent(), 0, "argument errors spend nothing");
+        });
+
+        test("Laplace noise needs FLOAT: UNSUPPORTED everywhere else, nothing charged, nothing drawn", () -> {
+            DpmoRng r = rng(23), twin = rng(23);
+            PrivacyBudget b = new PrivacyBudget(1.0);
+            int lap = Dpmo.SELECTOR_NOISY_MAX_LAPLACE;
+            raises(DpmoException.UNSUPPORTED, () -> Dpmo.selectNoisyMax(r, SCORES, 1, 0.5, Dpmo.NOISE_LAPLACE, b));
+            raises(DpmoException.UNSUPPORTED, () -> Dpmo.select(r, lap, SCORES, 1, 0.5, b));
+            raises(DpmoException.UNSUPPORTED, () -> Dpmo.selectTopK(r, lap, SCORES, 1, 0.5, 2, b));
+            raises(DpmoException.UNSUPPORTED, () -> Dpmo.selectLocalDampening(r, SCORES, ones(4), 0, lap, 0.5, b));
+            raises(DpmoException.UNSUPPORTED, () -> Dpmo.selectLocalDampeningTopK(r, SCORES, ones(4), 0, lap, 0.5, 2, b));
+            raises(DpmoException.UNSUPPORTED, () -> Dpmo.selectPrivPareto(r, UTIL, 2, 0, lap, 0.5, 1, b));
+            raises(DpmoException.UNSUPPORTED, () -> Dpmo.selectPrivPareto(r, UTIL, 2, 0, onesFor(4, 2), 0, 0, lap, 0.5, 1, b));
+            raises(DpmoException.UNSUPPORTED, () -> Dpmo.selectPrivAgg(r, UTIL, 2, new double[] {1, 1},
+                    new double[] {1, 1}, lap, 0.5, 1, b));
+            close(0, b.spent(), 0, "UNSUPPORTED charged the budget");
+            check(Arrays.equals(r.sample(0, 16), twin.sample(0, 16)), "UNSUPPORTED moved the generator");
+            int j = Dpmo.selectNoisyMax(r, SCORES, 1, 0.5, Dpmo.NOISE_LAPLACE | F, b);
+            check(j >= 0 && j < 4, "Laplace | FLOAT runs");
+            close(0.5, b.spent(), 0, "and is charged");
+            raises(DpmoException.INVALID_ARGUMENT, () -> Dpmo.selectTopKGumbel(r, SCORES, 1, 0.5, 2, 1, null));
+            raises(DpmoException.INVALID_ARGUMENT, () -> Dpmo.selectTopKGumbel(r, SCORES, 1, 0.5, 2, F | 1, null));
+            raises(DpmoException.INVALID_ARGUMENT, () -> Dpmo.select(r, 5 | F, SCORES, 1, 0.5, null));
+        });
+
         test("advanced composition", () -> {
             double e = Dpmo.advancedComposition(0.01, 100, 1e-6);
             check(e > 0 && e < 100 * 0.01 * 3, "value " + e);
@@ -515,7 +677,7 @@ public final class DpmoTest {
 
         test("bad input: single-objective selectors", () -> {
             DpmoRng r = rng(40);
-            for (int sel = 0; sel <= 4; sel++) {
+            for (int sel : ALL_SELECTORS) {
                 final int s = sel;
                 raises(DpmoException.NULL_POINTER, () -> Dpmo.select(r, s, null, 1, 1, null));
                 raises(DpmoException.NULL_POINTER, () -> Dpmo.select(null, s, SCORES, 1, 1, null));
@@ -656,7 +818,7 @@ public final class DpmoTest {
             raises(DpmoException.INVALID_SENSITIVITY_VALUE, () -> Dpmo.privParetoProbabilities(UTIL, 2, 0,
                     new Sensitivity[] {ones(4), Sensitivity.perCandidate(new double[] {1, 1, Double.NaN, 1}, 1, 8)}, 8,
                     0, 1));
-            raises(DpmoException.INVALID_ARGUMENT, () -> Dpmo.selectPrivPareto(r, UTIL, 2, 0, d, 0, 0, 0, 1, 1, null));
+            distinct(Dpmo.selectPrivPareto(r, UTIL, 2, 0, d, 0, 0, 0, 1, 1, null), 4, 1, "maxDistance 0 is automatic");
             raises(DpmoException.INVALID_ARGUMENT, () -> Dpmo.selectPrivPareto(r, UTIL, 2, 0, d, -1, 0, 0, 1, 1, null));
             raises(DpmoException.INVALID_ARGUMENT, () -> Dpmo.selectPrivPareto(r, UTIL, 2, 0, d, 8, 3, 0, 1, 1, null));
             raises(DpmoException.INVALID_ARGUMENT, () -> Dpmo.privParetoProbabilities(UTIL, 2, 0, d, 8, 3, 1));
@@ -693,7 +855,8 @@ public final class DpmoTest {
                 raises(DpmoException.INVALID_ARGUMENT, () -> Dpmo.selectPrivAgg(r, UTIL, 2, w, g, 0, 1, k, null));
             }
             raises(DpmoException.INVALID_ARGUMENT, () -> Dpmo.selectPrivAgg(r, UTIL, 2, w, g, 6, 1, 1, null));
-            raises(DpmoException.INVALID_ARGUMENT, () -> Dpmo.selectPrivAgg(r, UTIL, 2, w, null, d, 0, 0, 0, 1, 1, null));
+            raises(DpmoException.INVALID_ARGUMENT, () -> Dpmo.selectPrivAgg(r, UTIL, 2, w, null, d, -1, 0, 0, 1, 1, null));
+            distinct(Dpmo.selectPrivAgg(r, UTIL, 2, w, null, d, 0, 0, 0, 1, 1, null), 4, 1, "maxDistance 0 is automatic");
             raises(DpmoException.INVALID_ARGUMENT, () -> Dpmo.selectPrivAgg(r, UTIL, 2, w, null, d, 8, 9, 0, 1, 1, null));
             raises(DpmoException.INVALID_SENSITIVITY_VALUE, () -> Dpmo.privAggProbabilities(UTIL, 2, w, null,
                     new Sensitivity[] {ones(4), Sensitivity.perCandidate(new double[] {1, -1, 1, 1}, 1, 8)}, 8, 0, 1));
@@ -722,7 +885,7 @@ public final class DpmoTest {
                             Dpmo.selectPrivPareto(r, UTIL, 2, 0, onesFor(4, 2), 8, 0, 0, -1, 1, null);
                             break;
                         case 2:
-                            Dpmo.selectPrivAgg(r, UTIL, 2, new double[] {1, 1}, null, onesFor(4, 2), 0, 0, 0, 1, 1, null);
+                            Dpmo.selectPrivAgg(r, UTIL, 2, new double[] {1, 1}, null, onesFor(4, 2), 0, 7, 0, 1, 1, null);
                             break;
                         default:
                             Dpmo.selectLocalDampeningTopK(r, SCORES, ones(4), 0, 1, Double.NaN, 2, null);
@@ -752,6 +915,75 @@ public final class DpmoTest {
             distinct(top, n, 10, "top-10");
             check(Dpmo.selectLocalDampening(r, s, Sensitivity.shared(new double[] {1}, 1, 1), 0, 1, 10) == 123456,
                     "local dampening");
+        });
+
+        test("threads: a caller's own synchronized block on the budget or generator cannot deadlock a call", () -> {
+            // Issue 11: the shim used to take the generator's monitor, then the budget's. A caller holding the
+            // budget's monitor (synchronized (budget) { select(rng, ..., budget); }) then waited for the generator
+            // while a plain call held the generator and waited for the budget: both threads stuck, after a few
+            // thousand calls. Taking the budget first would only move the problem to a caller holding the
+            // generator's monitor. Every kind of caller-held monitor runs here at once against plain calls.
+            DpmoRng r = DpmoRng.seeded(DpmoRng.XOSHIRO256PP, 71);
+            PrivacyBudget b = new PrivacyBudget(1.0);
+            double eps = 0x1p-20; // dyadic: 5 threads x 20,000 charges are exact, well under the total
+            int iterations = 20_000;
+            runWatched("lock order", iterations, 60,
+                    () -> {
+                        synchronized (b) {
+                            Dpmo.selectExponential(r, SCORES, 1, eps, b);
+                        }
+                    },
+                    () -> {
+                        synchronized (r) {
+                            Dpmo.selectPermuteAndFlip(r, SCORES, 1, eps, b);
+                        }
+                    },
+                    () -> Dpmo.selectExponential(r, SCORES, 1, eps, b),
+                    () -> {
+                        Dpmo.selectTopK(r, Dpmo.SELECTOR_EXPONENTIAL, SCORES, 1, eps, 2, b);
+                        synchronized (b) {
+                            r.sample(DpmoRng.DIST_UNIFORM, 1);
+                        }
+                    },
+                    () -> {
+                        synchronized (r) {
+                            b.charge(eps);
+                            b.remaining();
+                        }
+                    });
+            close(5.0 * iterations * eps, b.spent(), 0, "every call charged exactly once");
+        });
+
+        test("watchdog: a real monitor deadlock is reported, not waited for", () -> {
+            // The checker of the lock-order test, shown to catch a deadlock: two threads take two monitors in
+            // opposite orders, each waiting (latch) until the other holds its first one. They stay stuck (daemons).
+            Object a = new Object(), b = new Object();
+            java.util.concurrent.CountDownLatch both = new java.util.concurrent.CountDownLatch(2);
+            try {
+                runWatched("inverted", 1, 60,
+                        () -> {
+                            synchronized (a) {
+                                both.countDown();
+                                both.await();
+                                synchronized (b) {
+                                    check(false, "unreachable");
+                                }
+                            }
+                        },
+                        () -> {
+                            synchronized (b) {
+                                both.countDown();
+                                both.await();
+                                synchronized (a) {
+                                    check(false, "unreachable");
+                                }
+                            }
+                        });
+            } catch (AssertionError e) {
+                check(e.getMessage().startsWith("inverted: deadlock after 0 calls:"), "reported as " + e.getMessage());
+                return;
+            }
+            throw new AssertionError("the watchdog did not report the deadlock");
         });
 
         test("threads: one shared generator and budget, serialised", () -> {
@@ -789,6 +1021,66 @@ public final class DpmoTest {
             check(charged.get() == 16 && refused.get() == 16, "charged " + charged + ", refused " + refused);
             close(0, b.remaining(), 0, "budget spent exactly");
         });
+    }
+
+    /**
+     * Runs {@code bodies} on one thread each, {@code iterations} times, and waits for them under a watchdog:
+     * the run fails (instead of hanging) as soon as the JVM reports any of these threads deadlocked on
+     * monitors, or when no thread completed an iteration for {@code stallSeconds} (a hang the JVM's detector
+     * cannot see). The threads are daemons, so a failed run does not keep the JVM alive.
+     */
+    static void runWatched(String what, int iterations, long stallSeconds, Body... bodies) throws Exception {
+        java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
+        AtomicInteger progress = new AtomicInteger();
+        List<Throwable> errors = new ArrayList<>();
+        Thread[] ts = new Thread[bodies.length];
+        Set<Long> ids = new HashSet<>();
+        for (int t = 0; t < ts.length; t++) {
+            Body body = bodies[t];
+            ts[t] = new Thread(() -> {
+                try {
+                    for (int i = 0; i < iterations; i++) {
+                        body.run();
+                        progress.incrementAndGet();
+                    }
+                } catch (Throwable e) {
+                    synchronized (errors) {
+                        errors.add(e);
+                    }
+                }
+            }, what + "-" + t);
+            ts[t].setDaemon(true);
+            ids.add(ts[t].getId());
+        }
+        for (Thread t : ts) t.start();
+        int last = -1;
+        long lastChange = System.nanoTime();
+        for (Thread t : ts) {
+            while (t.isAlive()) {
+                t.join(50);
+                long[] dead = mx.findDeadlockedThreads();
+                if (dead != null) {
+                    StringBuilder sb = new StringBuilder();
+                    for (java.lang.management.ThreadInfo info : mx.getThreadInfo(dead)) {
+                        if (info != null && ids.contains(info.getThreadId())) {
+                            sb.append("\n         ").append(info.getThreadName()).append(" waits for ")
+                                    .append(info.getLockName()).append(" held by ").append(info.getLockOwnerName());
+                        }
+                    }
+                    if (sb.length() > 0) {
+                        throw new AssertionError(what + ": deadlock after " + progress.get() + " calls:" + sb);
+                    }
+                }
+                int now = progress.get();
+                if (now != last) {
+                    last = now;
+                    lastChange = System.nanoTime();
+                } else if (System.nanoTime() - lastChange > stallSeconds * 1_000_000_000L) {
+                    throw new AssertionError(what + ": no progress for " + stallSeconds + " s after " + now + " calls");
+                }
+            }
+        }
+        check(errors.isEmpty(), what + ": thread errors: " + errors);
     }
 
     public static void main(String[] args) {

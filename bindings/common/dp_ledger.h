@@ -1,0 +1,92 @@
+/*
+ * dp_ledger.h: the privacy ledger file shared by the PostgreSQL and SQLite bindings.
+ *
+ * An append-only file of fixed-size records (grants, top-ups, charges), each sealed by a CRC-32C and
+ * numbered 1, 2, 3, ... The file is the truth; every in-memory budget is a replay of it.
+ *
+ * Durability rule: a writer holds the ledger's lock (an LWLock in PostgreSQL, flock(2) in SQLite) while it
+ * appends one record with pwrite(2) at the end of the valid records and fdatasync(2)s it, and only then
+ * lets the result that the record pays for leave the process. Hence at most the last record of a file
+ * can be incomplete (the writer crashed before its fdatasync returned, so nothing it paid for was
+ * released): replay cuts it off. Any other invalid record is corruption, and the ledger then refuses every
+ * charge (fail closed) until an administrator repairs it.
+ */
+#ifndef DP_LEDGER_H
+#define DP_LEDGER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define DP_LEDGER_MAGIC 0x4c4d5044u /* "DPML" little-endian */
+#define DP_LEDGER_MAX_GRANTS_PER_CHARGE 16
+#define DP_LEDGER_NAME 64
+
+enum dp_ledger_type {
+    DP_LEDGER_GRANT = 1,  /* a budget of `epsilon` granted (PostgreSQL: to `role` for `dataset`, as grant `grant_id`) */
+    DP_LEDGER_TOP_UP = 2, /* `epsilon` added to grant `grant_id` (SQLite: to the file's budget) */
+    DP_LEDGER_CHARGE = 3  /* `epsilon` charged to each grant in `grants` (SQLite: to the file's budget) */
+};
+
+typedef struct dp_ledger_record {
+    uint32_t magic;
+    uint32_t type;
+    uint64_t seq;     /* 1, 2, 3, ...: the record's position */
+    int64_t time_us;  /* microseconds since 1970-01-01 UTC */
+    double epsilon;   /* grant: total; top-up: amount added; charge: ε */
+    uint32_t role;    /* PostgreSQL: the grantee (grant, top-up) or the session user charged; SQLite: 0 */
+    uint32_t database;/* PostgreSQL: the database of a charge; SQLite: 0 */
+    uint32_t grant_id;/* grant, top-up: the grant (1-based) */
+    uint32_t ngrants; /* charge: how many grants were charged */
+    uint32_t grants[DP_LEDGER_MAX_GRANTS_PER_CHARGE];
+    char role_name[DP_LEDGER_NAME]; /* NUL-terminated */
+    char dataset[DP_LEDGER_NAME];   /* "" = every dataset */
+    char mechanism[DP_LEDGER_NAME]; /* charge: e.g. "dp_select/exponential" */
+    uint32_t reserved;
+    uint32_t crc; /* CRC-32C of every byte before this field */
+} dp_ledger_record;
+
+#define DP_LEDGER_RECORD_SIZE ((int64_t)sizeof(dp_ledger_record))
+
+uint32_t dp_crc32c(const void *data, size_t len);
+
+/* Sets magic and crc. */
+void dp_ledger_seal(dp_ledger_record *r);
+
+/* True when magic, crc, type, counts and strings are well formed. */
+bool dp_ledger_valid(const dp_ledger_record *r);
+
+typedef int (*dp_ledger_apply_fn)(void *ctx, const dp_ledger_record *r); /* 0: ok; else stop (corrupt) */
+
+typedef enum dp_ledger_scan_result {
+    DP_LEDGER_SCAN_OK = 0,   /* every record from `from` to the end applied */
+    DP_LEDGER_SCAN_TORN,     /* ... except a torn last record, cut off when `cut_torn` (else left as is) */
+    DP_LEDGER_SCAN_CORRUPT,  /* an invalid record that is not the last, a sequence gap, or apply() refused */
+    DP_LEDGER_SCAN_IO        /* read(2), fstat(2) or ftruncate(2) failed */
+} dp_ledger_scan_result;
+
+/*
+ * Reads the records of fd from byte `from` (a multiple of the record size; record number *next_seq) to
+ * the end of the file, calling apply() on each valid one in order. On return *end is the offset after the
+ * last applied record and *next_seq the number the next record must have. A torn last record (short, or
+ * failing its CRC) is cut off with ftruncate(2) when cut_torn is set; the caller must hold the lock.
+ */
+dp_ledger_scan_result dp_ledger_scan(int fd, int64_t from, uint64_t *next_seq, int64_t *end, bool cut_torn,
+                                     dp_ledger_apply_fn apply, void *ctx, char *why, size_t why_len);
+
+/*
+ * Seals r (with r->seq set by the caller) and writes it at byte `offset` with pwrite(2), then
+ * fdatasync(2). Returns 0, -1 when the write failed or was short (nothing durable: the caller must not
+ * count the record; the next append at the same offset overwrites any partial bytes), or -2 when the
+ * write succeeded but fdatasync failed (the record's fate is unknown: the caller must stop, see
+ * PostgreSQL's PANIC on fsync failure). errno is kept.
+ */
+int dp_ledger_append(int fd, int64_t offset, dp_ledger_record *r);
+
+/* fsync(2)s the directory containing path (after creating the file, so that its name is durable). */
+int dp_ledger_sync_dir(const char *path);
+
+/* Copies a string into a fixed field, truncated, NUL-terminated, zero-filled. */
+void dp_ledger_set_name(char *field, const char *value);
+
+#endif

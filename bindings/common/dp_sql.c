@@ -1,0 +1,646 @@
+/*
+ * dp_sql.c: the SQL surface shared by the PostgreSQL and SQLite bindings. See dp_sql.h and bindings/SQL.md.
+ */
+#include "dp_sql.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- The functions ---------------------------------------------------------------------------------- */
+
+/*                 name                          kind             top_k  id eps  k   w   u   d   s  nargs */
+const dp_function dp_functions[] = {
+    {"dp_select", DP_SELECT, false, 0, 1, -1, -1, 2, -1, 3, 4, "id, epsilon, score, sensitivity"},
+    {"dp_select_top_k", DP_SELECT, true, 0, 1, 2, -1, 3, -1, 4, 5, "id, epsilon, k, score, sensitivity"},
+    {"dp_select_local", DP_SELECT_LOCAL, false, 0, 1, -1, -1, 2, 3, 4, 5,
+     "id, epsilon, utility, delta, sensitivity"},
+    {"dp_select_local_top_k", DP_SELECT_LOCAL, true, 0, 1, 2, -1, 3, 4, 5, 6,
+     "id, epsilon, k, utility, delta, sensitivity"},
+    {"dp_pareto_select", DP_PARETO, false, 0, 1, -1, -1, 2, -1, -1, 3, "id, epsilon, utilities"},
+    {"dp_pareto_select_top_k", DP_PARETO, true, 0, 1, 2, -1, 3, -1, -1, 4, "id, epsilon, k, utilities"},
+    {"dp_pareto_select_local", DP_PARETO_LOCAL, false, 0, 1, -1, -1, 2, 3, 4, 5,
+     "id, epsilon, utilities, deltas, sensitivities"},
+    {"dp_pareto_select_local_top_k", DP_PARETO_LOCAL, true, 0, 1, 2, -1, 3, 4, 5, 6,
+     "id, epsilon, k, utilities, deltas, sensitivities"},
+    {"dp_agg_select", DP_AGG, false, 0, 1, -1, 2, 3, -1, 4, 5, "id, epsilon, weights, utilities, sensitivities"},
+    {"dp_agg_select_top_k", DP_AGG, true, 0, 1, 2, 3, 4, -1, 5, 6,
+     "id, epsilon, k, weights, utilities, sensitivities"},
+    {"dp_agg_select_local", DP_AGG_LOCAL, false, 0, 1, -1, 2, 3, 4, 5, 6,
+     "id, epsilon, weights, utilities, deltas, sensitivities"},
+    {"dp_agg_select_local_top_k", DP_AGG_LOCAL, true, 0, 1, 2, 3, 4, 5, 6, 7,
+     "id, epsilon, k, weights, utilities, deltas, sensitivities"},
+};
+const size_t dp_function_count = sizeof dp_functions / sizeof dp_functions[0];
+
+const dp_function *dp_function_find(const char *name) {
+    for (size_t i = 0; i < dp_function_count; i++)
+        if (strcmp(dp_functions[i].name, name) == 0) return &dp_functions[i];
+    return NULL;
+}
+
+static bool is_local(dp_kind k) { return k == DP_SELECT_LOCAL || k == DP_PARETO_LOCAL || k == DP_AGG_LOCAL; }
+static bool is_array_kind(dp_kind k) { return k != DP_SELECT && k != DP_SELECT_LOCAL; }
+
+/* ---- Errors and numbers ----------------------------------------------------------------------------- */
+
+void dp_format_double(double x, char *buf, size_t len) {
+    if (isnan(x)) {
+        snprintf(buf, len, "NaN");
+        return;
+    }
+    if (isinf(x)) {
+        snprintf(buf, len, x > 0 ? "Infinity" : "-Infinity");
+        return;
+    }
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(buf, len, "%.*g", prec, x);
+        if (strtod(buf, NULL) == x) return;
+    }
+}
+
+dp_err_class dp_fail(dp_error *err, dp_err_class cls, int status, const char *fmt, ...) {
+    va_list ap;
+    err->cls = cls;
+    err->status = status;
+    va_start(ap, fmt);
+    vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+    va_end(ap);
+    return cls;
+}
+
+/* ---- Options ---------------------------------------------------------------------------------------- */
+
+static const char *const SELECTORS[] = {"exponential", "permute_and_flip", "noisy_max_laplace", "noisy_max_gumbel",
+                                        "noisy_max_exponential"}; /* in DPMO_SELECTOR_* order */
+
+static bool word_is(const char *w, size_t len, const char *lit) {
+    if (strlen(lit) != len) return false;
+    for (size_t i = 0; i < len; i++) {
+        char c = w[i];
+        if (c >= 'A' && c <= 'Z') c = (char)(c - 'A' + 'a');
+        if (c != lit[i]) return false;
+    }
+    return true;
+}
+
+static void expected_options(const dp_function *f, char *buf, size_t len) {
+    snprintf(buf, len, "exponential, permute_and_flip, noisy_max_gumbel, noisy_max_exponential%s%s",
+             is_local(f->kind) ? ", plain, shifted, t_max=N" : "",
+             f->kind == DP_PARETO || f->kind == DP_PARETO_LOCAL ? ", textbook, weak" : "");
+}
+
+dp_err_class dp_options_parse(const dp_function *f, const char *text, size_t len, dp_options *o, dp_error *err) {
+    const char *seen[4] = {NULL, NULL, NULL, NULL}; /* the word that set each category */
+    size_t seen_len[4] = {0, 0, 0, 0};
+    char expected[200];
+
+    o->selector = DPMO_SELECTOR_EXPONENTIAL;
+    o->dampening = DPMO_DAMPENING_PLAIN;
+    o->dominance = DPMO_DOMINANCE_TEXTBOOK;
+    o->t_max = 0;
+    if (len > DP_MAX_OPTIONS_TEXT)
+        return dp_fail(err, DP_ERR_ARGUMENT, -1, "%s: the options text is longer than %d bytes", f->name,
+                       DP_MAX_OPTIONS_TEXT);
+    size_t i = 0;
+    while (i < len) {
+        while (i < len && (text[i] == ' ' || text[i] == ',' || text[i] == '\t' || text[i] == '\n')) i++;
+        size_t start = i;
+        while (i < len && text[i] != ' ' && text[i] != ',' && text[i] != '\t' && text[i] != '\n') i++;
+        if (i == start) break;
+        const char *w = text + start;
+        size_t wl = i - start;
+        int cat = -1;
+        for (uint32_t s = 0; s < sizeof SELECTORS / sizeof SELECTORS[0]; s++)
+            if (word_is(w, wl, SELECTORS[s])) {
+                cat = 0;
+                o->selector = s;
+            }
+        if (cat == 0 && o->selector == DPMO_SELECTOR_NOISY_MAX_LAPLACE)
+            return dp_fail(err, DP_ERR_ARGUMENT, DPMO_UNSUPPORTED,
+                           "%s: option \"%.*s\": report-noisy-max with Laplace noise has no exact implementation (use "
+                           "noisy_max_gumbel, the exponential mechanism's distribution, or noisy_max_exponential, "
+                           "permute-and-flip's)",
+                           f->name, (int)wl, w);
+        if (cat < 0 && (word_is(w, wl, "plain") || word_is(w, wl, "shifted"))) {
+            if (!is_local(f->kind))
+                return dp_fail(err, DP_ERR_ARGUMENT, -1, "%s: option \"%.*s\" applies only to the _local functions",
+                               f->name, (int)wl, w);
+            cat = 1;
+            o->dampening = word_is(w, wl, "plain") ? DPMO_DAMPENING_PLAIN : DPMO_DAMPENING_SHIFTED;
+        }
+        if (cat < 0 && (word_is(w, wl, "textbook") || word_is(w, wl, "weak"))) {
+            if (f->kind != DP_PARETO && f->kind != DP_PARETO_LOCAL)
+                return dp_fail(err, DP_ERR_ARGUMENT, -1,
+                               "%s: option \"%.*s\" applies only to the dp_pareto_ functions", f->name, (int)wl, w);
+            cat = 2;
+            o->dominance = word_is(w, wl, "textbook") ? DPMO_DOMINANCE_TEXTBOOK : DPMO_DOMINANCE_WEAK;
+        }
+        if (cat < 0 && wl > 6 && word_is(w, 6, "t_max=")) {
+            if (!is_local(f->kind))
+                return dp_fail(err, DP_ERR_ARGUMENT, -1, "%s: option \"%.*s\" applies only to the _local functions",
+                               f->name, (int)wl, w);
+            uint32_t v = 0;
+            bool ok = wl - 6 <= 5;
+            for (size_t j = 6; ok && j < wl; j++) {
+                if (w[j] < '0' || w[j] > '9') ok = false;
+                else v = v * 10 + (uint32_t)(w[j] - '0');
+            }
+            if (!ok || v < 1 || v > DP_MAX_DISTANCE)
+                return dp_fail(err, DP_ERR_ARGUMENT, -1, "%s: option \"%.*s\": t_max must be a whole number from 1 to %d",
+                               f->name, (int)wl, w, DP_MAX_DISTANCE);
+            cat = 3;
+            o->t_max = v;
+        }
+        if (cat < 0) {
+            expected_options(f, expected, sizeof expected);
+            return dp_fail(err, DP_ERR_ARGUMENT, -1, "%s: unknown option \"%.*s\" (expected: %s)", f->name, (int)wl, w,
+                           expected);
+        }
+        if (seen[cat] != NULL)
+            return dp_fail(err, DP_ERR_ARGUMENT, -1, "%s: option \"%.*s\" conflicts with \"%.*s\"", f->name, (int)wl, w,
+                           (int)seen_len[cat], seen[cat]);
+        seen[cat] = w;
+        seen_len[cat] = wl;
+    }
+    return DP_OK;
+}
+
+/* ---- Reading a row ---------------------------------------------------------------------------------- */
+
+static dp_err_class want_number(const dp_function *f, const dp_reader *r, int i, const char *what, double *out,
+                                dp_error *err) {
+    dp_arg_type t = r->type(r->ctx, i);
+    if (t == DP_ARG_NULL) return dp_fail(err, DP_ERR_ARGUMENT, -1, "%s: %s must not be NULL", f->name, what);
+    if (t != DP_ARG_NUMBER) return dp_fail(err, DP_ERR_ARGUMENT, -1, "%s: %s must be a number", f->name, what);
+    *out = r->number(r->ctx, i);
+    return DP_OK;
+}
+
+static dp_err_class positive(const dp_function *f, const char *what, double x, int status, dp_error *err) {
+    char b[40];
+    if (isfinite(x) && x > 0.0) return DP_OK;
+    dp_format_double(x, b, sizeof b);
+    return dp_fail(err, DP_ERR_ARGUMENT, status, "%s: %s must be a finite number greater than zero (got %s)", f->name,
+                   what, b);
+}
+
+/* A public array argument: not NULL, one-dimensional, no NULL elements, m elements (m = 0: any, 1 to 16). */
+static dp_err_class mismatch(const dp_function *f, const char *what, int64_t len, const char *other, int32_t m,
+                             dp_error *err) {
+    return dp_fail(err, DP_ERR_ARGUMENT, DPMO_LENGTH_MISMATCH,
+                   "%s: %s has %lld element%s but %s has %d: every array needs one element per objective", f->name,
+                   what, (long long)len, len == 1 ? "" : "s", other, m);
+}
+
+static dp_err_class public_array(const dp_function *f, const dp_reader *r, int i, const char *what, int32_t *m,
+                                 const char **m_from, dp_array *a, dp_error *err) {
+    dp_arg_type t = r->type(r->ctx, i);
+    if (t == DP_ARG_NULL) return dp_fail(err, DP_ERR_ARGUMENT, -1, "%s: %s must not be NULL", f->name, what);
+    if (t != DP_ARG_ARRAY) return dp_fail(err, DP_ERR_ARGUMENT, -1, "%s: %s must be an array of numbers", f->name, what);
+    if (r->array(r->ctx, i, a, err) != DP_OK) return err->cls;
+    if (a->ndim > 1) return dp_fail(err, DP_ERR_ARGUMENT, -1, "%s: %s must be a one-dimensional array", f->name, what);
+    if (a->has_null) return dp_fail(err, DP_ERR_ARGUMENT, -1, "%s: %s must not contain NULL elements", f->name, what);
+    if (*m == 0) {
+        if (a->len < 1 || a->len > DP_MAX_OBJECTIVES)
+            return dp_fail(err, DP_ERR_ARGUMENT, DPMO_CAPACITY_EXCEEDED,
+                           "%s: %s must have 1 to %d elements, one per objective (got %lld)", f->name, what,
+                           DP_MAX_OBJECTIVES, (long long)a->len);
+        *m = (int32_t)a->len;
+        *m_from = what;
+    } else if (a->len != *m) {
+        return mismatch(f, what, a->len, *m_from, *m, err);
+    }
+    return DP_OK;
+}
+
+dp_err_class dp_read_params(const dp_function *f, int32_t function_index, const dp_reader *r, dp_params *p,
+                            dp_error *err) {
+    dp_array a;
+    char p_m_from[32] = "the utilities array";
+    memset(p, 0, sizeof *p);
+    p->function = function_index;
+    p->k = 1;
+    if (r->nargs != f->nargs && r->nargs != f->nargs + 1)
+        return dp_fail(err, DP_ERR_ARGUMENT, -1, "%s: expected %d or %d arguments (%s [, options]), got %d", f->name,
+                       f->nargs, f->nargs + 1, f->signature, r->nargs);
+
+    if (want_number(f, r, f->epsilon, "epsilon", &p->epsilon, err)) return err->cls;
+    if (positive(f, "epsilon", p->epsilon, DPMO_INVALID_EPSILON, err)) return err->cls;
+
+    if (f->k >= 0) {
+        dp_arg_type t = r->type(r->ctx, f->k);
+        if (t == DP_ARG_NULL) return dp_fail(err, DP_ERR_ARGUMENT, -1, "%s: k must not be NULL", f->name);
+        if (!r->integer(r->ctx, f->k, &p->k))
+            return dp_fail(err, DP_ERR_ARGUMENT, -1, "%s: k must be an integer", f->name);
+        if (p->k < 1) return dp_fail(err, DP_ERR_ARGUMENT, -1, "%s: k must be at least 1 (got %lld)", f->name, (long long)p->k);
+    }
+
+    /* The number of objectives m, from the public arrays (weights, sensitivities) or, for global PrivPareto,
+     * from the utilities array (m = 0 when that array is NULL: a data problem). */
+    if (!is_array_kind(f->kind)) {
+        p->m = 1;
+        if (want_number(f, r, f->sensitivities, "the sensitivity", &p->sensitivities[0], err)) return err->cls;
+        if (positive(f, "the sensitivity", p->sensitivities[0], DPMO_INVALID_SENSITIVITY, err)) return err->cls;
+    } else {
+        int32_t m = 0;
+        const char *m_from = "";
+        if (f->weights >= 0) {
+            if (public_array(f, r, f->weights, "the weights array", &m, &m_from, &a, err)) return err->cls;
+            bool nonzero = false;
+            for (int32_t i = 0; i < m; i++) {
+                char b[40];
+                if (!isfinite(a.vals[i])) {
+                    dp_format_double(a.vals[i], b, sizeof b);
+                    return dp_fail(err, DP_ERR_ARGUMENT, DPMO_NON_FINITE_INPUT,
+                                   "%s: every weight must be a finite number (weight %d is %s)", f->name, i + 1, b);
+                }
+                p->weights[i] = a.vals[i];
+                nonzero |= a.vals[i] != 0.0;
+            }
+            if (!nonzero) return dp_fail(err, DP_ERR_ARGUMENT, -1, "%s: at least one weight must be non-zero", f->name);
+        }
+        if (f->sensitivities >= 0) {
+            if (public_array(f, r, f->sensitivities, "the sensitivities array", &m, &m_from, &a, err)) return err->cls;
+            for (int32_t i = 0; i < m; i++) {
+                char b[40];
+                if (!(isfinite(a.vals[i]) && a.vals[i] > 0.0)) {
+                    dp_format_double(a.vals[i], b, sizeof b);
+                    return dp_fail(err, DP_ERR_ARGUMENT, DPMO_INVALID_SENSITIVITY,
+                                   "%s: every sensitivity must be a finite number greater than zero (sensitivity %d is %s)",
+                                   f->name, i + 1, b);
+                }
+                p->sensitivities[i] = a.vals[i];
+            }
+        }
+        /* The utilities array's length is public; its elements are data (NULL elements allowed here). */
+        dp_arg_type t = r->type(r->ctx, f->utilities);
+        if (t != DP_ARG_NULL) {
+            if (t != DP_ARG_ARRAY)
+                return dp_fail(err, DP_ERR_ARGUMENT, -1, "%s: the utilities array must be an array of numbers", f->name);
+            if (r->array(r->ctx, f->utilities, &a, err) != DP_OK) return err->cls;
+            if (a.ndim > 1)
+                return dp_fail(err, DP_ERR_ARGUMENT, -1, "%s: the utilities array must be a one-dimensional array",
+                               f->name);
+            if (m == 0) {
+                if (a.len < 1 || a.len > DP_MAX_OBJECTIVES)
+                    return dp_fail(err, DP_ERR_ARGUMENT, DPMO_CAPACITY_EXCEEDED,
+                                   "%s: the utilities array must have 1 to %d elements, one per objective (got %lld)",
+                                   f->name, DP_MAX_OBJECTIVES, (long long)a.len);
+                m = (int32_t)a.len;
+                m_from = "the utilities array";
+            } else if (a.len != m) {
+                return mismatch(f, "the utilities array", a.len, m_from, m, err);
+            }
+        }
+        p->m = m;
+        if (m != 0) {
+            /* for the deltas below */
+            snprintf(p_m_from, sizeof p_m_from, "%s", m_from);
+        }
+    }
+
+    /* The shape of the local sensitivities: numbers (width 1) or table rows (width T); -1 when NULL. */
+    if (f->deltas >= 0) {
+        dp_arg_type t = r->type(r->ctx, f->deltas);
+        p->width = -1;
+        if (f->kind == DP_SELECT_LOCAL) {
+            if (t == DP_ARG_NUMBER) {
+                p->width = 1;
+            } else if (t == DP_ARG_ARRAY) {
+                if (r->array(r->ctx, f->deltas, &a, err) != DP_OK) return err->cls;
+                if (a.ndim > 1)
+                    return dp_fail(err, DP_ERR_ARGUMENT, -1,
+                                   "%s: delta must be a number or a one-dimensional array (a row of a delta table)",
+                                   f->name);
+                if (a.len < 1 || a.len > DP_MAX_DISTANCE)
+                    return dp_fail(err, DP_ERR_ARGUMENT, -1, "%s: a delta table row must have 1 to %d values (got %lld)",
+                                   f->name, DP_MAX_DISTANCE, (long long)a.len);
+                p->width = (int32_t)a.len;
+                p->table = 1;
+            } else if (t != DP_ARG_NULL) {
+                return dp_fail(err, DP_ERR_ARGUMENT, -1, "%s: delta must be a number or an array of numbers", f->name);
+            }
+        } else if (t == DP_ARG_ARRAY) {
+            if (r->array(r->ctx, f->deltas, &a, err) != DP_OK) return err->cls;
+            if (a.ndim <= 1) {
+                if (a.len != p->m) return mismatch(f, "the deltas array", a.len, p_m_from, p->m, err);
+                p->width = 1;
+            } else {
+                if (a.dims[0] != p->m)
+                    return dp_fail(err, DP_ERR_ARGUMENT, DPMO_LENGTH_MISMATCH,
+                                   "%s: the deltas array has %lld rows but %s has %d: one row per objective", f->name,
+                                   (long long)a.dims[0], p_m_from, p->m);
+                if (a.dims[1] < 1 || a.dims[1] > DP_MAX_DISTANCE)
+                    return dp_fail(err, DP_ERR_ARGUMENT, -1, "%s: a delta table row must have 1 to %d values (got %lld)",
+                                   f->name, DP_MAX_DISTANCE, (long long)a.dims[1]);
+                p->width = (int32_t)a.dims[1];
+                p->table = 1;
+            }
+        } else if (t != DP_ARG_NULL) {
+            return dp_fail(err, DP_ERR_ARGUMENT, -1, "%s: the deltas array must be an array of numbers", f->name);
+        }
+    }
+
+    if (r->nargs == f->nargs + 1) {
+        int oi = f->nargs;
+        dp_arg_type t = r->type(r->ctx, oi);
+        size_t len = 0;
+        if (t == DP_ARG_NULL) return dp_fail(err, DP_ERR_ARGUMENT, -1, "%s: the options must not be NULL", f->name);
+        if (t != DP_ARG_TEXT) return dp_fail(err, DP_ERR_ARGUMENT, -1, "%s: the options must be text", f->name);
+        const char *text = r->text(r->ctx, oi, &len);
+        if (dp_options_parse(f, text, len, &p->options, err)) return err->cls;
+    } else {
+        dp_options_parse(f, "", 0, &p->options, err);
+    }
+    if (p->table && p->options.t_max != 0)
+        return dp_fail(err, DP_ERR_ARGUMENT, -1,
+                       "%s: option t_max applies to a delta given as a number; a delta table saturates at its width",
+                       f->name);
+    return DP_OK;
+}
+
+static dp_err_class differs(const dp_function *f, const char *what, dp_error *err) {
+    return dp_fail(err, DP_ERR_ARGUMENT, -1, "%s: %s must be the same in every row of a group", f->name, what);
+}
+
+dp_err_class dp_params_merge(const dp_function *f, dp_params *g, const dp_params *r, dp_error *err) {
+    if (g->function != r->function) return dp_fail(err, DP_ERR_INTERNAL, -1, "%s: rows of different functions", f->name);
+    if (g->epsilon != r->epsilon) return differs(f, "epsilon", err);
+    if (g->k != r->k) return differs(f, "k", err);
+    if (memcmp(&g->options, &r->options, sizeof g->options) != 0) return differs(f, "the options", err);
+    if (g->m != 0 && r->m != 0 && g->m != r->m) return differs(f, "the number of objectives", err);
+    if (memcmp(g->weights, r->weights, sizeof g->weights) != 0) return differs(f, "the weights array", err);
+    if (memcmp(g->sensitivities, r->sensitivities, sizeof g->sensitivities) != 0)
+        return differs(f, is_array_kind(f->kind) ? "the sensitivities array" : "the sensitivity", err);
+    if (g->width >= 0 && r->width >= 0 && (g->width != r->width || g->table != r->table))
+        return dp_fail(err, DP_ERR_ARGUMENT, -1,
+                       "%s: the local sensitivities must have the same shape in every row of a group (numbers, or "
+                       "table rows of one width)",
+                       f->name);
+    if (g->m == 0) g->m = r->m; /* shapes first seen on this row (earlier rows held NULLs) */
+    if (g->width < 0) {
+        g->width = r->width;
+        g->table = r->table;
+    }
+    return DP_OK;
+}
+
+dp_err_class dp_read_row(const dp_function *f, const dp_params *p, const dp_reader *r, int64_t *id,
+                         double *utilities, double *deltas, bool *null_data, dp_error *err) {
+    dp_array a;
+    dp_arg_type t = r->type(r->ctx, f->id);
+    if (t == DP_ARG_NULL) return dp_fail(err, DP_ERR_ARGUMENT, -1, "%s: id must not be NULL", f->name);
+    if (!r->integer(r->ctx, f->id, id)) return dp_fail(err, DP_ERR_ARGUMENT, -1, "%s: id must be an integer", f->name);
+    if (utilities == NULL) return DP_OK; /* the group already holds a NULL: only ids are kept */
+
+    t = r->type(r->ctx, f->utilities);
+    if (t == DP_ARG_NULL) {
+        *null_data = true;
+        return DP_OK;
+    }
+    if (!is_array_kind(f->kind)) {
+        if (t != DP_ARG_NUMBER)
+            return dp_fail(err, DP_ERR_ARGUMENT, -1, "%s: %s must be a number", f->name,
+                           f->kind == DP_SELECT ? "the score" : "the utility");
+        utilities[0] = r->number(r->ctx, f->utilities);
+    } else {
+        if (r->array(r->ctx, f->utilities, &a, err) != DP_OK) return err->cls;
+        if (a.len != p->m) return differs(f, "the number of objectives", err);
+        memcpy(utilities, a.vals, (size_t)p->m * sizeof(double));
+        if (a.has_null) *null_data = true;
+    }
+    if (f->deltas >= 0) {
+        t = r->type(r->ctx, f->deltas);
+        if (t == DP_ARG_NULL || p->width < 0) {
+            *null_data = true;
+            return DP_OK;
+        }
+        if (t == DP_ARG_NUMBER) {
+            deltas[0] = r->number(r->ctx, f->deltas);
+        } else {
+            if (r->array(r->ctx, f->deltas, &a, err) != DP_OK) return err->cls;
+            if (a.len != (int64_t)p->m * p->width) return dp_fail(err, DP_ERR_INTERNAL, -1, "%s: delta shape", f->name);
+            memcpy(deltas, a.vals, (size_t)a.len * sizeof(double));
+            if (a.has_null) *null_data = true;
+        }
+    }
+    return DP_OK;
+}
+
+/* ---- Preparing and running a group ------------------------------------------------------------------ */
+
+typedef struct id_row {
+    int64_t id;
+    int64_t row;
+} id_row;
+
+static int cmp_id_row(const void *a, const void *b) {
+    int64_t x = ((const id_row *)a)->id, y = ((const id_row *)b)->id;
+    return (x > y) - (x < y);
+}
+
+/* count · size bytes, or 0 when that overflows (a caller treats 0 as too large for n ≥ 1). */
+static size_t bytes_of(int64_t count, size_t size) {
+    if (count < 1) count = 1;
+    if ((uint64_t)count > SIZE_MAX / size) return 0;
+    return (size_t)count * size;
+}
+
+static void *alloc_n(const dp_alloc *a, int64_t count, size_t size) {
+    size_t b = bytes_of(count, size);
+    return b ? a->alloc(a->ctx, b) : NULL;
+}
+
+void dp_group_free(dp_group *g, const dp_alloc *a) {
+    if (g->ids) a->free(a->ctx, g->ids);
+    if (g->utilities) a->free(a->ctx, g->utilities);
+    if (g->deltas) a->free(a->ctx, g->deltas);
+    memset(g, 0, sizeof *g);
+}
+
+dp_err_class dp_group_prepare(const dp_params *p, int64_t n, const int64_t *ids, const double *utilities,
+                              const double *deltas, const dp_alloc *a, dp_group *g, dp_error *err) {
+    const dp_function *f = &dp_functions[p->function];
+    memset(g, 0, sizeof *g);
+    if (n < 1) return dp_fail(err, DP_ERR_ARGUMENT, DPMO_EMPTY_INPUT, "%s: the group has no rows", f->name);
+    if (p->k > n)
+        return dp_fail(err, DP_ERR_ARGUMENT, -1, "%s: k = %lld exceeds the number of candidates in the group (%lld)",
+                       f->name, (long long)p->k, (long long)n);
+    id_row *order = alloc_n(a, n, sizeof *order);
+    if (order == NULL) return dp_fail(err, DP_ERR_NOMEM, -1, "%s: out of memory for %lld candidates", f->name, (long long)n);
+    for (int64_t i = 0; i < n; i++) {
+        order[i].id = ids[i];
+        order[i].row = i;
+    }
+    qsort(order, (size_t)n, sizeof *order, cmp_id_row);
+    for (int64_t i = 1; i < n; i++)
+        if (order[i].id == order[i - 1].id) {
+            long long dup = (long long)order[i].id;
+            a->free(a->ctx, order);
+            return dp_fail(err, DP_ERR_ARGUMENT, -1, "%s: id %lld appears more than once in the group", f->name, dup);
+        }
+    int64_t m = p->m, w = p->width > 0 ? p->width : 0;
+    g->n = n;
+    g->ids = alloc_n(a, n, sizeof(int64_t));
+    if (utilities != NULL) {
+        g->utilities = alloc_n(a, n * m, sizeof(double));
+        if (w > 0 && deltas != NULL) g->deltas = alloc_n(a, n * m * w, sizeof(double));
+    }
+    if (g->ids == NULL || (utilities != NULL && g->utilities == NULL) ||
+        (utilities != NULL && w > 0 && deltas != NULL && g->deltas == NULL)) {
+        a->free(a->ctx, order);
+        dp_group_free(g, a);
+        return dp_fail(err, DP_ERR_NOMEM, -1, "%s: out of memory for %lld candidates", f->name, (long long)n);
+    }
+    for (int64_t i = 0; i < n; i++) {
+        int64_t r = order[i].row;
+        g->ids[i] = order[i].id;
+        if (g->utilities) memcpy(g->utilities + i * m, utilities + r * m, (size_t)m * sizeof(double));
+        if (g->deltas)
+            for (int64_t o = 0; o < m; o++)
+                memcpy(g->deltas + (o * n + i) * w, deltas + (r * m + o) * w, (size_t)w * sizeof(double));
+    }
+    a->free(a->ctx, order);
+    return DP_OK;
+}
+
+void dp_mechanism_label(const dp_params *p, char *buf, size_t len) {
+    const dp_function *f = &dp_functions[p->function];
+    snprintf(buf, len, "%s/%s%s", f->name, SELECTORS[p->options.selector],
+             is_local(f->kind) && p->options.dampening == DPMO_DAMPENING_SHIFTED ? "/shifted" : "");
+}
+
+static dp_err_class run_status(const dp_function *f, dpmo_status st, dp_error *err) {
+    switch (st) {
+    case DPMO_OK:
+        return DP_OK;
+    case DPMO_NON_FINITE_INPUT:
+    case DPMO_INVALID_SENSITIVITY_VALUE:
+    case DPMO_OVERFLOW:
+        return dp_fail(err, DP_ERR_DATA, (int)st, "%s: %s (epsilon was charged)", f->name,
+                       dpmo_status_message((uint32_t)st));
+    case DPMO_UNSUPPORTED: /* refused by the options parser already; kept for a library that refuses more */
+    default: /* every argument was checked before the charge: this is a bug, reported as such */
+        return dp_fail(err, DP_ERR_INTERNAL, (int)st, "%s: unexpected dpmo status %d: %s (epsilon was charged)", f->name,
+                       (int)st, dpmo_status_message((uint32_t)st));
+    }
+}
+
+/* The one place where the bindings call the selecting functions of the C ABI. */
+dp_err_class dp_group_run(const dp_params *p, const dp_group *g, bool null_data, dpmo_rng *rng, const dp_alloc *a,
+                          int64_t *out, dp_error *err) {
+    const dp_function *f = &dp_functions[p->function];
+    size_t n = (size_t)g->n, m = (size_t)p->m, k = (size_t)p->k;
+    dpmo_sensitivity specs[DP_MAX_OBJECTIVES];
+    size_t columns = 0;
+    dpmo_status st;
+    double *values = NULL;
+    size_t *indices = NULL, *picks = NULL;
+    size_t values_len = 0, indices_len = 0;
+    dp_err_class cls = DP_OK;
+
+    if (null_data || g->utilities == NULL || (is_local(f->kind) && g->deltas == NULL))
+        return dp_fail(err, DP_ERR_DATA, DPMO_NON_FINITE_INPUT, "%s: a utility or local sensitivity is NULL (epsilon was charged)",
+                       f->name);
+    if (is_local(f->kind)) {
+        size_t w = (size_t)p->width;
+        uint32_t t_max = p->options.t_max ? p->options.t_max : DP_DEFAULT_T_MAX;
+        memset(specs, 0, sizeof specs);
+        for (size_t i = 0; i < m; i++) {
+            specs[i].values = g->deltas + i * n * w;
+            specs[i].global = p->sensitivities[i];
+            if (p->table) {
+                specs[i].kind = DPMO_DELTA_TABLE;
+                specs[i].values_len = n * w;
+                specs[i].columns = w;
+                specs[i].t_max = w;
+            } else {
+                specs[i].kind = DPMO_DELTA_PER_CANDIDATE;
+                specs[i].values_len = n;
+                specs[i].t_max = t_max;
+            }
+        }
+        columns = p->table ? w : t_max;
+    }
+    picks = alloc_n(a, (int64_t)k, sizeof(size_t));
+    if (picks == NULL) goto nomem;
+
+    /* Scratch lengths from the library's helpers (enough for either arithmetic; exact is the default). */
+    switch (f->kind) {
+    case DP_SELECT:
+        st = dpmo_top_k_scratch_len(n, p->options.selector, &values_len, &indices_len);
+        break;
+    case DP_SELECT_LOCAL:
+        st = dpmo_local_dampening_scratch_len(n, k, p->options.selector, &values_len, &indices_len);
+        break;
+    case DP_PARETO:
+    case DP_PARETO_LOCAL:
+        st = dpmo_privpareto_scratch_len(n, m, &values_len, &indices_len);
+        break;
+    default:
+        st = dpmo_privagg_scratch_len(n, m, &values_len, &indices_len);
+        break;
+    }
+    if (st != DPMO_OK) {
+        cls = run_status(f, st, err);
+        goto done;
+    }
+    values = alloc_n(a, (int64_t)(values_len ? values_len : 1), sizeof(double));
+    indices = alloc_n(a, (int64_t)(indices_len ? indices_len : 1), sizeof(size_t));
+    if (values == NULL || indices == NULL || values_len > (size_t)INT64_MAX || indices_len > (size_t)INT64_MAX)
+        goto nomem;
+
+    switch (f->kind) {
+    case DP_SELECT:
+        st = dpmo_select_top_k(rng, p->options.selector, g->utilities, n, p->sensitivities[0], p->epsilon, k, picks,
+                               values, values_len, indices, indices_len, NULL);
+        break;
+    case DP_SELECT_LOCAL:
+        if (k == 1)
+            st = dpmo_select_local_dampening(rng, g->utilities, n, &specs[0], p->options.dampening,
+                                             p->options.selector, p->epsilon, values, values_len,
+                                             indices_len ? indices : NULL, indices_len, picks, NULL);
+        else
+            st = dpmo_select_local_dampening_top_k(rng, g->utilities, n, &specs[0], p->options.dampening,
+                                                   p->options.selector, p->epsilon, k, picks, values, values_len,
+                                                   indices, indices_len, NULL);
+        break;
+    case DP_PARETO:
+    case DP_PARETO_LOCAL:
+        /* Local: delta^PS examined up to the deltas' saturation distance (<= 1024), n - 1 beyond. */
+        st = dpmo_select_privpareto(rng, g->utilities, n, m, p->options.dominance,
+                                    f->kind == DP_PARETO_LOCAL ? specs : NULL, f->kind == DP_PARETO_LOCAL ? columns : 0,
+                                    p->options.dampening, p->options.selector, p->epsilon, k, picks, values, values_len,
+                                    indices, indices_len, NULL);
+        break;
+    default:
+        /* Local: delta_agg saturates where every delta_i does (max_distance 0, automatic; <= 1024). */
+        st = dpmo_select_privagg(rng, g->utilities, n, m, p->weights, p->sensitivities,
+                                 f->kind == DP_AGG_LOCAL ? specs : NULL, 0, p->options.dampening, p->options.selector,
+                                 p->epsilon, k, picks, values, values_len, indices, indices_len, NULL);
+        break;
+    }
+    cls = run_status(f, st, err);
+done:
+    if (cls == DP_OK)
+        for (size_t i = 0; i < k; i++) {
+            if (picks[i] >= n) { /* cannot happen; never index out of bounds */
+                cls = dp_fail(err, DP_ERR_INTERNAL, -1, "%s: the library returned an index out of range", f->name);
+                break;
+            }
+            out[i] = (int64_t)picks[i];
+        }
+    if (values) a->free(a->ctx, values);
+    if (indices) a->free(a->ctx, indices);
+    a->free(a->ctx, picks);
+    return cls;
+nomem:
+    if (values) a->free(a->ctx, values);
+    if (indices) a->free(a->ctx, indices);
+    if (picks) a->free(a->ctx, picks);
+    return dp_fail(err, DP_ERR_NOMEM, -1, "%s: out of memory for the scratch of %lld candidates (epsilon was charged)",
+                   f->name, (long long)n);
+}

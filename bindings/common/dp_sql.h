@@ -1,0 +1,186 @@
+/*
+ * dp_sql.h: the SQL surface of dpmo, shared by the PostgreSQL and SQLite bindings (bindings/SQL.md).
+ *
+ * One table of functions, one argument layout, one options parser, one set of error texts, and the only
+ * calls into the dpmo C ABI that select something. Each engine supplies
+ *   - a row reader (how to read argument i of the current row: NULL, number, integer, array, text),
+ *   - an allocator (palloc or sqlite3_malloc),
+ *   - the storage of the group's rows, and the privacy ledger that is charged between dp_group_prepare
+ *     (argument checks: nothing charged when they fail) and dp_group_run (the data is examined: a failure
+ *     keeps the charge).
+ *
+ * Plain C11, no engine headers, no global state, no allocation except through the caller's allocator.
+ */
+#ifndef DP_SQL_H
+#define DP_SQL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dpmo.h"
+
+#define DP_MAX_OBJECTIVES DPMO_MAX_OBJECTIVES /* 16 */
+#define DP_MAX_DISTANCE 1024                  /* bound of t_max and of a δ table's width */
+#define DP_DEFAULT_T_MAX 64                   /* saturation distance of a δ given as a number */
+#define DP_MAX_OPTIONS_TEXT 256               /* bytes of the options argument */
+#define DP_MAX_ROWS ((int64_t)1 << 31)        /* candidates in one group */
+#define DP_MSG_LEN 400
+
+/* What a failure means for the budget. */
+typedef enum dp_err_class {
+    DP_OK = 0,
+    DP_ERR_ARGUMENT, /* a public argument is wrong: found before the charge, nothing charged */
+    DP_ERR_DATA,     /* the private data is unusable: found after the charge, which stays */
+    DP_ERR_NOMEM,    /* out of memory */
+    DP_ERR_INTERNAL  /* cannot happen; reported rather than ignored */
+} dp_err_class;
+
+typedef struct dp_error {
+    dp_err_class cls;
+    int status; /* the dpmo_status behind it, or -1 */
+    char msg[DP_MSG_LEN];
+} dp_error;
+
+typedef enum dp_kind {
+    DP_SELECT,       /* one score per row, global sensitivity */
+    DP_SELECT_LOCAL, /* one utility and its local sensitivity per row: local dampening */
+    DP_PARETO,       /* m utilities per row: PrivPareto, global */
+    DP_PARETO_LOCAL, /* m utilities and m local sensitivities: PrivPareto, local (δ^PS) */
+    DP_AGG,          /* m utilities, weights and sensitivities: PrivAgg, global */
+    DP_AGG_LOCAL     /* m utilities, weights, local sensitivities: PrivAgg, local (δ_agg) */
+} dp_kind;
+
+typedef struct dp_function {
+    const char *name;
+    dp_kind kind;
+    bool top_k;
+    /* Argument positions (0-based; -1 when absent). The options text, optional, follows the last. */
+    int id, epsilon, k, weights, utilities, deltas, sensitivities;
+    int nargs; /* without the options */
+    const char *signature;
+} dp_function;
+
+extern const dp_function dp_functions[];
+extern const size_t dp_function_count;
+const dp_function *dp_function_find(const char *name);
+
+typedef struct dp_options {
+    uint32_t selector;  /* DPMO_SELECTOR_* */
+    uint32_t dampening; /* DPMO_DAMPENING_*, local forms */
+    uint32_t dominance; /* DPMO_DOMINANCE_*, PrivPareto */
+    uint32_t t_max;     /* saturation distance of a δ given as a number, local forms */
+} dp_options;
+
+/* The public constants of a group: the same in every row. Plain data (serialised as is by PostgreSQL). */
+typedef struct dp_params {
+    int32_t function; /* index into dp_functions */
+    int32_t m;        /* objectives (1 for dp_select*) */
+    int32_t width;    /* δ values per objective and row: 0 (no δ), 1 (a number) or T (a table row) */
+    int32_t table;    /* 1 when the δ are table rows (Δ from T on), 0 when numbers (Δ from t_max on) */
+    int64_t k;        /* picks (1 for the single-result functions) */
+    double epsilon;
+    double weights[DP_MAX_OBJECTIVES];
+    double sensitivities[DP_MAX_OBJECTIVES];
+    dp_options options;
+} dp_params;
+
+/* ---- Reading one row ------------------------------------------------------------------------------ */
+
+typedef enum dp_arg_type { DP_ARG_NULL, DP_ARG_NUMBER, DP_ARG_ARRAY, DP_ARG_TEXT, DP_ARG_OTHER } dp_arg_type;
+
+/* An array argument: 1-D (dims[1] = 0) or 2-D, row-major; NULL elements are NaN with has_null set. */
+typedef struct dp_array {
+    int ndim; /* 0 (empty), 1 or 2 */
+    int64_t dims[2];
+    int64_t len;
+    const double *vals;
+    bool has_null;
+} dp_array;
+
+typedef struct dp_reader {
+    void *ctx;
+    int nargs; /* arguments of this call, options included */
+    dp_arg_type (*type)(void *ctx, int i);
+    double (*number)(void *ctx, int i);
+    /* true and *out when argument i is an integer (SQL bigint/int, or SQLite INTEGER) */
+    bool (*integer)(void *ctx, int i, int64_t *out);
+    /* DP_OK and *out (valid until the next row) when argument i is an array; else an error */
+    dp_err_class (*array)(void *ctx, int i, dp_array *out, dp_error *err);
+    /* the text of argument i (not NUL-terminated) */
+    const char *(*text)(void *ctx, int i, size_t *len);
+} dp_reader;
+
+/*
+ * Reads the public arguments of the current row into *p (function, ε, k, m, δ shape, weights,
+ * sensitivities, options) and checks them. Errors are DP_ERR_ARGUMENT.
+ */
+dp_err_class dp_read_params(const dp_function *f, int32_t function_index, const dp_reader *r, dp_params *p,
+                            dp_error *err);
+
+/*
+ * Compares a row's public arguments with the group's (every row must repeat them). A shape the group does
+ * not know yet (m = 0 or width = -1: its earlier rows held NULLs) is taken from the row.
+ */
+dp_err_class dp_params_merge(const dp_function *f, dp_params *group, const dp_params *row, dp_error *err);
+
+/*
+ * Reads the row's candidate: its id (an argument error when NULL or not an integer), m utilities and, for
+ * the local forms, m · width local sensitivities (objective-major within the row). NULL utilities or δ are
+ * stored as NaN and reported through *null_data (a data problem, reported after the charge).
+ */
+dp_err_class dp_read_row(const dp_function *f, const dp_params *p, const dp_reader *r, int64_t *id,
+                         double *utilities, double *deltas, bool *null_data, dp_error *err);
+
+/* Parses the options text (NUL-terminated) for function f. */
+dp_err_class dp_options_parse(const dp_function *f, const char *text, size_t len, dp_options *o, dp_error *err);
+
+/* ---- The selection --------------------------------------------------------------------------------- */
+
+typedef struct dp_alloc {
+    void *ctx;
+    void *(*alloc)(void *ctx, size_t bytes); /* NULL when out of memory; bytes may exceed 1 GB */
+    void (*free)(void *ctx, void *p);
+} dp_alloc;
+
+/* A group ready to select from: rows sorted by id (unique). Freed with dp_group_free. */
+typedef struct dp_group {
+    int64_t n;
+    int64_t *ids;      /* n, ascending */
+    double *utilities; /* n · m, row-major */
+    double *deltas;    /* m blocks of n · width (objective-major: what dpmo_sensitivity wants), or NULL */
+} dp_group;
+
+/*
+ * Checks before the charge (public facts: the group is not empty, k ≤ n, ids unique) and builds the sorted
+ * group from the engine's rows (ids[n], utilities[n · m], deltas[n · m · width], each row as dp_read_row
+ * wrote it). Errors: DP_ERR_ARGUMENT or DP_ERR_NOMEM; nothing to free then.
+ */
+dp_err_class dp_group_prepare(const dp_params *p, int64_t n, const int64_t *ids, const double *utilities,
+                              const double *deltas, const dp_alloc *a, dp_group *g, dp_error *err);
+
+/*
+ * Runs the mechanism (call it once the ledger has been charged ε = p->epsilon): writes the k chosen rows
+ * of the sorted group to out[0..k) (indices into g->ids), in pick order. null_data: a NULL was read in
+ * the data (reported as a data error without running). Errors: DP_ERR_DATA (the data is unusable; the
+ * charge stays), DP_ERR_NOMEM, DP_ERR_INTERNAL.
+ */
+dp_err_class dp_group_run(const dp_params *p, const dp_group *g, bool null_data, dpmo_rng *rng, const dp_alloc *a,
+                          int64_t *out, dp_error *err);
+
+void dp_group_free(dp_group *g, const dp_alloc *a);
+
+/* "dp_select_top_k/permute_and_flip": what the ledger records as the mechanism. */
+void dp_mechanism_label(const dp_params *p, char *buf, size_t len);
+
+/* Formats an error into err (cls, status, "function: message"). Returns cls. */
+dp_err_class dp_fail(dp_error *err, dp_err_class cls, int status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+/* %g-like shortest round-trip text of a double (17 significant digits at most). */
+void dp_format_double(double x, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,63 @@
+-- Bad input is a clean ERROR (texts shared with SQLite, see bindings/testdata/surface.cases), never a
+-- crash; an error in the public arguments charges nothing, an error caused by the data is charged (it comes
+-- after the charge, as in the C ABI). Checked on a role of its own with a grant of 1.
+CREATE TABLE e AS SELECT g::bigint AS id, g::float8 AS score FROM generate_series(1, 5) g;
+CREATE ROLE err_analyst;
+GRANT SELECT ON e TO err_analyst;
+SELECT dp_budget_grant('err_analyst', 1);
+SET SESSION AUTHORIZATION err_analyst;
+
+-- argument errors: nothing charged
+SELECT dp_select(id, 1, score, 1) FROM e WHERE false;
+SELECT dp_select(id, 1, score, 1) FILTER (WHERE id > 100) FROM e;
+SELECT dp_select(id, 0, score, 1) FROM e;
+SELECT dp_select(id, 'NaN', score, 1) FROM e;
+SELECT dp_select(id, 1, score, 'Infinity') FROM e;
+SELECT dp_select(NULL, 1, score, 1) FROM e;
+SELECT dp_select(1, 1, score, 1) FROM e;
+SELECT dp_select(id, id::float8, score, 1) FROM e;
+SELECT dp_select(id, 1, score, 1, 'argmax') FROM e;
+SELECT dp_select(id, 1, score, 1, 'exponential, permute_and_flip') FROM e;
+SELECT dp_select(id, 1, score, 1, 'shifted') FROM e;
+SELECT dp_select_local(id, 1, score, 0.5, 1, 't_max=0') FROM e;
+SELECT dp_select_local(id, 1, score, 0.5, 1, 't_max=1025') FROM e;
+SELECT dp_select_local(id, 1, score, ARRAY[0.5], 1, 't_max=4') FROM e;
+SELECT dp_select_local(id, 1, score, ARRAY[]::float8[], 1) FROM e;
+SELECT dp_select_local(id, 1, score, array_fill(0.5::float8, ARRAY[1025]), 1) FROM e;
+SELECT dp_select_local(id, 1, score, CASE WHEN id = 2 THEN ARRAY[1.0] ELSE ARRAY[0.5, 1] END, 1) FROM e;
+SELECT dp_select_top_k(id, 1, 0, score, 1) FROM e;
+SELECT dp_select_top_k(id, 1, 6, score, 1) FROM e;
+SELECT dp_pareto_select(id, 1, ARRAY[]::float8[]) FROM e;
+SELECT dp_pareto_select(id, 1, array_fill(1.0::float8, ARRAY[17])) FROM e;
+SELECT dp_pareto_select(id, 1, ARRAY[[score, score], [score, score]]) FROM e;
+SELECT dp_pareto_select(id, 1, CASE WHEN id = 2 THEN ARRAY[score] ELSE ARRAY[score, score] END) FROM e;
+SELECT dp_pareto_select_local(id, 1, ARRAY[score, score], ARRAY[1], ARRAY[1, 1]) FROM e;
+SELECT dp_pareto_select_local(id, 1, ARRAY[score, score], ARRAY[[1, 1], [1, 1], [1, 1]], ARRAY[1, 1]) FROM e;
+SELECT dp_agg_select(id, 1, ARRAY[1], ARRAY[score, score], ARRAY[1, 1]) FROM e;
+SELECT dp_agg_select(id, 1, ARRAY[0, 0], ARRAY[score, score], ARRAY[1, 1]) FROM e;
+SELECT dp_agg_select(id, 1, ARRAY[1, 'NaN'::float8], ARRAY[score, score], ARRAY[1, 1]) FROM e;
+SELECT dp_agg_select(id, 1, ARRAY[1, NULL], ARRAY[score, score], ARRAY[1, 1]) FROM e;
+SELECT dp_agg_select(id, 1, ARRAY[1, id], ARRAY[score, score], ARRAY[1, 1]) FROM e;
+SELECT dp_agg_select(id, 1, ARRAY[1, 1], ARRAY[score, score], ARRAY[1, 0]) FROM e;
+SELECT dp_budget_remaining() AS nothing_charged;
+
+-- data errors: charged (0.0625 each), nothing selected
+SELECT dp_select(id, 0.0625, CASE WHEN id = 3 THEN NULL ELSE score END, 1) FROM e;
+SELECT dp_select(id, 0.0625, CASE WHEN id = 2 THEN 'NaN' ELSE score END, 1) FROM e;
+SELECT dp_select(id, 0.0625, CASE WHEN id = 2 THEN '-Infinity' ELSE score END, 1) FROM e;
+SELECT dp_select_local(id, 0.0625, score, -0.5, 1) FROM e;
+SELECT dp_select_local(id, 0.0625, score, NULL::float8, 1) FROM e;
+SELECT dp_select_local(id, 0.0625, score, ARRAY[0.5, NULL], 1) FROM e;
+SELECT dp_pareto_select(id, 0.0625, CASE WHEN id = 1 THEN NULL ELSE ARRAY[score, score] END) FROM e;
+SELECT dp_pareto_select(id, 0.0625, ARRAY[score, NULL]) FROM e;
+SELECT dp_budget_remaining() AS half_charged;
+
+-- exhausted: a clear error, nothing charged
+SELECT dp_select(id, 0.75, score, 1) FROM e;
+SELECT dp_budget_remaining() AS unchanged;
+
+-- extreme but valid input is accepted; the session is intact
+SELECT dp_select(id, 1e-300, score * 1e300, 1e300) IN (SELECT id FROM e) AS ok FROM e;
+SELECT dp_select(id, dp_budget_remaining(), score, 1e-300) AS best FROM e;
+RESET SESSION AUTHORIZATION;
+SELECT role, total, spent, remaining FROM dp_budget_grants() WHERE role = 'err_analyst';

@@ -1,0 +1,341 @@
+"""dpmo on Spark (pyspark): contribution bounding and per-candidate aggregation as Spark transformations, an
+exact distributed report-noisy-max for single-objective selection (top-k too), and multi-objective selection
+on the driver.
+
+The pipeline, for events (unit, candidate, value) in a DataFrame and a public candidate list::
+
+    from dpmo import spark as dps
+    agg = dps.bound_and_aggregate(events, unit="user", candidate="item", value="amount",
+                                  candidate_list=items, max_candidates=5, bounds=(0.0, 100.0))
+    budget = dpmo.Budget(1.0)
+    top3 = dps.select(agg, score="count", epsilon=0.5, k=3, budget=budget)    # labels, in pick order
+
+* **Bounding** (:func:`bound_and_aggregate`): events on candidates outside the list are dropped (a broadcast
+  join); the events are repartitioned by unit, so all of a unit's events meet in one task, which bounds them
+  as :func:`dpmo.bound_contributions` does (at most L candidates per unit, C events per (unit, candidate),
+  values clamped), with a generator derived for that task from a fresh :class:`dpmo.StreamKey` (never from
+  data); a ``groupBy`` sums the partial counts and sums (exact integers), and a join with the range 0..n−1
+  gives every listed candidate a row (0 without events). Counts have ℓ∞ sensitivity C, sums C·max(|lo|, |hi|).
+* **Selection** (:func:`select`, :func:`select_scores`): the exact distributed report-noisy-max of
+  :mod:`dpmo.distributed` — Gumbel noise (≡ the exponential mechanism) or Exponential noise (≡
+  permute-and-flip) — over the candidates' partitions: one pass for the k largest scores, then per round one
+  pass of coins (permute-and-flip) or a few passes of proposals (exponential mechanism). The scores stay
+  on the executors; only a handful of numbers per partition reach the driver. The budget is charged once
+  per release, on the driver.
+* **Multi-objective** (:func:`select_multi`): the n × m utilities are aggregated on the cluster and collected;
+  PrivPareto or PrivAgg runs on the driver with the core (n · m · 8 bytes on the driver; see the README for
+  the n up to which this is sensible).
+
+The secret :class:`dpmo.StreamKey` travels to the executors inside the task closures: on a shared cluster
+enable Spark's RPC encryption and authentication (``spark.authenticate``, ``spark.network.crypto.enabled``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterator, List, Optional, Sequence
+
+import numpy as np
+
+from . import _native
+from ._native import Budget, Rng, StreamKey
+from .bounding import unit_codes
+from .distributed import BOUNDING, select_partitioned, stream_number
+from .errors import InvalidArgumentError, LengthMismatchError, NullPointerError
+
+__all__ = ["SparkAggregates", "bound_and_aggregate", "select", "select_scores", "select_multi"]
+
+_INVALID = "An argument is outside its documented range."
+
+
+@dataclass(frozen=True)
+class SparkAggregates:
+    """Bounded per-candidate aggregates on the cluster.
+
+    Attributes:
+        frame: a DataFrame (candidate_index long, count long, sum_units long) with one row for every index
+            0..n−1 of ``candidate_list`` (cache it if you select several times).
+        candidate_list: the public candidates.
+        grid: the value grid: a candidate's sum is ``sum_units * grid``.
+        count_sensitivity: ℓ∞ sensitivity of a count (C).
+        sum_sensitivity: ℓ∞ sensitivity of a sum (C · max(|lo|, |hi|)), or None without values.
+        count_l1_sensitivity, sum_l1_sensitivity: the ℓ1 sensitivities (L · C, L · C · max(|lo|, |hi|)).
+    """
+
+    frame: Any
+    candidate_list: List[Any]
+    grid: float
+    count_sensitivity: float
+    sum_sensitivity: Optional[float]
+    count_l1_sensitivity: float
+    sum_l1_sensitivity: Optional[float]
+
+    def scores(self, score: str = "count") -> Any:
+        """A DataFrame (candidate_index, score double) of ``"count"`` or ``"sum"``."""
+        from pyspark.sql import functions as F
+
+        if score == "count":
+            col = F.col("count").cast("double")
+        elif score == "sum":
+            if self.sum_sensitivity is None:
+                raise InvalidArgumentError(_INVALID, "no values were aggregated: score='count'")
+            col = F.col("sum_units").cast("double") * F.lit(self.grid)
+        else:
+            raise InvalidArgumentError(_INVALID, f"score {score!r}: expected 'count' or 'sum'")
+        return self.frame.select("candidate_index", col.alias("score"))
+
+    def sensitivity(self, score: str = "count") -> float:
+        """The ℓ∞ sensitivity of ``score`` (the Δ a selection uses)."""
+        if score == "sum":
+            if self.sum_sensitivity is None:
+                raise InvalidArgumentError(_INVALID, "no values were aggregated")
+            return self.sum_sensitivity
+        if score != "count":
+            raise InvalidArgumentError(_INVALID, f"score {score!r}: expected 'count' or 'sum'")
+        return self.count_sensitivity
+
+
+def _bound_partition(key: StreamKey, n: int, l: int, c: int, lo: float, hi: float, has_values: bool):
+    def fn(batches: Iterator[Any]) -> Iterator[Any]:
+        import pyarrow as pa
+        from pyspark import TaskContext
+
+        tables = list(batches)
+        if not tables:
+            return
+        t = pa.Table.from_batches(tables)
+        if t.num_rows == 0:
+            return
+        j = TaskContext.get().partitionId()
+        units = unit_codes(t.column("unit").to_numpy(zero_copy_only=False))
+        cands = t.column("candidate_index").to_numpy(zero_copy_only=False).astype(np.int64)
+        vals = t.column("value").to_numpy(zero_copy_only=False).astype(np.float64) if has_values else None
+        rng = key.rng(stream_number(BOUNDING, 0, 0, 0, j))
+        counts, sums, _ = _native._bound_events(rng, units, cands, vals, n, l, c, lo, hi)
+        nz = np.flatnonzero(counts)
+        yield pa.RecordBatch.from_arrays(
+            [pa.array(nz.astype(np.int64)), pa.array(counts[nz]), pa.array(sums[nz])],
+            names=["candidate_index", "count", "sum_units"],
+        )
+
+    return fn
+
+
+def bound_and_aggregate(
+    events: Any,
+    *,
+    unit: str,
+    candidate: str,
+    value: Optional[str] = None,
+    candidate_list: Sequence[Any],
+    max_candidates: int,
+    max_per_candidate: int = 1,
+    bounds: Optional[tuple] = None,
+    partitions: Optional[int] = None,
+    key: Optional[StreamKey] = None,
+) -> SparkAggregates:
+    """Contribution bounding and per-candidate aggregation of the events DataFrame ``events`` (columns
+    ``unit``, ``candidate`` and optionally ``value``) against the public ``candidate_list``. See the module
+    documentation and :func:`dpmo.bound_contributions` for the recipe and the sensitivities. ``partitions``:
+    the number of tasks bounding units (default: the session's default parallelism)."""
+    from pyspark.sql import SparkSession
+    from pyspark.sql import functions as F
+
+    if value is not None and bounds is None:
+        raise InvalidArgumentError(_INVALID, "bounds=(lo, hi) is required with value=")
+    if int(max_candidates) < 1 or int(max_per_candidate) < 1:
+        raise InvalidArgumentError(_INVALID, "max_candidates and max_per_candidate must be >= 1")
+    lo, hi = (0.0, 0.0) if bounds is None else (float(bounds[0]), float(bounds[1]))
+    if not (np.isfinite(lo) and np.isfinite(hi) and lo <= hi):
+        raise InvalidArgumentError(_INVALID, "bounds must be finite with lo <= hi")
+    cands = list(candidate_list)
+    if len(set(cands)) != len(cands):
+        raise InvalidArgumentError(_INVALID, "the candidate list has duplicates")
+    if not cands:
+        raise InvalidArgumentError(_INVALID, "the candidate list is empty")
+    spark = SparkSession.getActiveSession() or events.sparkSession
+    key = key if key is not None else StreamKey()
+    n = len(cands)
+    ctype = events.schema[candidate].dataType
+    lookup = spark.createDataFrame([(c, i) for i, c in enumerate(cands)], f"label {ctype.simpleString()}, candidate_index long")
+    cols = [F.col(unit).alias("unit"), F.col(candidate).alias("label")]
+    if value is not None:
+        cols.append(F.col(value).cast("double").alias("value"))
+    ev = events.select(*cols).join(F.broadcast(lookup), "label", "inner").drop("label")
+    parts = int(partitions) if partitions else spark.sparkContext.defaultParallelism
+    ev = ev.repartition(parts, "unit")
+    bounded = ev.mapInArrow(
+        _bound_partition(key, n, int(max_candidates), int(max_per_candidate), lo, hi, value is not None),
+        "candidate_index long, count long, sum_units long",
+    )
+    agg = bounded.groupBy("candidate_index").agg(F.sum("count").alias("count"), F.sum("sum_units").alias("sum_units"))
+    full = (
+        spark.range(n)
+        .withColumnRenamed("id", "candidate_index")
+        .join(agg, "candidate_index", "left")
+        .fillna(0, subset=["count", "sum_units"])
+    )
+    m = max(abs(lo), abs(hi))
+    grid = _native._value_grid(lo, hi)
+    c = float(max_per_candidate)
+    return SparkAggregates(
+        frame=full,
+        candidate_list=cands,
+        grid=grid,
+        count_sensitivity=c,
+        sum_sensitivity=None if value is None else c * m,
+        count_l1_sensitivity=float(max_candidates) * c,
+        sum_l1_sensitivity=None if value is None else float(max_candidates) * c * m,
+    )
+
+
+def _pack(batches: Iterator[Any]) -> Iterator[Any]:
+    # One row per partition: its candidate indices (sorted) and scores as raw bytes.
+    import pyarrow as pa
+    from pyspark import TaskContext
+
+    tables = list(batches)
+    j = TaskContext.get().partitionId()
+    if tables:
+        t = pa.Table.from_batches(tables)
+        c = t.column("candidate_index").to_numpy(zero_copy_only=False).astype(np.int64)
+        s = t.column("score").to_numpy(zero_copy_only=False).astype(np.float64)
+    else:
+        c, s = np.zeros(0, np.int64), np.zeros(0, np.float64)
+    order = np.argsort(c, kind="stable")
+    yield pa.RecordBatch.from_arrays(
+        [pa.array([j], pa.int32()), pa.array([c[order].tobytes()], pa.binary()), pa.array([s[order].tobytes()], pa.binary())],
+        names=["part", "cands", "scores"],
+    )
+
+
+def _spark_map(packed: Any):
+    def run(fn):
+        def apply(row):
+            return fn(int(row[0]), np.frombuffer(row[1], dtype=np.int64), np.frombuffer(row[2], dtype=np.float64))
+
+        return packed.rdd.map(apply).collect()
+
+    return run
+
+
+def select_scores(
+    scores: Any,
+    *,
+    total: int,
+    sensitivity: float,
+    epsilon: float,
+    k: int = 1,
+    noise: str = "gumbel",
+    budget: Optional[Budget] = None,
+    rng: Optional[Rng] = None,
+    key: Optional[StreamKey] = None,
+    repetitions: int = 1,
+) -> np.ndarray:
+    """The exact distributed report-noisy-max (:func:`dpmo.distributed.select_partitioned`) over a DataFrame
+    ``scores`` (candidate_index long, score double) holding each index 0..``total``−1 exactly once. Returns
+    the k chosen indices in pick order."""
+    if rng is None:
+        rng = Rng()
+    packed = scores.select("candidate_index", "score").mapInArrow(_pack, "part int, cands binary, scores binary").cache()
+    try:
+        return select_partitioned(
+            rng,
+            _spark_map(packed),
+            int(total),
+            sensitivity=sensitivity,
+            epsilon=epsilon,
+            k=int(k),
+            noise=noise,
+            budget=budget,
+            key=key,
+            repetitions=repetitions,
+        )
+    finally:
+        packed.unpersist()
+
+
+def select(
+    aggregates: SparkAggregates,
+    *,
+    score: str = "count",
+    epsilon: float,
+    k: int = 1,
+    noise: str = "gumbel",
+    budget: Optional[Budget] = None,
+    rng: Optional[Rng] = None,
+    key: Optional[StreamKey] = None,
+) -> List[Any]:
+    """Private top-k of the candidates by ``score`` ("count" or "sum") with the exact distributed
+    report-noisy-max at the score's ℓ∞ sensitivity. Returns the k candidate labels in pick order."""
+    sens = aggregates.sensitivity(score)
+    picks = select_scores(
+        aggregates.scores(score),
+        total=len(aggregates.candidate_list),
+        sensitivity=sens,
+        epsilon=epsilon,
+        k=k,
+        noise=noise,
+        budget=budget,
+        rng=rng,
+        key=key,
+    )
+    return [aggregates.candidate_list[int(i)] for i in picks]
+
+
+def collect_utilities(frame: Any, columns: Sequence[str], total: int) -> np.ndarray:
+    """The n × m utilities of ``frame`` (candidate_index, columns...) on the driver, row r = index r."""
+    pdf = frame.select("candidate_index", *columns).toPandas()
+    if len(pdf) != total or set(pdf["candidate_index"]) != set(range(total)):
+        raise LengthMismatchError(
+            "The lengths of the arguments do not agree with each other.", "the frame must hold indices 0..n-1 once"
+        )
+    pdf = pdf.sort_values("candidate_index")
+    return pdf[list(columns)].to_numpy(dtype=np.float64)
+
+
+def select_multi(
+    aggregates: SparkAggregates,
+    *,
+    epsilon: float,
+    k: int = 1,
+    mechanism: str = "privpareto",
+    weights: Optional[Sequence[float]] = None,
+    selector: str = "exponential",
+    budget: Optional[Budget] = None,
+    rng: Optional[Rng] = None,
+) -> List[Any]:
+    """Multi-objective selection over (count, sum): the n × 2 utilities are aggregated on the cluster,
+    collected, and PrivPareto (global, Δ = n − 1) or PrivAgg (global, Δ_agg = Σ|w_i|Δ_i with the bounding's
+    sensitivities) runs on the driver with the core. Returns the k labels in pick order."""
+    if aggregates.sum_sensitivity is None:
+        raise InvalidArgumentError(_INVALID, "multi-objective selection needs values (count and sum)")
+    if mechanism not in ("privpareto", "privagg"):
+        raise InvalidArgumentError(_INVALID, f"mechanism {mechanism!r}: expected 'privpareto' or 'privagg'")
+    if mechanism == "privagg" and weights is None:
+        raise NullPointerError("A required pointer argument is null.", "weights= is required for privagg")
+    if rng is None:
+        rng = Rng()
+    n = len(aggregates.candidate_list)
+    from pyspark.sql import functions as F
+
+    frame = aggregates.frame.select(
+        "candidate_index",
+        F.col("count").cast("double").alias("count"),
+        (F.col("sum_units").cast("double") * F.lit(aggregates.grid)).alias("sum"),
+    )
+    u = collect_utilities(frame, ["count", "sum"], n)
+    if mechanism == "privpareto":
+        picks = _native.select_privpareto(rng, u, epsilon=epsilon, k=k, selector=selector, budget=budget)
+    else:
+        picks = _native.select_privagg(
+            rng,
+            u,
+            list(weights or []),
+            epsilon=epsilon,
+            k=k,
+            globals=[aggregates.count_sensitivity, aggregates.sum_sensitivity],
+            selector=selector,
+            budget=budget,
+        )
+    return [aggregates.candidate_list[int(i)] for i in picks]

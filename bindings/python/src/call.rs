@@ -1,0 +1,68 @@
+//! One selecting call, as the C ABI runs it (`capi/src/selection.rs`): the generator is taken (refused when
+//! busy) and validated, the budget is charged *before* the data is looked at, the mechanism runs without
+//! the GIL, and afterwards the generator keeps its advanced state (or its old state on failure) and the
+//! charge is settled: kept on success and on failures caused by the data, refunded on argument failures.
+
+use crate::errors::{to_pyerr, Failure};
+use crate::state::{Budget, Rng};
+use dpmo::rng::Generator;
+use dpmo::Error;
+use pyo3::prelude::*;
+
+/// Runs `f` as one selection. `callback_error` returns the exception a Python δ callback raised during the
+/// call, if any (it becomes the `__cause__` of the failure).
+pub fn run<T: Send>(
+    py: Python<'_>,
+    rng: &Rng,
+    budget: Option<&Budget>,
+    epsilon: f64,
+    callback_error: impl FnOnce() -> Option<PyErr>,
+    f: impl FnOnce(&mut Generator) -> Result<T, Error> + Send,
+) -> PyResult<T> {
+    let saved = rng.take().map_err(|e| to_pyerr(py, e))?;
+    let mut g = match saved.load() {
+        Ok(g) => g,
+        Err(e) => {
+            rng.give_back(saved);
+            return Err(to_pyerr(py, e.into()));
+        }
+    };
+    let charge = match budget.map(|b| b.charge_call(epsilon)).transpose() {
+        Ok(c) => c,
+        Err(e) => {
+            rng.give_back(saved);
+            return Err(to_pyerr(py, e.into()));
+        }
+    };
+    let out = py.detach(|| f(&mut g));
+    let cause = callback_error();
+    // A callback that raised makes the call fail even if the core somehow accepted its NaN.
+    let out = match (out, &cause) {
+        (Ok(_), Some(_)) => Err(Error::InvalidSensitivityValue),
+        (o, _) => o,
+    };
+    let mut state = saved;
+    let charged = match (budget, charge) {
+        (Some(b), Some(c)) => b.settle(c, out.as_ref().err().copied()),
+        _ => false,
+    };
+    match out {
+        Ok(v) => {
+            state.store(&g);
+            rng.give_back(state);
+            Ok(v)
+        }
+        Err(error) => {
+            rng.give_back(saved);
+            Err(to_pyerr(
+                py,
+                Failure {
+                    error,
+                    detail: None,
+                    charged,
+                    cause,
+                },
+            ))
+        }
+    }
+}

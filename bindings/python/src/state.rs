@@ -1,0 +1,464 @@
+//! The two stateful objects: the generator (`Rng`), the stream key that derives per-partition generators
+//! (`StreamKey`), and the privacy budget (`Budget`). Each is a frozen class behind a mutex, so it can be
+//! used from several Python threads; none can be copied or pickled except the key (which Spark must ship).
+
+use crate::errors::{check, err, err_with, Failure};
+use dpmo::privacy::PrivacyBudget;
+use dpmo::rng::{Generator, GeneratorKind, GeneratorState};
+use dpmo::Error;
+use numpy::PyArray1;
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyTuple, PyType};
+use rand_chacha::ChaCha20Rng;
+use rand_core::{Rng as _, SeedableRng};
+use std::sync::Mutex;
+
+/// 32 bytes from `os.urandom` (the operating system's secure source on every platform Python runs on).
+pub fn os_seed(py: Python<'_>) -> PyResult<[u8; 32]> {
+    let b = py.import("os")?.call_method1("urandom", (32,))?;
+    let bytes: Vec<u8> = b.extract()?;
+    bytes
+        .try_into()
+        .map_err(|_| err_with(Error::Unsupported, "os.urandom returned fewer than 32 bytes"))
+}
+
+/// A simulation seed: an int in [0, 2^256) (little-endian) or exactly 32 bytes.
+fn seed_of(seed: &Bound<'_, PyAny>) -> PyResult<[u8; 32]> {
+    if let Ok(b) = seed.cast::<PyBytes>() {
+        let v: &[u8] = b.as_bytes();
+        return v
+            .try_into()
+            .map_err(|_| err_with(Error::InvalidArgument, "a bytes seed must be exactly 32 bytes"));
+    }
+    if seed.is_instance_of::<pyo3::types::PyBool>() {
+        return Err(err_with(
+            Error::InvalidArgument,
+            "a seed is an int in [0, 2**256) or 32 bytes",
+        ));
+    }
+    if seed.is_instance_of::<pyo3::types::PyInt>() {
+        let py = seed.py();
+        let ok: bool = seed.ge(0)? && seed.lt(py.eval(c"2**256", None, None)?)?;
+        if !ok {
+            return Err(err_with(Error::InvalidArgument, "an int seed must be in [0, 2**256)"));
+        }
+        let b = seed.call_method1("to_bytes", (32, "little"))?;
+        let v: Vec<u8> = b.extract()?;
+        return v
+            .try_into()
+            .map_err(|_| err_with(Error::InvalidArgument, "seed conversion failed"));
+    }
+    Err(PyTypeError::new_err("a seed is an int in [0, 2**256) or 32 bytes"))
+}
+
+/// A random generator: ChaCha20 seeded from the operating system (`Rng()`), or a reproducible simulation
+/// generator (`Rng.for_simulation(seed)`).
+///
+/// Every selection takes the generator as its first argument and advances it; a generator serves one call
+/// at a time (a second call on it meanwhile, from a sensitivity callback or another thread, raises
+/// `InvalidGeneratorError`). It cannot be copied or pickled: two copies would repeat the same randomness,
+/// which breaks differential privacy.
+#[pyclass(frozen, module = "dpmo._native")]
+pub struct Rng {
+    /// None while a call uses the state.
+    slot: Mutex<Option<GeneratorState>>,
+    reproducible: bool,
+}
+
+impl Rng {
+    pub fn from_state(state: GeneratorState, reproducible: bool) -> Self {
+        Rng {
+            slot: Mutex::new(Some(state)),
+            reproducible,
+        }
+    }
+
+    /// Takes the state out for one call (marks the generator busy). The state must be given back with
+    /// [`Rng::give_back`].
+    pub fn take(&self) -> Result<GeneratorState, Failure> {
+        let mut slot = self.slot.lock().unwrap_or_else(|p| p.into_inner());
+        match slot.take() {
+            Some(s) => Ok(s),
+            None => Err(Failure::with(
+                Error::InvalidGenerator,
+                "the generator is in use by another call (a callback or another thread)",
+            )),
+        }
+    }
+
+    pub fn give_back(&self, state: GeneratorState) {
+        let mut slot = self.slot.lock().unwrap_or_else(|p| p.into_inner());
+        *slot = Some(state);
+    }
+
+    /// Runs `f` with the live generator outside the GIL; the advanced state is kept on success, and the
+    /// state as it was is restored on failure (as the C ABI does).
+    pub fn with<T: Send>(
+        &self,
+        py: Python<'_>,
+        f: impl FnOnce(&mut Generator) -> Result<T, Error> + Send,
+    ) -> PyResult<T> {
+        let saved = self.take()?;
+        let mut g = match saved.load() {
+            Ok(g) => g,
+            Err(e) => {
+                self.give_back(saved);
+                return Err(err(e));
+            }
+        };
+        let out = py.detach(|| f(&mut g));
+        let mut state = saved;
+        match out {
+            Ok(v) => {
+                state.store(&g);
+                self.give_back(state);
+                Ok(v)
+            }
+            Err(e) => {
+                self.give_back(saved);
+                Err(err(e))
+            }
+        }
+    }
+}
+
+const DISTRIBUTIONS: &str = "'uniform', 'exponential', 'gumbel' or 'laplace'";
+
+#[pymethods]
+impl Rng {
+    /// A ChaCha20 generator (cryptographically secure) keyed by 32 bytes from `os.urandom`. Use it for every
+    /// release. There is no other way to seed a production generator.
+    #[new]
+    fn new(py: Python<'_>) -> PyResult<Self> {
+        Ok(Rng::from_state(GeneratorState::chacha20(os_seed(py)?), false))
+    }
+
+    /// A generator for **reproducible simulation and tests only**, from an explicit seed (an int in
+    /// [0, 2**256) or 32 bytes). `kind` is `"xoshiro256pp"` (the default: fast, **not cryptographically
+    /// secure**, its state can be recovered from its outputs) or `"chacha20"` (the same stream as the C ABI's
+    /// `dpmo_rng_init(DPMO_RNG_CHACHA20, seed)`). Anyone who knows the seed knows every draw: results
+    /// computed with it are not private.
+    #[classmethod]
+    #[pyo3(signature = (seed, *, kind = "xoshiro256pp"))]
+    fn for_simulation(_cls: &Bound<'_, PyType>, seed: &Bound<'_, PyAny>, kind: &str) -> PyResult<Self> {
+        let s = seed_of(seed)?;
+        let state = match kind {
+            "xoshiro256pp" => GeneratorState::xoshiro256pp(s),
+            "chacha20" => GeneratorState::chacha20(s),
+            _ => {
+                return Err(err_with(
+                    Error::InvalidArgument,
+                    format!("kind {kind:?}: expected 'xoshiro256pp' or 'chacha20'"),
+                ))
+            }
+        };
+        Ok(Rng::from_state(state, true))
+    }
+
+    /// `"chacha20"` or `"xoshiro256pp"`.
+    #[getter]
+    fn kind(&self) -> PyResult<&'static str> {
+        let slot = self.slot.lock().unwrap_or_else(|p| p.into_inner());
+        match slot.as_ref().map(|s| s.kind()) {
+            Some(Ok(GeneratorKind::ChaCha20)) => Ok("chacha20"),
+            Some(Ok(GeneratorKind::Xoshiro256PlusPlus)) => Ok("xoshiro256pp"),
+            Some(Err(e)) => Err(err(e)),
+            None => Err(err_with(
+                Error::InvalidGenerator,
+                "the generator is in use by another call",
+            )),
+        }
+    }
+
+    /// True for a generator seeded explicitly (`for_simulation`, or a stream of a simulation key): its
+    /// draws are known to whoever knows the seed.
+    #[getter]
+    fn reproducible(&self) -> bool {
+        self.reproducible
+    }
+
+    /// `count` independent draws (or one float when `count` is None) of a standard continuous distribution:
+    /// `"uniform"` on (0, 1), `"exponential"`, `"gumbel"` or `"laplace"`, in floating point. For tests and
+    /// simulation only: never add these to a value you release (floating-point noise leaks the value,
+    /// Mironov 2012); use `discrete_laplace`.
+    #[pyo3(signature = (distribution, count = None))]
+    fn sample<'py>(&self, py: Python<'py>, distribution: &str, count: Option<i64>) -> PyResult<Bound<'py, PyAny>> {
+        let which: u8 = match distribution {
+            "uniform" => 0,
+            "exponential" => 1,
+            "gumbel" => 2,
+            "laplace" => 3,
+            _ => {
+                return Err(err_with(
+                    Error::InvalidArgument,
+                    format!("distribution {distribution:?}: expected {DISTRIBUTIONS}"),
+                ))
+            }
+        };
+        let n = crate::args::count_arg("count", count.unwrap_or(1))?;
+        let v = self.with(py, move |g| {
+            let mut v = Vec::with_capacity(n);
+            for _ in 0..n {
+                v.push(match which {
+                    0 => dpmo::sample::uniform_open01(g),
+                    1 => dpmo::sample::exponential(g),
+                    2 => dpmo::sample::gumbel(g),
+                    _ => dpmo::sample::laplace(g),
+                });
+            }
+            Ok(v)
+        })?;
+        Ok(match count {
+            None => v[0].into_pyobject(py)?.into_any(),
+            Some(_) => PyArray1::from_vec(py, v).into_any(),
+        })
+    }
+
+    /// Exact draws of the discrete Laplace distribution P(Z = z) ∝ exp(−|z| · granularity / scale) on the
+    /// integers (Canonne, Kamath & Steinke 2020): the noise for releasing a value. To release f(x) of
+    /// sensitivity Δ at ε, round f(x) to a multiple of `granularity`, take `scale` = Δ / ε and release
+    /// f(x) + granularity · Z. One int when `count` is None, else an int64 array.
+    #[pyo3(signature = (scale, count = None, *, granularity = 1.0))]
+    fn discrete_laplace<'py>(
+        &self,
+        py: Python<'py>,
+        scale: f64,
+        count: Option<i64>,
+        granularity: f64,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let rate = check(dpmo::exact::discrete::LaplaceRate::new(scale, granularity))?;
+        let n = crate::args::count_arg("count", count.unwrap_or(1))?;
+        let v = self.with(py, move |g| {
+            Ok((0..n)
+                .map(|_| dpmo::exact::discrete::discrete_laplace(g, &rate))
+                .collect::<Vec<i64>>())
+        })?;
+        Ok(match count {
+            None => v[0].into_pyobject(py)?.into_any(),
+            Some(_) => PyArray1::from_vec(py, v).into_any(),
+        })
+    }
+
+    fn __repr__(&self) -> String {
+        let kind = self.kind().unwrap_or("busy");
+        if self.reproducible {
+            format!("Rng.for_simulation(<seed>, kind={kind:?})  # reproducible, not for releases")
+        } else {
+            format!("Rng()  # {kind}, seeded from the operating system")
+        }
+    }
+
+    fn __copy__(&self) -> PyResult<()> {
+        Err(PyTypeError::new_err(
+            "a dpmo.Rng cannot be copied: two copies would repeat the same randomness",
+        ))
+    }
+
+    fn __deepcopy__(&self, _memo: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.__copy__()
+    }
+
+    fn __reduce__(&self) -> PyResult<()> {
+        Err(PyTypeError::new_err(
+            "a dpmo.Rng cannot be pickled: a copy would repeat the same randomness (ship a dpmo.StreamKey and derive one generator per worker)",
+        ))
+    }
+}
+
+/// A secret 32-byte key from which independent generators are derived, one per stream number: the way to
+/// give every Spark partition its own generator without seeding any of them from data.
+///
+/// Stream s is ChaCha20 keyed by the first 32 bytes of the ChaCha20 keystream of the key on stream s (a
+/// pseudorandom function of (key, s)), so distinct streams are independent for anyone who does not know the
+/// key. A stream used twice repeats its draws: give each use its own number. A `StreamKey` can be pickled
+/// (Spark ships it to the executors): treat the pickle as the secret it is.
+#[pyclass(frozen, module = "dpmo._native")]
+pub struct StreamKey {
+    key: [u8; 32],
+    reproducible: bool,
+}
+
+impl StreamKey {
+    pub fn state(&self, stream: u64) -> GeneratorState {
+        let mut prf = ChaCha20Rng::from_seed(self.key);
+        prf.set_stream(stream);
+        let mut seed = [0u8; 32];
+        prf.fill_bytes(&mut seed);
+        GeneratorState::chacha20(seed)
+    }
+
+    pub fn is_reproducible(&self) -> bool {
+        self.reproducible
+    }
+}
+
+#[pymethods]
+impl StreamKey {
+    /// A fresh key from `os.urandom`.
+    #[new]
+    fn new(py: Python<'_>) -> PyResult<Self> {
+        Ok(StreamKey {
+            key: os_seed(py)?,
+            reproducible: false,
+        })
+    }
+
+    /// A key from an explicit seed, for **reproducible simulation and tests only** (see `Rng.for_simulation`).
+    #[classmethod]
+    fn for_simulation(_cls: &Bound<'_, PyType>, seed: &Bound<'_, PyAny>) -> PyResult<Self> {
+        Ok(StreamKey {
+            key: seed_of(seed)?,
+            reproducible: true,
+        })
+    }
+
+    /// The ChaCha20 generator of stream `stream` (an int in [0, 2**64)).
+    fn rng(&self, stream: u64) -> Rng {
+        Rng::from_state(self.state(stream), self.reproducible)
+    }
+
+    #[getter]
+    fn reproducible(&self) -> bool {
+        self.reproducible
+    }
+
+    fn __repr__(&self) -> String {
+        format!("StreamKey(<secret>, reproducible={})", self.reproducible)
+    }
+
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        let rebuild = py.import("dpmo._native")?.getattr("_stream_key_from_bytes")?;
+        let args = (PyBytes::new(py, &self.key), self.reproducible);
+        PyTuple::new(py, [rebuild, args.into_pyobject(py)?.into_any()])
+    }
+}
+
+/// Rebuilds a pickled `StreamKey` (internal).
+#[pyfunction]
+pub fn _stream_key_from_bytes(key: &[u8], reproducible: bool) -> PyResult<StreamKey> {
+    Ok(StreamKey {
+        key: key
+            .try_into()
+            .map_err(|_| err_with(Error::InvalidArgument, "a stream key is 32 bytes"))?,
+        reproducible,
+    })
+}
+
+/// A privacy budget under sequential composition (Dwork & Roth, Thm. 3.16): the selections given this
+/// budget are together `total`-DP. Pass it as `budget=` to every selection; each charges its ε before it
+/// looks at the data. `spent` is an upper bound of the exact sum of the charges and `remaining` is rounded
+/// down, so the exact sum never exceeds `total`; charging exactly `remaining` always succeeds. The budget
+/// cannot be copied or pickled (a copy would spend the same ε twice).
+#[pyclass(frozen, module = "dpmo._native")]
+pub struct Budget {
+    inner: Mutex<PrivacyBudget>,
+}
+
+/// A charge made before a call, settled after it as the C ABI does.
+pub struct Charge {
+    before: PrivacyBudget,
+    after: PrivacyBudget,
+}
+
+/// True for the failures caused by the private data (they keep the charge).
+pub fn caused_by_data(e: Error) -> bool {
+    matches!(
+        e,
+        Error::NonFiniteInput | Error::InvalidSensitivityValue | Error::Overflow
+    )
+}
+
+impl Budget {
+    fn lock(&self) -> std::sync::MutexGuard<'_, PrivacyBudget> {
+        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Charges `epsilon` before a call (refused with nothing changed when too little is left).
+    pub fn charge_call(&self, epsilon: f64) -> Result<Charge, Error> {
+        let mut b = self.lock();
+        let before = *b;
+        b.charge(epsilon)?;
+        Ok(Charge { before, after: *b })
+    }
+
+    /// Keeps the charge on success and on failures caused by the data; refunds it on argument failures,
+    /// unless the budget changed meanwhile (then the charge is kept: over-charging is the safe side).
+    /// Returns whether the charge was kept.
+    pub fn settle(&self, charge: Charge, error: Option<Error>) -> bool {
+        match error {
+            None => true,
+            Some(e) if caused_by_data(e) => true,
+            Some(_) => {
+                let mut b = self.lock();
+                if *b == charge.after {
+                    *b = charge.before;
+                    false
+                } else {
+                    true
+                }
+            }
+        }
+    }
+}
+
+#[pymethods]
+impl Budget {
+    /// A fresh budget of `total` ε (finite, > 0).
+    #[new]
+    fn new(total: f64) -> PyResult<Self> {
+        Ok(Budget {
+            inner: Mutex::new(check(PrivacyBudget::new(total))?),
+        })
+    }
+
+    /// The total ε.
+    #[getter]
+    fn total(&self) -> f64 {
+        self.lock().total()
+    }
+
+    /// The ε spent so far (an upper bound of the exact sum of the charges).
+    #[getter]
+    fn spent(&self) -> f64 {
+        self.lock().spent()
+    }
+
+    /// The ε still available (rounded down, never negative).
+    #[getter]
+    fn remaining(&self) -> f64 {
+        self.lock().remaining()
+    }
+
+    /// Records a mechanism run outside dpmo with `epsilon`. Raises `InvalidEpsilonError` or
+    /// `BudgetExhaustedError` (nothing changed).
+    fn charge(&self, epsilon: f64) -> PyResult<()> {
+        check(self.lock().charge(epsilon))
+    }
+
+    fn __repr__(&self) -> String {
+        let b = *self.lock();
+        format!(
+            "Budget(total={}, spent={}, remaining={})",
+            b.total(),
+            b.spent(),
+            b.remaining()
+        )
+    }
+
+    fn __copy__(&self) -> PyResult<()> {
+        Err(PyTypeError::new_err(
+            "a dpmo.Budget cannot be copied: a copy would spend the same epsilon twice",
+        ))
+    }
+
+    fn __deepcopy__(&self, _memo: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.__copy__()
+    }
+
+    fn __reduce__(&self) -> PyResult<()> {
+        Err(PyTypeError::new_err(
+            "a dpmo.Budget cannot be pickled: a copy would spend the same epsilon twice",
+        ))
+    }
+}

@@ -1,0 +1,271 @@
+/*
+ * ledger.c: one privacy budget per ledger file, shared by every connection and process that opens it
+ * (see ledger.h). Plain POSIX: no SQLite call here.
+ */
+#define _GNU_SOURCE /* flock */
+#include "ledger.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "dp_ledger.h"
+
+static int64_t now_us(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* a + b rounded down (TwoSum): the total never exceeds the exact sum of the grants. */
+static double add_down(double a, double b) {
+    double s = a + b, bb = s - a, e = (a - (s - bb)) + (b - bb);
+    return e < 0 ? nextafter(s, -INFINITY) : s;
+}
+
+typedef struct replay {
+    bool has_budget;
+    dpmo_budget budget;
+} replay;
+
+static int apply(void *ctx, const dp_ledger_record *r) {
+    replay *s = ctx;
+    switch (r->type) {
+    case DP_LEDGER_GRANT:
+    case DP_LEDGER_TOP_UP:
+        if (!s->has_budget) {
+            if (dpmo_budget_init(&s->budget, r->epsilon) != DPMO_OK) return -1;
+            s->has_budget = true;
+        } else {
+            double t = add_down(s->budget.total, r->epsilon);
+            if (!isfinite(t)) return -1;
+            s->budget.total = t;
+        }
+        return 0;
+    case DP_LEDGER_CHARGE:
+        if (!s->has_budget || dpmo_budget_charge(&s->budget, r->epsilon) != DPMO_OK) return -1;
+        return 0;
+    default:
+        return -1;
+    }
+}
+
+static sq_result fail(char *why, size_t why_len, const char *what, const char *path) {
+    snprintf(why, why_len, "%s (%s): %s", what, path, strerror(errno));
+    return SQ_FAILED;
+}
+
+static sq_result open_file(sq_ledger *l, bool create, char *why, size_t why_len) {
+    struct stat st;
+    int fd = open(l->path, O_RDWR | O_CLOEXEC | (create ? O_CREAT : 0), 0600);
+    if (fd < 0) {
+        if (errno == ENOENT && !create) return SQ_NO_FILE;
+        return fail(why, why_len, "cannot open the privacy ledger", l->path);
+    }
+    if (fstat(fd, &st) != 0) {
+        close(fd);
+        return fail(why, why_len, "cannot stat the privacy ledger", l->path);
+    }
+    if (create && st.st_size == 0 && dp_ledger_sync_dir(l->path) != 0) {
+        close(fd);
+        return fail(why, why_len, "cannot sync the directory of the privacy ledger", l->path);
+    }
+    l->fd = fd;
+    l->dev = (uint64_t)st.st_dev;
+    l->ino = (uint64_t)st.st_ino;
+    l->offset = 0;
+    l->next_seq = 1;
+    l->has_budget = false;
+    return SQ_OK;
+}
+
+sq_result sq_ledger_open(sq_ledger *l, const char *path, bool create, char *why, size_t why_len) {
+    memset(l, 0, sizeof *l);
+    l->fd = -1;
+    l->path = strdup(path);
+    if (l->path == NULL) {
+        snprintf(why, why_len, "out of memory");
+        return SQ_FAILED;
+    }
+    sq_result r = open_file(l, create, why, why_len);
+    return r == SQ_NO_FILE ? SQ_OK : r; /* a file that does not exist yet is looked for again at each use */
+}
+
+void sq_ledger_close(sq_ledger *l) {
+    if (l->fd >= 0) close(l->fd);
+    free(l->path);
+    memset(l, 0, sizeof *l);
+    l->fd = -1;
+}
+
+/* With the lock held: the file must still be the one we opened, and at least as long as what we read. */
+static sq_result catch_up(sq_ledger *l, bool exclusive, char *why, size_t why_len) {
+    struct stat st, cur;
+    if (fstat(l->fd, &st) != 0) return fail(why, why_len, "cannot stat the privacy ledger", l->path);
+    if (stat(l->path, &cur) != 0 || (uint64_t)cur.st_dev != l->dev || (uint64_t)cur.st_ino != l->ino) {
+        snprintf(why, why_len, "the privacy ledger %s was removed or replaced since this connection opened it",
+                 l->path);
+        return SQ_FAILED;
+    }
+    if ((int64_t)st.st_size < l->offset) {
+        snprintf(why, why_len, "the privacy ledger %s is shorter than the records already read", l->path);
+        return SQ_FAILED;
+    }
+    replay s = {l->has_budget, l->budget};
+    uint64_t seq = l->next_seq;
+    int64_t end = l->offset;
+    dp_ledger_scan_result r = dp_ledger_scan(l->fd, l->offset, &seq, &end, exclusive, apply, &s, why, why_len);
+    if (r == DP_LEDGER_SCAN_CORRUPT || r == DP_LEDGER_SCAN_IO) {
+        char detail[200];
+        snprintf(detail, sizeof detail, "%s", why);
+        snprintf(why, why_len, "the privacy ledger %s is unusable: %s", l->path, detail);
+        return SQ_FAILED;
+    }
+    if (r == DP_LEDGER_SCAN_TORN && exclusive && fdatasync(l->fd) != 0)
+        return fail(why, why_len, "cannot sync the privacy ledger", l->path);
+    l->has_budget = s.has_budget;
+    l->budget = s.budget;
+    l->next_seq = seq;
+    l->offset = end;
+    return SQ_OK;
+}
+
+static sq_result lock(sq_ledger *l, int how, bool create, char *why, size_t why_len) {
+    if (l->fd < 0) {
+        sq_result r = open_file(l, create, why, why_len);
+        if (r != SQ_OK) return r;
+    }
+    while (flock(l->fd, how) != 0)
+        if (errno != EINTR) return fail(why, why_len, "cannot lock the privacy ledger", l->path);
+    sq_result r = catch_up(l, how == LOCK_EX, why, why_len);
+    if (r != SQ_OK) flock(l->fd, LOCK_UN);
+    return r;
+}
+
+sq_result sq_ledger_remaining(sq_ledger *l, double *remaining, double *total, char *why, size_t why_len) {
+    *remaining = 0.0;
+    *total = 0.0;
+    sq_result r = lock(l, LOCK_SH, false, why, why_len);
+    if (r != SQ_OK) return r;
+    if (l->has_budget) {
+        dpmo_budget_remaining(&l->budget, remaining);
+        *total = l->budget.total;
+    }
+    flock(l->fd, LOCK_UN);
+    return l->has_budget ? SQ_OK : SQ_NO_BUDGET;
+}
+
+sq_result sq_ledger_charge(sq_ledger *l, double epsilon, const char *mechanism, double *left, char *why,
+                           size_t why_len) {
+    dp_ledger_record rec;
+    *left = 0.0;
+    if (l->broken) {
+        snprintf(why, why_len, "the privacy ledger %s could not be synced earlier; reopen the connection", l->path);
+        return SQ_FAILED;
+    }
+    sq_result r = lock(l, LOCK_EX, false, why, why_len);
+    if (r != SQ_OK) return r;
+    if (!l->has_budget) {
+        flock(l->fd, LOCK_UN);
+        return SQ_NO_BUDGET;
+    }
+    dpmo_budget next = l->budget;
+    if (dpmo_budget_charge(&next, epsilon) != DPMO_OK) {
+        dpmo_budget_remaining(&l->budget, left);
+        flock(l->fd, LOCK_UN);
+        return SQ_EXHAUSTED;
+    }
+    memset(&rec, 0, sizeof rec);
+    rec.type = DP_LEDGER_CHARGE;
+    rec.seq = l->next_seq;
+    rec.time_us = now_us();
+    rec.epsilon = epsilon;
+    dp_ledger_set_name(rec.mechanism, mechanism);
+    int w = dp_ledger_append(l->fd, l->offset, &rec);
+    if (w != 0) {
+        if (w == -2) l->broken = true; /* its fate is unknown: refuse until reopened */
+        fail(why, why_len, w == -2 ? "cannot sync the privacy ledger" : "cannot write to the privacy ledger", l->path);
+        flock(l->fd, LOCK_UN);
+        return SQ_FAILED;
+    }
+    l->budget = next;
+    l->offset += DP_LEDGER_RECORD_SIZE;
+    l->next_seq++;
+    dpmo_budget_remaining(&l->budget, left);
+    flock(l->fd, LOCK_UN);
+    return SQ_OK;
+}
+
+sq_result sq_ledger_grant(const char *path, double epsilon, char *why, size_t why_len) {
+    sq_ledger l;
+    dp_ledger_record rec;
+    if (!(isfinite(epsilon) && epsilon > 0.0)) {
+        snprintf(why, why_len, "epsilon must be a finite number greater than zero");
+        return SQ_FAILED;
+    }
+    sq_result r = sq_ledger_open(&l, path, true, why, why_len);
+    if (r == SQ_OK) r = lock(&l, LOCK_EX, true, why, why_len);
+    if (r != SQ_OK) {
+        sq_ledger_close(&l);
+        return r;
+    }
+    if (l.has_budget && !isfinite(add_down(l.budget.total, epsilon))) {
+        snprintf(why, why_len, "the total would not be finite");
+        r = SQ_FAILED;
+    } else {
+        memset(&rec, 0, sizeof rec);
+        rec.type = l.has_budget ? DP_LEDGER_TOP_UP : DP_LEDGER_GRANT;
+        rec.seq = l.next_seq;
+        rec.time_us = now_us();
+        rec.epsilon = epsilon;
+        rec.grant_id = 1;
+        if (dp_ledger_append(l.fd, l.offset, &rec) != 0) r = fail(why, why_len, "cannot write to the privacy ledger", path);
+    }
+    flock(l.fd, LOCK_UN);
+    sq_ledger_close(&l);
+    return r;
+}
+
+typedef struct each_ctx {
+    int (*fn)(void *, const dp_ledger_record *);
+    void *ctx;
+    replay s;
+} each_ctx;
+
+static int each_apply(void *ctx, const dp_ledger_record *r) {
+    each_ctx *e = ctx;
+    if (apply(&e->s, r) != 0) return -1;
+    return e->fn(e->ctx, r);
+}
+
+sq_result sq_ledger_each(const char *path, int (*fn)(void *ctx, const dp_ledger_record *r), void *ctx, char *why,
+                         size_t why_len) {
+    sq_ledger l;
+    each_ctx e = {fn, ctx, {false, {0, 0}}};
+    uint64_t seq = 1;
+    int64_t end = 0;
+    sq_result r = sq_ledger_open(&l, path, false, why, why_len);
+    if (r != SQ_OK) return r;
+    if (l.fd < 0) {
+        sq_ledger_close(&l);
+        return SQ_NO_FILE;
+    }
+    while (flock(l.fd, LOCK_SH) != 0)
+        if (errno != EINTR) {
+            r = fail(why, why_len, "cannot lock the privacy ledger", path);
+            sq_ledger_close(&l);
+            return r;
+        }
+    dp_ledger_scan_result s = dp_ledger_scan(l.fd, 0, &seq, &end, false, each_apply, &e, why, why_len);
+    if (s == DP_LEDGER_SCAN_CORRUPT || s == DP_LEDGER_SCAN_IO) r = SQ_FAILED;
+    flock(l.fd, LOCK_UN);
+    sq_ledger_close(&l);
+    return r;
+}

@@ -1,0 +1,61 @@
+/*
+ * ledger.h: the SQLite binding's privacy ledger, one budget per ledger file (bindings/common/dp_ledger.h
+ * gives the record format). Used by the extension (dpmo_sqlite.c) and the host tool (dpmo_ledger.c).
+ *
+ * Every connection keeps a replay of the file (offset, budget). A charge takes flock(LOCK_EX) on the
+ * file, replays what other connections or processes appended since, checks the budget, appends its record
+ * and fdatasyncs it, and only then returns: the result it pays for is produced afterwards. A grant does the
+ * same with a grant record. Reading the remaining budget takes LOCK_SH. SQL transactions never touch the
+ * file, so ROLLBACK cannot undo a charge, and a new connection replays the same file.
+ */
+#ifndef DPMO_SQLITE_LEDGER_H
+#define DPMO_SQLITE_LEDGER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dpmo.h"
+
+typedef enum sq_result {
+    SQ_OK = 0,
+    SQ_NO_FILE,   /* the ledger file does not exist (no budget was ever granted) */
+    SQ_NO_BUDGET, /* the file holds no grant */
+    SQ_EXHAUSTED, /* the budget left is smaller than the epsilon requested: nothing charged */
+    SQ_FAILED     /* I/O error, corruption, replaced file: nothing charged, message in why */
+} sq_result;
+
+typedef struct sq_ledger {
+    char *path; /* malloc'd */
+    int fd;     /* -1 until the file exists */
+    uint64_t dev, ino;
+    int64_t offset; /* bytes replayed */
+    uint64_t next_seq;
+    bool has_budget;
+    dpmo_budget budget;
+    bool broken; /* after an fdatasync failure: every charge refused until reopened */
+} sq_ledger;
+
+/* Prepares a ledger for path (copied). create: create the file when missing (and sync its directory). */
+sq_result sq_ledger_open(sq_ledger *l, const char *path, bool create, char *why, size_t why_len);
+void sq_ledger_close(sq_ledger *l);
+
+/* The budget left (0 without file or grant). */
+sq_result sq_ledger_remaining(sq_ledger *l, double *remaining, double *total, char *why, size_t why_len);
+
+/*
+ * Charges epsilon for `mechanism`, durably, or charges nothing. SQ_EXHAUSTED sets *left. On success the
+ * record is on disk (fdatasync returned) before this returns.
+ */
+sq_result sq_ledger_charge(sq_ledger *l, double epsilon, const char *mechanism, double *left, char *why,
+                           size_t why_len);
+
+/* Adds epsilon to the budget of the ledger at path (creating the file), durably. */
+sq_result sq_ledger_grant(const char *path, double epsilon, char *why, size_t why_len);
+
+/* Calls fn for every record of the ledger at path, in order (under LOCK_SH). */
+struct dp_ledger_record;
+sq_result sq_ledger_each(const char *path, int (*fn)(void *ctx, const struct dp_ledger_record *r), void *ctx,
+                         char *why, size_t why_len);
+
+#endif

@@ -1,0 +1,214 @@
+#!/usr/bin/python3
+"""Checks one engine against the SQL surface written down in bindings/SQL.md:
+
+  * the function table of SQL.md (names, argument names and order, the optional options argument) against
+    the engine's catalog (PostgreSQL: pg_proc with argument types; SQLite: pragma_function_list);
+  * every case of surface.cases (same results, same error texts in both engines).
+
+  surface.py sqlite     EXT = path of build/dpmo.so (Debian's /usr/bin/python3 can load extensions)
+  surface.py postgres   PGHOST, PGPORT, PGUSER of a server with dpmo preloaded; the user holds a budget
+
+Prints one line per check and "N passed, N failed" last; exits 1 when anything failed.
+"""
+import ctypes
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SQL_MD = os.path.join(HERE, "..", "SQL.md")
+CASES = os.path.join(HERE, "surface.cases")
+
+# The type of each argument name in PostgreSQL (SQLite: numbers, or JSON text for arrays).
+PG_TYPES = {
+    "id": ["bigint"], "epsilon": ["double precision"], "k": ["integer"], "score": ["double precision"],
+    "utility": ["double precision"], "sensitivity": ["double precision"],
+    "delta": ["double precision", "double precision[]"], "utilities": ["double precision[]"],
+    "deltas": ["double precision[]"], "weights": ["double precision[]"], "sensitivities": ["double precision[]"],
+    "options": ["text"],
+}
+
+
+def spec_functions():
+    """{name: [argument names]} from the function table of SQL.md: rows "| `dp_x(a, b [, options])` | ..."."""
+    out = {}
+    for line in open(SQL_MD, encoding="utf-8"):
+        m = re.match(r"\|\s*`(dp_[a-z_]+)\(([^)]*)\)`\s*\|", line)
+        if m and "[, options]" in m.group(2):
+            out[m.group(1)] = [a.strip() for a in m.group(2).replace("[, options]", "").split(",")]
+    return out
+
+
+def read_cases():
+    setup, cases = [], []
+    for line in open(CASES, encoding="utf-8"):
+        line = line.rstrip("\n")
+        if not line or line.startswith("#"):
+            continue
+        if line.startswith("setup: "):
+            setup.append(line[len("setup: "):])
+        elif line.startswith("=> "):
+            cases[-1][1].append(line[3:])
+        else:
+            cases.append((line, []))
+    return setup, cases
+
+
+def to_sqlite(sql):
+    """ARRAY[...] (possibly nested) -> dp_array(...)."""
+    out, i = [], 0
+    stack = []
+    while i < len(sql):
+        if sql.startswith("ARRAY[", i):
+            out.append("dp_array(")
+            stack.append(True)
+            i += 6
+        elif sql[i] == "[" :
+            stack.append(False)
+            out.append("[")
+            i += 1
+        elif sql[i] == "]" and stack:
+            out.append(")" if stack.pop() else "]")
+            i += 1
+        else:
+            out.append(sql[i])
+            i += 1
+    return "".join(out)
+
+
+def normalise(value):
+    """PostgreSQL's {1,2} and SQLite's [1,2] compare equal; numbers compare as numbers (2 = 2.0)."""
+    v = value.strip()
+    if v.startswith("{") and v.endswith("}"):
+        v = "[" + v[1:-1] + "]"
+    try:
+        return repr(float(v))
+    except ValueError:
+        return v
+
+
+class Sqlite:
+    def __init__(self):
+        import sqlite3
+        self.tmp = tempfile.mkdtemp(prefix="dpmo-surface.")
+        db = os.path.join(self.tmp, "surface.db")
+        ext = os.path.abspath(os.environ.get("EXT", os.path.join(HERE, "..", "sqlite", "build", "dpmo.so")))
+        lib = ctypes.CDLL(ext)
+        lib.dpmo_sqlite_grant.argtypes = [ctypes.c_char_p, ctypes.c_double, ctypes.c_void_p]
+        if lib.dpmo_sqlite_grant((db + ".dpmo-ledger").encode(), 1e15, None) != 0:
+            raise SystemExit("cannot grant a budget to the test database")
+        self.con = sqlite3.connect(db, isolation_level=None)
+        self.con.enable_load_extension(True)
+        self.con.load_extension(ext)
+        self.con.enable_load_extension(False)
+
+    def run(self, sql):
+        try:
+            rows = self.con.execute(to_sqlite(sql)).fetchall()
+        except Exception as e:  # sqlite3.OperationalError and friends
+            return ["ERROR: " + str(e)]
+        return ["|".join("" if x is None else str(x) for x in row) for row in rows]
+
+    def functions(self):
+        rows = self.con.execute("SELECT name, narg FROM pragma_function_list "
+                                "WHERE name LIKE 'dp\\_%' ESCAPE '\\' AND type = 'a'").fetchall()
+        out = {}
+        for name, narg in rows:
+            out.setdefault(name, set()).add(narg)
+        return out
+
+    def close(self):
+        self.con.close()
+        subprocess.run(["rm", "-rf", self.tmp], check=False)
+
+
+class Postgres:
+    def __init__(self):
+        self.db = "surface_%d" % os.getpid()
+        self.psql(["-c", "CREATE DATABASE " + self.db], db="postgres")
+        self.psql(["-c", "CREATE EXTENSION dpmo"])
+
+    def psql(self, args, check=True, db=None):
+        r = subprocess.run(["psql", "-X", "-q", "-At", "-d", db or self.db] + args, capture_output=True, text=True)
+        if check and r.returncode != 0:
+            raise SystemExit("psql failed: " + r.stderr)
+        return r
+
+    def run(self, sql):
+        r = self.psql(["-c", sql], check=False)
+        if r.returncode != 0:
+            for line in r.stderr.splitlines():
+                if line.startswith("ERROR:"):
+                    return ["ERROR: " + line[len("ERROR:"):].strip()]
+            return ["ERROR: " + r.stderr.strip()]
+        return [line for line in r.stdout.splitlines()]
+
+    def functions(self):
+        r = self.psql(["-F", "\t", "-c",
+                       "SELECT p.proname, pg_get_function_identity_arguments(p.oid) FROM pg_proc p "
+                       "JOIN pg_namespace n ON n.oid = p.pronamespace "
+                       "WHERE p.prokind = 'a' AND p.proname LIKE 'dp\\_%' AND n.nspname = 'public'"])
+        out = {}
+        for line in r.stdout.splitlines():
+            name, args = line.split("\t")
+            out.setdefault(name, []).append([a.strip().split(" ", 1) for a in args.split(",")])
+        return out
+
+    def close(self):
+        self.psql(["-c", "DROP DATABASE " + self.db], check=False, db="postgres")
+
+
+def main():
+    engine = sys.argv[1] if len(sys.argv) > 1 else ""
+    if engine not in ("sqlite", "postgres"):
+        raise SystemExit("usage: surface.py sqlite|postgres")
+    e = Sqlite() if engine == "sqlite" else Postgres()
+    passed = failed = 0
+
+    def report(ok, what):
+        nonlocal passed, failed
+        if ok:
+            passed += 1
+            print("ok   " + what)
+        else:
+            failed += 1
+            print("FAIL " + what)
+
+    try:
+        spec = spec_functions()
+        report(len(spec) == 12, "SQL.md lists the 12 functions (%d found)" % len(spec))
+        have = e.functions()
+        report(set(have) == set(spec), "%s has exactly the functions of SQL.md (extra: %s, missing: %s)"
+               % (engine, sorted(set(have) - set(spec)), sorted(set(spec) - set(have))))
+        for name, args in sorted(spec.items()):
+            if engine == "sqlite":
+                ok = have.get(name) == {len(args), len(args) + 1}
+                report(ok, "%s takes %d or %d arguments (%s)" % (name, len(args), len(args) + 1, sorted(have.get(name, []))))
+            else:
+                sigs = have.get(name, [])
+                names = sorted({tuple(a[0] for a in s) for s in sigs})
+                want = sorted({tuple(args), tuple(args + ["options"])})
+                types_ok = all(a[1] in PG_TYPES.get(a[0], []) for s in sigs for a in s)
+                report(names == want and types_ok,
+                       "%s(%s [, options]): argument names %s, types %s" % (
+                           name, ", ".join(args), "as specified" if names == want else names,
+                           "as specified" if types_ok else sigs))
+        setup, cases = read_cases()
+        for sql in setup:
+            got = e.run(sql)
+            if got and got[0].startswith("ERROR"):
+                report(False, "setup %s: %s" % (sql, got))
+        for sql, want in cases:
+            got = e.run(sql)
+            ok = [normalise(x) for x in got] == [normalise(x) for x in want]
+            report(ok, sql if ok else "%s\n     expected: %s\n     actual:   %s" % (sql, want, got))
+    finally:
+        e.close()
+    print("%d passed, %d failed" % (passed, failed))
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,214 @@
+//! t-frequent elements (paper §3.2) and the frequent set 𝓛′ of Algorithm 3, step 1.
+//!
+//! x ∈ 𝓛 is t-frequent for D when it generalizes at least t records: |ρ(x, D)| ≥ t. The paper calls the
+//! t-frequent elements a sublattice; they form an up-set of 𝓛 (x ⪰ y and y frequent imply x frequent),
+//! closed under joins but not under meets (two frequent siblings can have an infrequent meet).
+//!
+//! **Why step 1 must be private.** Theorem 4's proof compares Algorithm 3 on D and D₋ₐ₀ with the same
+//! 𝓛′ (Lemma 1 is applied over one product space 𝓢^𝓘). But 𝓛′ is computed from the data: an element of
+//! a₀⁺ with exactly t records under it is in 𝓛′(D) and not in 𝓛′(D₋ₐ₀). Any output containing it has
+//! probability 0 on D₋ₐ₀ and, when those t records are likely to choose it, probability close to 1 on D —
+//! the exact enumeration in `tests/generalize_privacy.rs` finds the whole output mass outside e^{±ε}.
+//! [`FrequentSet::Private`] repairs step 1 with the standard noisy threshold: x ∈ 𝓛′ when
+//! |ρ(x, D)| + Z_x ≥ T, with Z_x independent discrete Laplace noise of scale s = ⌈N/ε_F⌉, where
+//! N = ∏(height_i + 1) ≥ |a₀⁺| bounds how many counts one record moves (each by 1), and
+//! T = t − 1 + ⌈s ln(N/δ_F)⌉. Then
+//! * on the elements other records can output, the memberships on D and D₋ₐ₀ differ by at most a factor
+//!   e^{N/s} ≤ e^{ε_F} (each shifted count costs e^{1/s}); and
+//! * with probability ≥ 1 − δ_F every member of a₀⁺ ∩ 𝓛′ is t-frequent (P[Z ≥ T − t + 1] ≤ δ_F/N for each
+//!   of at most N elements), which is what Theorem 4's Claims 2–3 need of 𝓛′. Elements only a₀
+//!   generalizes (|ρ| = 1) are among them.
+//!
+//! Outside that event of probability δ_F, Theorem 4 with 𝓛′ fixed bounds the release by (ε, δ), and
+//! moving the noisy counts from D to D₋ₐ₀ (or back) costs e^{ε_F} on any event of the noise: the release is
+//! (ε + ε_F, δ + δ_F)-differentially private in both directions.
+//!
+//! The noise Z_x is drawn lazily, when an element is first examined, from ChaCha20 keyed by 32 fresh bytes of
+//! the caller's generator with x's index in 𝓛 as the stream: every examination of x sees the same Z_x
+//! without storing it, and distinct elements get independent streams.
+
+use super::hierarchy::Lattice;
+use crate::exact::discrete::{discrete_laplace, LaplaceRate};
+use crate::float::{mul_up, next_up};
+use crate::Error;
+use rand_chacha::ChaCha20Rng;
+use rand_core::{Rng, SeedableRng};
+
+/// How step 1 of Algorithm 3 builds 𝓛′.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum FrequentSet {
+    /// The paper's step 1: 𝓛′ = {x : |ρ(x, D)| ≥ t}, computed exactly. **Not differentially private**
+    /// (module docs): for comparisons with the paper and for analysis only.
+    Exact,
+    /// 𝓛′ = {x : |ρ(x, D)| + Z_x ≥ T}, (ε_F, δ_F) as in the module docs; the release then spends ε + ε_F.
+    Private {
+        /// ε_F > 0, the privacy cost of 𝓛′.
+        epsilon: f64,
+        /// δ_F ∈ (0, 1), the probability that an element of a₀⁺ with fewer than t records enters 𝓛′.
+        delta: f64,
+    },
+}
+
+/// Whether an element with `count` = |ρ(x, D)| records under it is t-frequent.
+pub fn is_frequent(count: u64, t: u64) -> bool {
+    count >= t
+}
+
+/// The noise scale and threshold of [`FrequentSet::Private`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NoisyThreshold {
+    /// s = ⌈N/ε_F⌉: Z_x has P(Z = z) ∝ e^{−|z|/s}.
+    pub scale: u64,
+    /// T = t − 1 + ⌈s ln(N/δ_F)⌉.
+    pub threshold: u64,
+}
+
+/// The largest noise scale s accepted (larger would need ε_F below N · 2^{−32}).
+pub const MAX_NOISE_SCALE: u64 = 1 << 32;
+
+/// The scale and threshold of the private frequent set for N = `max_chain_product`, frequency t and
+/// (ε_F, δ_F). Both are rounded up (more noise and a higher threshold than the exact real values), so the
+/// guarantees of the module docs hold exactly.
+///
+/// Errors: ε_F not finite and > 0 → [`Error::InvalidEpsilon`]; δ_F ∉ (0, 1), t = 0, N = 0, or a scale
+/// above [`MAX_NOISE_SCALE`] → [`Error::InvalidArgument`]; a threshold beyond 2^62 → [`Error::Overflow`].
+pub fn noisy_threshold(max_chain_product: usize, t: u64, epsilon: f64, delta: f64) -> Result<NoisyThreshold, Error> {
+    if !(epsilon.is_finite() && epsilon > 0.0) {
+        return Err(Error::InvalidEpsilon);
+    }
+    if !(delta > 0.0 && delta < 1.0) || t == 0 || max_chain_product == 0 {
+        return Err(Error::InvalidArgument);
+    }
+    let n = max_chain_product as f64;
+    let q = n / epsilon;
+    if q.is_nan() || q > MAX_NOISE_SCALE as f64 {
+        return Err(Error::InvalidArgument);
+    }
+    let mut scale = (libm::ceil(q) as u64).max(1);
+    // s · ε_F ≥ N exactly: the sign of a fused multiply-add is the sign of the exact s·ε_F − N.
+    while libm::fma(scale as f64, epsilon, -n) < 0.0 {
+        scale += 1;
+    }
+    if scale > MAX_NOISE_SCALE {
+        return Err(Error::InvalidArgument);
+    }
+    let log = next_up(libm::log(next_up(n / delta)));
+    let gap = libm::ceil(mul_up(scale as f64, log));
+    if gap.is_nan() || gap >= (1u64 << 62) as f64 {
+        return Err(Error::Overflow);
+    }
+    let threshold = (t - 1)
+        .checked_add(gap as u64)
+        .filter(|&x| x < (1 << 62))
+        .ok_or(Error::Overflow)?;
+    Ok(NoisyThreshold { scale, threshold })
+}
+
+/// The membership test of 𝓛′ used by the mechanism.
+#[derive(Clone, Copy)]
+pub(crate) enum Membership {
+    Exact {
+        t: u64,
+    },
+    Private {
+        key: [u8; 32],
+        rate: LaplaceRate,
+        threshold: u64,
+    },
+}
+
+impl Membership {
+    /// The test for `frequent` with threshold t; the private key is drawn from `rng` (32 bytes), after the
+    /// noise rate is built (so an error draws nothing).
+    pub(crate) fn new<R: Rng + ?Sized>(
+        rng: &mut R,
+        frequent: FrequentSet,
+        t: u64,
+        noisy: Option<NoisyThreshold>,
+    ) -> Result<Self, Error> {
+        match (frequent, noisy) {
+            (FrequentSet::Private { .. }, Some(noisy)) => {
+                let rate = LaplaceRate::new(noisy.scale as f64, 1.0)?;
+                let mut key = [0u8; 32];
+                rng.fill_bytes(&mut key);
+                Ok(Membership::Private {
+                    key,
+                    rate,
+                    threshold: noisy.threshold,
+                })
+            }
+            (FrequentSet::Private { .. }, None) => Err(Error::InvalidArgument),
+            (FrequentSet::Exact, _) => Ok(Membership::Exact { t }),
+        }
+    }
+
+    /// Whether the checked element x with |ρ(x, D)| = `count` is in 𝓛′.
+    pub(crate) fn contains(&self, lattice: &Lattice<'_>, x: &[u32], count: u64) -> bool {
+        match self {
+            Membership::Exact { t } => is_frequent(count, *t),
+            Membership::Private { key, rate, threshold } => {
+                let z = noise(key, lattice.element_index(x), rate);
+                i128::from(count) + i128::from(z) >= i128::from(*threshold)
+            }
+        }
+    }
+}
+
+fn noise(key: &[u8; 32], index: u64, rate: &LaplaceRate) -> i64 {
+    let mut g = ChaCha20Rng::from_seed(*key);
+    g.set_stream(index);
+    discrete_laplace(&mut g, rate)
+}
+
+/// Z_x for the element of index `index` under `key`: exact discrete Laplace noise with
+/// P(Z = z) ∝ e^{−|z|/scale} ([`crate::exact::discrete`]), drawn from the ChaCha20 stream `index` of `key`.
+/// The same (key, index) always gives the same value. Errors: `scale` = 0 or above [`MAX_NOISE_SCALE`] →
+/// [`Error::InvalidArgument`].
+pub fn frequency_noise(key: &[u8; 32], index: u64, scale: u64) -> Result<i64, Error> {
+    if scale == 0 {
+        return Err(Error::InvalidArgument);
+    }
+    Ok(noise(key, index, &LaplaceRate::new(scale as f64, 1.0)?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn threshold_and_scale_are_rounded_up() {
+        // N = 4, ε_F = 1: s = 4; ln(4/0.01) = 5.99…, s·ln = 23.96… → gap 24, T = t − 1 + 24.
+        let nt = noisy_threshold(4, 10, 1.0, 0.01).unwrap();
+        assert_eq!(
+            nt,
+            NoisyThreshold {
+                scale: 4,
+                threshold: 33
+            }
+        );
+        // N/ε_F just above an integer: 3 / 0.3 rounds to 10 in doubles, but the double 0.3 is slightly below
+        // 3/10, so the exact ratio is above 10 and s = 11.
+        assert_eq!(noisy_threshold(3, 1, 0.3, 0.5).unwrap().scale, 11);
+        assert_eq!(noisy_threshold(2, 1, 0.5, 0.5).unwrap().scale, 4);
+        assert_eq!(noisy_threshold(4, 1, 0.0, 0.5), Err(Error::InvalidEpsilon));
+        assert_eq!(noisy_threshold(4, 1, 1.0, 1.0), Err(Error::InvalidArgument));
+        assert_eq!(noisy_threshold(4, 0, 1.0, 0.5), Err(Error::InvalidArgument));
+        assert_eq!(noisy_threshold(4, 1, 1e-12, 0.5), Err(Error::InvalidArgument));
+    }
+
+    #[test]
+    fn noise_is_a_function_of_key_and_index() {
+        let key = [9u8; 32];
+        let a = frequency_noise(&key, 17, 5);
+        assert_eq!(a, frequency_noise(&key, 17, 5));
+        let distinct = (0..64)
+            .map(|i| frequency_noise(&key, i, 5).unwrap())
+            .collect::<heapless::Vec<i64, 64>>();
+        assert!(distinct.iter().any(|&z| z != distinct[0]));
+        assert_eq!(frequency_noise(&key, 1, 0), Err(Error::InvalidArgument));
+        assert_eq!(
+            frequency_noise(&key, 1, MAX_NOISE_SCALE + 1),
+            Err(Error::InvalidArgument)
+        );
+    }
+}
