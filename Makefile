@@ -114,14 +114,15 @@ python: lib
 python-bench:
 	$(MAKE) -C bindings/python bench
 
-## A small, fast version of every experiment of the evaluation harness (the full one is `make reproduce`).
+## A small, fast version of every experiment of the evaluation harness (the full one is `make reproduce`): the
+## unit tests, then every experiment run through --graph/--table on the CSV fixtures of eval/fixtures, each
+## checked for its summary.csv columns (eval/tests/smoke.rs). Needs nothing from ../shared.
 eval-smoke: tools
 	$(CARGO) test --release -p dpmo-eval
-	$(CARGO) run --release -p dpmo-eval -- --smoke --out $(BUILD)/eval-smoke reproduce
 
-## Regenerates eval/REPRODUCTION.md and eval/results/ with the documented repetition counts.
+## Regenerates eval/REPRODUCTION.md and eval/results/ from ../shared/data with the papers' repetition counts.
 reproduce: tools
-	$(CARGO) run --release -p dpmo-eval -- reproduce
+	$(CARGO) run --release -p dpmo-eval -- reproduce --data ../shared/data --out eval/results --report eval/REPRODUCTION.md
 
 ## Every code block of README.md, as written: C compiled and run, sh run (make test/bench/reproduce dry-run),
 ## Java compiled and run against the jar, Python run against the wheel; the Rust blocks run as doctests

@@ -12,7 +12,7 @@
 //! ours are [`BINS`]). Discrete value codes follow the order of `adult.names`, so they do not depend on
 //! the data.
 
-use super::dat::{Attribute, Table};
+use super::table::{Attribute, Table};
 use anyhow::{bail, ensure, Context, Result};
 use std::path::Path;
 
@@ -92,11 +92,12 @@ fn bin_labels(edges: &[f64]) -> Vec<String> {
     labels
 }
 
-/// Loads Adult from `adult/` under the data folder and checks the published record count.
-pub fn load(data: &Path) -> Result<Table> {
+/// Loads Adult from its folder (`adult.data`, `adult.test`) and checks the published record counts (a fixture
+/// check of the bundled copy).
+pub fn load(folder: &Path) -> Result<Table> {
     let mut rows = Vec::new();
-    let n_train = read_rows(&data.join("adult/adult.data"), &mut rows)?;
-    let n_test = read_rows(&data.join("adult/adult.test"), &mut rows)?;
+    let n_train = read_rows(&folder.join("adult.data"), &mut rows)?;
+    let n_test = read_rows(&folder.join("adult.test"), &mut rows)?;
     ensure!(
         n_train == 32_561 && n_test == 16_281,
         "Adult files hold {n_train} + {n_test} rows"
@@ -168,6 +169,8 @@ pub fn load(data: &Path) -> Result<Table> {
         name: "Adult".into(),
         attributes,
         class,
+        class_values: ["<=50K".into(), ">50K".into()],
+        dropped: n_train + n_test - rows.len(),
     })
 }
 
@@ -177,12 +180,12 @@ mod tests {
 
     #[test]
     fn adult_shape() {
-        let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data");
-        if !data.join("adult/adult.data").exists() {
+        let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/adult");
+        if !folder.join("adult.data").exists() {
             eprintln!("skipping: no shared data");
             return;
         }
-        let t = load(&data).unwrap();
+        let t = load(&folder).unwrap();
         assert_eq!(t.len(), 45_222);
         assert_eq!(t.attributes.len(), 12);
         assert_eq!(t.attributes.iter().filter(|a| a.numeric.is_some()).count(), 4);

@@ -79,7 +79,7 @@ pub fn component_sizes(g: &Csr<'_>, targeted: &[bool]) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::data::snap::Graph;
+    use crate::data::edges::Graph;
     use rand_core::SeedableRng;
     use rand_xoshiro::Xoshiro256PlusPlus;
 

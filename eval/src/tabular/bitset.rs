@@ -2,7 +2,7 @@
 //! record set is the AND of its ancestors' test bitsets (or their complements), and confusion counts are
 //! popcounts, so evaluating a tree costs O(nodes × records / 64) word operations.
 
-use crate::data::dat::Table;
+use crate::data::table::Table;
 
 /// Records as bits in u64 words (bits beyond the record count are always 0).
 pub type Bits = Vec<u64>;

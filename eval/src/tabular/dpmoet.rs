@@ -3,25 +3,40 @@
 //!
 //! Utilities: TPR and TNR of each tree on the data. Sensitivity: Δ = 1 for both (Example 6.2), and for the
 //! local versions the *admissible* δ of `dpmo::sensitivity::rates` (not the printed Lemma 6.1, which is not
-//! admissible; DESIGN.md §2) under add/remove-one-record neighbours, tabulated for t < `columns` (a fixed,
-//! public saturation distance; δ = Δ beyond).
+//! admissible; DESIGN.md §2) under add/remove-one-record neighbours, evaluated on demand.
+//!
+//! **Saturation.** The core's local PrivPareto and PrivAgg saturate δ^PS and δ_agg automatically: they walk
+//! the distances until every candidate's dampened score is determined. With the rate sensitivities that walk
+//! is long — δ^TPR grows by about 1/(2P) per distance, so the boxes of two trees a few hundredths apart meet
+//! only after thousands of distances — and a DP-MOET run makes 12 (Table 1) or 3 large (Figure 2)
+//! selections. The rate sensitivities are therefore saturated at a public distance `rate_t_max` (δ = Δ = 1
+//! from there on, which keeps them admissible): the walks then end just after it. `rate_t_max` = the
+//! number of records is the unbounded walk of the authors' code (δ = 1 is reached there anyway); the
+//! experiments run a smaller value and measure the difference with that ablation.
+//!
+//! Every selection is the core's `select_privpareto` or `select_privagg` in exact arithmetic.
 //!
 //! Privacy budget: Algorithm 1 calls DP-MOSelection k + 1 times (once per generation and once for the
 //! output). We give each call ε/(k + 1), and each call selects its s (or o) trees without replacement at
 //! ε/((k + 1)·s) per pick (the core's top-k), so a whole run is ε-DP by sequential composition (tree
 //! generation, crossover, mutation and pruning never look at the data). The paper does not say how ε is
 //! split; the authors' code uses ε/k per selection with k selections.
+//!
+//! `ParetoLocalPrinted` is an ablation, not a private mechanism: the local method with the printed
+//! Lemma 6.1 in place of the admissible δ, to measure what the correction costs.
 
 use super::bitset::Columnar;
 use super::rng::{below, shuffle};
 use super::tree::{crossover, evaluate, mutate, random_tree, Confusion, EvalScratch, Node};
 use anyhow::{anyhow, Result};
-use dpmo::multi::privagg_scratch_len;
-use dpmo::pareto::{
-    pareto_scores, pareto_scores_scratch_len, pareto_sensitivity_scratch_len, pareto_sensitivity_table,
+use dpmo::float::div_down;
+use dpmo::multi::{privagg_scratch_len, privpareto_scratch_len};
+use dpmo::pareto::{pareto_scores, pareto_scores_scratch_len};
+use dpmo::sensitivity::rates::{rate_delta, RateNeighbours, RATE_GLOBAL_SENSITIVITY};
+use dpmo::{
+    select_privagg, select_privpareto, AggSensitivity, Arithmetic, Dampening, DeltaSource, Dominance, LocalSensitivity,
+    ParetoSensitivity, Selector,
 };
-use dpmo::sensitivity::rates::{rate_delta_table, RateNeighbours, RATE_GLOBAL_SENSITIVITY};
-use dpmo::{dampen, select_privagg, AggSensitivity, Dampening, DeltaSource, Dominance, LocalSensitivity, Selector};
 use rand_core::Rng;
 
 /// The neighbour relation of the rate sensitivities (the paper's: one record added or removed).
@@ -40,6 +55,8 @@ pub enum Method {
     ParetoGlobal,
     /// DP-MOET-Pareto_local: PrivPareto with δ^PS from δ^TPR, δ^TNR, plain local dampening.
     ParetoLocal,
+    /// The same with the printed (not admissible) Lemma 6.1: an ablation, not private.
+    ParetoLocalPrinted,
     /// DP-MOET-Agg_global: PrivAgg with Δ = |w_tpr| + |w_tnr|.
     AggGlobal,
     /// DP-MOET-Agg_local: PrivAgg with δ_agg = |w_tpr| δ^TPR + |w_tnr| δ^TNR, plain local dampening.
@@ -47,15 +64,26 @@ pub enum Method {
 }
 
 impl Method {
-    /// Display name.
-    pub fn name(self) -> &'static str {
+    /// The paper's name.
+    pub fn paper_name(self) -> &'static str {
         match self {
             Method::NoDpPareto => "NODP-MOET-Pareto",
             Method::NoDpAgg => "NODP-MOET-Agg",
             Method::ParetoGlobal => "DP-MOET-Pareto_global",
             Method::ParetoLocal => "DP-MOET-Pareto_local",
+            Method::ParetoLocalPrinted => "DP-MOET-Pareto_local with Lemma 6.1 as printed",
             Method::AggGlobal => "DP-MOET-Agg_global",
             Method::AggLocal => "DP-MOET-Agg_local",
+        }
+    }
+
+    /// The method name of `summary.csv`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::NoDpPareto | Method::NoDpAgg => "non-private",
+            Method::ParetoGlobal | Method::AggGlobal => "global",
+            Method::ParetoLocal | Method::AggLocal => "local",
+            Method::ParetoLocalPrinted => "local-printed-lemma-6.1",
         }
     }
 }
@@ -79,8 +107,9 @@ pub struct Params {
     pub epsilon: f64,
     /// Weights (w_tpr, w_tnr) of u_agg.
     pub weights: [f64; 2],
-    /// Distances of the local δ tables before saturation (public constant).
-    pub columns: usize,
+    /// The public distance from which the rate sensitivities are saturated to Δ = 1 (see the module
+    /// documentation).
+    pub rate_t_max: usize,
 }
 
 /// A tree with its confusion counts on the data.
@@ -105,87 +134,52 @@ fn top_by_score<R: Rng + ?Sized>(rng: &mut R, scores: &[f64], count: usize) -> V
     idx
 }
 
-/// PrivPareto top-`count` without replacement, composed from the core's stages exactly as
-/// `dpmo::select_privpareto` does (each round re-scores the candidates left: Pareto score, then either the
-/// exponential mechanism with Δ = live − 1, or δ^PS (Def. 4.5) from the rate δ tables of the live trees,
-/// plain dampening and the exponential mechanism with Δ = 1), at `eps / count` per round.
-///
-/// Why not `select_privpareto`: at the time of writing it fails with `ScratchTooSmall` for every n (its
-/// scratch split reserves 8n + 1 indices for the Pareto counting, which since the radix-sort commit needs
-/// more); see the report.
-fn privpareto_top_k<R: Rng + ?Sized>(
-    rng: &mut R,
-    pop: &[Individual],
-    count: usize,
-    local: bool,
-    eps: f64,
-    columns: usize,
-) -> Result<Vec<usize>> {
-    let eps_round = eps / count as f64;
-    let mut live: Vec<usize> = (0..pop.len()).collect();
-    let mut picks = Vec::with_capacity(count);
-    for _ in 0..count {
-        let n = live.len();
-        let pick = if n == 1 {
-            0
-        } else {
-            let mut util = Vec::with_capacity(2 * n);
-            for &i in &live {
-                util.push(pop[i].conf.tpr());
-                util.push(pop[i].conf.tnr());
-            }
-            let mut scores = vec![0.0; n];
-            let mut scratch = vec![0usize; pareto_scores_scratch_len(n).map_err(err)?];
-            pareto_scores(&util, 2, DOMINANCE, &mut scores, &mut scratch).map_err(err)?;
-            let global = (n - 1) as f64;
-            if local {
-                let sub: Vec<Individual> = live.iter().map(|&i| pop[i].clone()).collect();
-                let (tpr, tnr) = rate_tables(&sub, columns)?;
-                let g = RATE_GLOBAL_SENSITIVITY;
-                let deltas = [
-                    LocalSensitivity::new(DeltaSource::Table { values: &tpr, columns }, g, columns, n).map_err(err)?,
-                    LocalSensitivity::new(DeltaSource::Table { values: &tnr, columns }, g, columns, n).map_err(err)?,
-                ];
-                let len = pareto_sensitivity_scratch_len(n, 2).map_err(err)?;
-                let mut indices = vec![0usize; len.indices];
-                let mut values = vec![0.0; len.values];
-                let mut table = vec![0.0; n * columns];
-                pareto_sensitivity_table(&util, 2, &deltas, columns, &mut table, &mut indices, &mut values)
-                    .map_err(err)?;
-                let delta_ps = LocalSensitivity::new(
-                    DeltaSource::Table {
-                        values: &table,
-                        columns,
-                    },
-                    global,
-                    columns,
-                    n,
-                )
-                .map_err(err)?;
-                let mut damp = vec![0.0; n];
-                dampen(&scores, &delta_ps, &mut damp).map_err(err)?;
-                dpmo::select(rng, Selector::Exponential, &damp, 1.0, eps_round, &mut []).map_err(err)?
-            } else {
-                dpmo::select(rng, Selector::Exponential, &scores, global, eps_round, &mut []).map_err(err)?
-            }
-        };
-        picks.push(live.swap_remove(pick));
-    }
-    Ok(picks)
+/// δ^TPR of PrivPareto Lemma 6.1 *as printed* (appendix A.2), clamped to [0, 1]: P′ = P − t while
+/// t ≤ P − 2 (else 2); while t ≤ P − TP, δ = (P′ − TP)/(P′(P′ − 1)), else δ = TP′/(P′(P′ − 1)) with
+/// TP′ = P′. Not admissible (DESIGN.md §2); for the ablation only. TNR likewise with (TN, FP).
+pub fn printed_rate_delta(hits: u64, misses: u64, t: u64) -> f64 {
+    let p = hits + misses;
+    let pp = if t + 2 <= p { p - t } else { 2 } as f64;
+    let d = if t <= misses {
+        (pp - hits as f64) / (pp * (pp - 1.0))
+    } else {
+        pp / (pp * (pp - 1.0))
+    };
+    d.clamp(0.0, 1.0)
 }
 
-/// The admissible δ^TPR and δ^TNR tables (n × columns, add/remove neighbours) of the trees in `pop`.
-fn rate_tables(pop: &[Individual], columns: usize) -> Result<(Vec<f64>, Vec<f64>)> {
+/// Runs `body` with the δ^TPR and δ^TNR of the trees in `pop` (admissible, or printed for the ablation).
+fn with_rate_deltas<T>(
+    pop: &[Individual],
+    printed: bool,
+    rate_t_max: usize,
+    body: impl FnOnce(&[LocalSensitivity<'_>]) -> Result<T>,
+) -> Result<T> {
     let n = pop.len();
-    let mut tpr = vec![0.0; n * columns];
-    let mut tnr = vec![0.0; n * columns];
-    let tp: Vec<u64> = pop.iter().map(|i| i.conf.tp).collect();
-    let fn_: Vec<u64> = pop.iter().map(|i| i.conf.fn_).collect();
-    let tn: Vec<u64> = pop.iter().map(|i| i.conf.tn).collect();
-    let fp: Vec<u64> = pop.iter().map(|i| i.conf.fp).collect();
-    rate_delta_table(&tp, &fn_, NEIGHBOURS, columns, &mut tpr).map_err(err)?;
-    rate_delta_table(&tn, &fp, NEIGHBOURS, columns, &mut tnr).map_err(err)?;
-    Ok((tpr, tnr))
+    let conf: Vec<Confusion> = pop.iter().map(|i| i.conf).collect();
+    let tpr = |r: usize, t: usize| {
+        let c = &conf[r];
+        if printed {
+            printed_rate_delta(c.tp, c.fn_, t as u64)
+        } else {
+            rate_delta(c.tp, c.fn_, t as u64, NEIGHBOURS)
+        }
+    };
+    let tnr = |r: usize, t: usize| {
+        let c = &conf[r];
+        if printed {
+            printed_rate_delta(c.tn, c.fp, t as u64)
+        } else {
+            rate_delta(c.tn, c.fp, t as u64, NEIGHBOURS)
+        }
+    };
+    let g = RATE_GLOBAL_SENSITIVITY;
+    let t_max = rate_t_max.max(1);
+    let deltas = [
+        LocalSensitivity::new(DeltaSource::Function(&tpr), g, t_max, n).map_err(err)?,
+        LocalSensitivity::new(DeltaSource::Function(&tnr), g, t_max, n).map_err(err)?,
+    ];
+    body(&deltas)
 }
 
 /// DP-MOSelection: picks `count` members of `pop` with budget `eps` for the whole call.
@@ -204,13 +198,7 @@ pub fn select<R: Rng + ?Sized>(
         util.push(i.conf.tpr());
         util.push(i.conf.tnr());
     }
-    let agg = |u: &[f64]| -> Vec<f64> {
-        u.chunks_exact(2)
-            .map(|r| params.weights[0] * r[0] + params.weights[1] * r[1])
-            .collect()
-    };
     let mut out = vec![0usize; count];
-    let columns = params.columns;
     match method {
         Method::NoDpPareto => {
             let mut scores = vec![0.0; n];
@@ -218,40 +206,56 @@ pub fn select<R: Rng + ?Sized>(
             pareto_scores(&util, 2, DOMINANCE, &mut scores, &mut scratch).map_err(err)?;
             return Ok(top_by_score(rng, &scores, count));
         }
-        Method::NoDpAgg => return Ok(top_by_score(rng, &agg(&util), count)),
-        Method::ParetoGlobal | Method::ParetoLocal => {
-            out = privpareto_top_k(rng, pop, count, method == Method::ParetoLocal, eps, columns)?;
+        Method::NoDpAgg => {
+            let agg: Vec<f64> = util
+                .chunks_exact(2)
+                .map(|r| params.weights[0] * r[0] + params.weights[1] * r[1])
+                .collect();
+            return Ok(top_by_score(rng, &agg, count));
         }
-        Method::AggGlobal | Method::AggLocal => {
-            let cols = if method == Method::AggLocal { columns } else { 0 };
-            let len = privagg_scratch_len(n, cols).map_err(err)?;
-            let mut values = vec![0.0; len.values];
-            let mut indices = vec![0usize; len.indices];
-            let globals = [RATE_GLOBAL_SENSITIVITY, RATE_GLOBAL_SENSITIVITY];
-            if method == Method::AggGlobal {
-                select_privagg(
+        Method::ParetoGlobal | Method::ParetoLocal | Method::ParetoLocalPrinted => {
+            let len = privpareto_scratch_len(n, 2).map_err(err)?;
+            let (mut values, mut indices) = (vec![0.0; len.values], vec![0usize; len.indices]);
+            let printed = method == Method::ParetoLocalPrinted;
+            with_rate_deltas(pop, printed, params.rate_t_max, |deltas| {
+                let sens = if method == Method::ParetoGlobal {
+                    ParetoSensitivity::Global
+                } else {
+                    ParetoSensitivity::Local {
+                        deltas,
+                        max_distance: 0,
+                        dampening: Dampening::Plain,
+                    }
+                };
+                select_privpareto(
                     rng,
                     &util,
-                    &params.weights,
-                    AggSensitivity::Global(&globals),
+                    2,
+                    DOMINANCE,
+                    sens,
                     Selector::Exponential,
                     eps,
                     &mut out,
                     &mut values,
                     &mut indices,
+                    Arithmetic::Exact,
                 )
-                .map_err(err)?;
-            } else {
-                let (tpr, tnr) = rate_tables(pop, columns)?;
-                let g = RATE_GLOBAL_SENSITIVITY;
-                let deltas = [
-                    LocalSensitivity::new(DeltaSource::Table { values: &tpr, columns }, g, columns, n).map_err(err)?,
-                    LocalSensitivity::new(DeltaSource::Table { values: &tnr, columns }, g, columns, n).map_err(err)?,
-                ];
-                let sens = AggSensitivity::Local {
-                    deltas: &deltas,
-                    columns,
-                    dampening: Dampening::Plain,
+                .map_err(err)
+            })?;
+        }
+        Method::AggGlobal | Method::AggLocal => {
+            let len = privagg_scratch_len(n, 2).map_err(err)?;
+            let (mut values, mut indices) = (vec![0.0; len.values], vec![0usize; len.indices]);
+            let globals = [RATE_GLOBAL_SENSITIVITY, RATE_GLOBAL_SENSITIVITY];
+            with_rate_deltas(pop, false, params.rate_t_max, |deltas| {
+                let sens = if method == Method::AggGlobal {
+                    AggSensitivity::Global(&globals)
+                } else {
+                    AggSensitivity::Local {
+                        deltas,
+                        max_distance: 0,
+                        dampening: Dampening::Plain,
+                    }
                 };
                 select_privagg(
                     rng,
@@ -263,9 +267,10 @@ pub fn select<R: Rng + ?Sized>(
                     &mut out,
                     &mut values,
                     &mut indices,
+                    Arithmetic::Exact,
                 )
-                .map_err(err)?;
-            }
+                .map_err(err)
+            })?;
         }
     }
     Ok(out)
@@ -278,7 +283,7 @@ pub fn run<R: Rng + ?Sized>(rng: &mut R, cols: &Columnar, params: &Params, metho
         let conf = evaluate(&tree, cols, scratch);
         Individual { tree, conf }
     };
-    let eps_call = params.epsilon / (params.k + 1) as f64;
+    let eps_call = div_down(params.epsilon, (params.k + 1) as f64);
     let mut pop: Vec<Individual> = (0..params.p)
         .map(|_| eval(random_tree(rng, cols, params.d), &mut scratch))
         .collect();
@@ -347,6 +352,22 @@ mod tests {
     }
 
     #[test]
+    fn printed_lemma_6_1_is_what_the_paper_prints_and_smaller() {
+        // x = (TP 1, FN 2): the printed δ(x, 1) = (2 − 1)/(2 · 1) = 1/2 (DESIGN.md §2's counterexample).
+        assert_eq!(printed_rate_delta(1, 2, 1), 0.5);
+        // At t = 0 it covers only FN/(P(P − 1)) = 2/6, where removing a false negative moves TPR by TP/(P(P−1)).
+        assert!((printed_rate_delta(1, 2, 0) - 2.0 / 6.0).abs() < 1e-12);
+        for (tp, fn_) in [(5u64, 5u64), (90, 10), (10, 90), (1, 1)] {
+            for t in 0..20 {
+                assert!(printed_rate_delta(tp, fn_, t) <= 1.0);
+                assert!(printed_rate_delta(tp, fn_, t) >= 0.0);
+            }
+        }
+        // The admissible δ is never smaller on these (the ablation measures the difference).
+        assert!(rate_delta(90, 10, 0, NEIGHBOURS) >= printed_rate_delta(90, 10, 0));
+    }
+
+    #[test]
     fn every_method_runs_and_outputs_o_trees() {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
         let table = toy_table(&mut rng, 300);
@@ -360,109 +381,22 @@ mod tests {
             o: 2,
             epsilon: 1.0,
             weights: [3.0, 2.0],
-            columns: 64,
+            rate_t_max: 64,
         };
         for m in [
             Method::NoDpPareto,
             Method::NoDpAgg,
             Method::ParetoGlobal,
             Method::ParetoLocal,
+            Method::ParetoLocalPrinted,
             Method::AggGlobal,
             Method::AggLocal,
         ] {
             let out = run(&mut rng, &cols, &params, m).unwrap();
-            assert_eq!(out.len(), 2, "{}", m.name());
+            assert_eq!(out.len(), 2, "{}", m.paper_name());
             for i in &out {
                 assert!(i.tree.depth() <= 5);
                 assert_eq!(i.conf.tp + i.conf.fn_, super::super::bitset::count(&cols.positive));
-            }
-        }
-    }
-}
-
-#[cfg(test)]
-mod probe {
-    use super::*;
-    use rand_core::SeedableRng;
-
-    #[test]
-    #[ignore]
-    fn columns_needed() {
-        let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data");
-        for tab in [
-            crate::data::nltcs::load(&data).unwrap(),
-            crate::data::adult::load(&data).unwrap(),
-        ] {
-            let cols = Columnar::new(&tab);
-            let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(5);
-            for p in [30usize, 120] {
-                let mut scratch = EvalScratch::default();
-                let pop: Vec<Individual> = (0..p)
-                    .map(|_| {
-                        let mut t = random_tree(&mut rng, &cols, 4);
-                        mutate(&mut rng, &cols, &mut t, 10);
-                        let conf = evaluate(&t, &cols, &mut scratch);
-                        Individual { tree: t, conf }
-                    })
-                    .collect();
-                let n = pop.len();
-                let columns = 16384;
-                let (tpr, tnr) = rate_tables(&pop, columns).unwrap();
-                let g = 1.0;
-                let deltas = [
-                    LocalSensitivity::new(DeltaSource::Table { values: &tpr, columns }, g, columns, n).unwrap(),
-                    LocalSensitivity::new(DeltaSource::Table { values: &tnr, columns }, g, columns, n).unwrap(),
-                ];
-                let mut util = Vec::new();
-                for i in &pop {
-                    util.push(i.conf.tpr());
-                    util.push(i.conf.tnr());
-                }
-                let len = pareto_sensitivity_scratch_len(n, 2).unwrap();
-                let mut indices = vec![0usize; len.indices];
-                let mut values = vec![0.0; len.values];
-                let mut table = vec![0.0; n * columns];
-                pareto_sensitivity_table(&util, 2, &deltas, columns, &mut table, &mut indices, &mut values).unwrap();
-                // first k with b(k) >= n - 1, per candidate
-                let mut need = Vec::new();
-                for r in 0..n {
-                    let mut b = 0.0;
-                    let mut k = columns;
-                    for t in 0..columns {
-                        b += table[r * columns + t];
-                        if b >= (n - 1) as f64 {
-                            k = t + 1;
-                            break;
-                        }
-                    }
-                    need.push(k);
-                }
-                need.sort();
-                // agg: first k with b_agg(k) >= 5
-                let mut need_agg = Vec::new();
-                for r in 0..n {
-                    let mut b = 0.0;
-                    let mut k = columns;
-                    for t in 0..columns {
-                        b += 3.0 * tpr[r * columns + t] + 2.0 * tnr[r * columns + t];
-                        if b >= 5.0 {
-                            k = t + 1;
-                            break;
-                        }
-                    }
-                    need_agg.push(k);
-                }
-                need_agg.sort();
-                println!(
-                    "{} n={n}: PS columns needed min {} median {} max {}; agg min {} median {} max {}",
-                    tab.name,
-                    need[0],
-                    need[n / 2],
-                    need[n - 1],
-                    need_agg[0],
-                    need_agg[n / 2],
-                    need_agg[n - 1]
-                );
             }
         }
     }

@@ -3,8 +3,8 @@
 //! dampening with the element local sensitivity of IG, Lemmas 5.5–5.6) and ShiftedLocalDiffPID3 (shifted
 //! local dampening, Def. 4.3).
 //!
-//! Budget (Algorithm 2): ε = B / (2(d + 1)) per level, one NoisyCount (Laplace 1/ε) and one selection (or
-//! the leaf's class counts) per node; nodes of one level partition the records, so parallel composition
+//! Budget (Algorithm 2): ε = B / (2(d + 1)) per level, one NoisyCount (noise of scale 1/ε) and one
+//! selection (or the leaf's class counts) per node; nodes of one level partition the records, so parallel composition
 //! makes the whole tree B-DP. Neighbour relation: one record added or removed. The global sensitivity of
 //! IG, log₂(N + 1) + 1/ln 2, needs a public bound N on the dataset size: we use the size of the whole
 //! dataset (the training folds are smaller).
@@ -15,16 +15,28 @@
 //!
 //! IG is the utility of eq. (1), −τ·H_{C|A} (the core's `information_gain`; eq. (2) as printed has the
 //! opposite sign, which would make the least informative split the most useful).
+//!
+//! Everything private runs exactly: the selections are the core's exact exponential mechanism and exact
+//! local dampening, and the counts (NoisyCount, the leaves' class counts) get exact discrete Laplace noise
+//! of scale 1/ε (the core's `exact::discrete`) instead of continuous Laplace noise.
+//!
+//! LS^IG is tabulated for t < `t_max` (a public constant) and saturated to ΔIG beyond: the core's
+//! Candidates recursion costs O(t) per distance, so an unbounded walk over the thousands of distances a
+//! root split's |IG| needs is not affordable. [`Stats`] counts how often a candidate's dampening reached
+//! `t_max` (the report prints it).
 
-use super::rng::laplace;
-use crate::data::dat::Table;
+use crate::data::table::Table;
 use anyhow::{anyhow, Result};
+use dpmo::exact::discrete::{discrete_laplace, LaplaceRate};
 use dpmo::sensitivity::gini::{gini_utility, GINI_GLOBAL_SENSITIVITY};
 use dpmo::sensitivity::info_gain::{
     info_gain_global_sensitivity, information_gain, Contingency, InfoGainSensitivity, MAX_ATTRIBUTE_VALUES,
 };
-use dpmo::{select_exponential, select_local_dampening, Dampening, DeltaSource, LocalSensitivity, Selector};
+use dpmo::{
+    select_exponential, select_local_dampening, Arithmetic, Dampening, DeltaSource, LocalSensitivity, Selector,
+};
 use rand_core::Rng;
+use std::cell::Cell;
 
 /// Split criterion.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -44,6 +56,8 @@ pub enum Variant {
     Local,
     /// Shifted local dampening with LS^IG.
     ShiftedLocal,
+    /// Not private: the best split and exact counts (the reference).
+    NonPrivate,
 }
 
 /// Parameters of one tree.
@@ -57,26 +71,10 @@ pub struct Id3Params {
     pub criterion: Criterion,
     /// Selection mechanism.
     pub variant: Variant,
-    /// Distances of the LS^IG table before saturation (public constant).
-    pub columns: usize,
+    /// Distances of the LS^IG table before saturation to ΔIG (public constant).
+    pub t_max: usize,
     /// Public bound N on the dataset size, for ΔIG.
     pub max_records: u64,
-}
-
-impl Id3Params {
-    /// Display name, e.g. "ShiftedLocalDiffPID3 (IG)".
-    pub fn name(&self) -> String {
-        let v = match self.variant {
-            Variant::Global => "GlobalDiffPID3",
-            Variant::Local => "LocalDiffPID3",
-            Variant::ShiftedLocal => "ShiftedLocalDiffPID3",
-        };
-        let c = match self.criterion {
-            Criterion::InfoGain => "IG",
-            Criterion::Gini => "Gini",
-        };
-        format!("{v} ({c})")
-    }
 }
 
 /// A multiway ID3 tree.
@@ -157,18 +155,36 @@ fn ls_row(chunks: &[Contingency], out: &mut [f64]) {
     }
 }
 
+/// How often the LS^IG table depth bound: candidate scores dampened, and those whose walk reached `t_max`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Stats {
+    /// Candidate scores dampened (local variants).
+    pub scored: usize,
+    /// Of which the breakpoints b(t_max) did not reach |IG| (the score used the saturated part).
+    pub saturated: usize,
+}
+
 struct Ctx<'a> {
     table: &'a Table,
     params: Id3Params,
     eps: f64,
+    rate: LaplaceRate,
     global: f64,
+    stats: Cell<Stats>,
+}
+
+/// A count plus exact discrete Laplace noise of scale 1/ε (the count itself for the non-private tree).
+fn noisy_count<R: Rng + ?Sized>(rng: &mut R, ctx: &Ctx<'_>, count: usize) -> i64 {
+    if ctx.params.variant == Variant::NonPrivate {
+        return count as i64;
+    }
+    count as i64 + discrete_laplace(rng, &ctx.rate)
 }
 
 fn leaf<R: Rng + ?Sized>(rng: &mut R, ctx: &Ctx<'_>, rows: &[u32]) -> Id3Node {
-    let pos = rows.iter().filter(|&&r| ctx.table.class[r as usize] == 1).count() as f64;
-    let neg = rows.len() as f64 - pos;
-    let b = 1.0 / ctx.eps;
-    let (np, nn) = (pos + laplace(rng, b), neg + laplace(rng, b));
+    let pos = rows.iter().filter(|&&r| ctx.table.class[r as usize] == 1).count();
+    let neg = rows.len() - pos;
+    let (np, nn) = (noisy_count(rng, ctx, pos), noisy_count(rng, ctx, neg));
     Id3Node::Leaf((np > nn) as u8)
 }
 
@@ -184,26 +200,33 @@ fn build<R: Rng + ?Sized>(
         .map(|&a| ctx.table.attributes[a].cardinality())
         .max()
         .unwrap_or(1) as f64;
-    let noisy = rows.len() as f64 + laplace(rng, 1.0 / ctx.eps);
+    let noisy = noisy_count(rng, ctx, rows.len()) as f64;
     if avail.is_empty() || d == 0 || noisy / (t * 2.0) < std::f64::consts::FRAC_1_SQRT_2 {
         return Ok(leaf(rng, ctx, rows));
     }
     let n = avail.len();
-    let cols = ctx.params.columns;
+    let cols = ctx.params.t_max;
     let mut utils = Vec::with_capacity(n);
-    let mut ls = if ctx.params.variant == Variant::Global {
-        Vec::new()
-    } else {
-        vec![0.0; n * cols]
-    };
+    let local = matches!(ctx.params.variant, Variant::Local | Variant::ShiftedLocal);
+    let mut ls = if local { vec![0.0; n * cols] } else { Vec::new() };
     for (i, &a) in avail.iter().enumerate() {
         let chunks = contingency_chunks(ctx.table, rows, a)?;
         utils.push(utility(&chunks, ctx.params.criterion));
-        if ctx.params.variant != Variant::Global {
+        if local {
             ls_row(&chunks, &mut ls[i * cols..(i + 1) * cols]);
         }
     }
+    if local {
+        let mut st = ctx.stats.get();
+        for (i, &u) in utils.iter().enumerate() {
+            let reach: f64 = ls[i * cols..(i + 1) * cols].iter().map(|&x| x.min(ctx.global)).sum();
+            st.scored += 1;
+            st.saturated += usize::from(if u >= 0.0 { reach <= u } else { reach < -u });
+        }
+        ctx.stats.set(st);
+    }
     let pick = match ctx.params.variant {
+        Variant::NonPrivate => (0..n).fold(0, |b, i| if utils[i] > utils[b] { i } else { b }),
         Variant::Global => select_exponential(rng, &utils, ctx.global, ctx.eps).map_err(err)?,
         Variant::Local | Variant::ShiftedLocal => {
             let delta = LocalSensitivity::new(
@@ -221,7 +244,7 @@ fn build<R: Rng + ?Sized>(
             } else {
                 Dampening::Shifted
             };
-            let mut scratch = vec![0.0; n];
+            let mut scratch = vec![0.0; 2 * n];
             select_local_dampening(
                 rng,
                 &utils,
@@ -231,6 +254,7 @@ fn build<R: Rng + ?Sized>(
                 ctx.eps,
                 &mut scratch,
                 &mut [],
+                Arithmetic::Exact,
             )
             .map_err(err)?
         }
@@ -251,7 +275,17 @@ fn build<R: Rng + ?Sized>(
 
 /// Builds a private ID3 tree on the records `rows` of `table`.
 pub fn train<R: Rng + ?Sized>(rng: &mut R, table: &Table, rows: &[u32], params: Id3Params) -> Result<Id3Node> {
-    if params.criterion == Criterion::Gini && params.variant != Variant::Global {
+    train_with_stats(rng, table, rows, params).map(|x| x.0)
+}
+
+/// [`train`], also returning how often the LS^IG depth bound was reached.
+pub fn train_with_stats<R: Rng + ?Sized>(
+    rng: &mut R,
+    table: &Table,
+    rows: &[u32],
+    params: Id3Params,
+) -> Result<(Id3Node, Stats)> {
+    if params.criterion == Criterion::Gini && matches!(params.variant, Variant::Local | Variant::ShiftedLocal) {
         return Err(anyhow!("Gini is used with the global sensitivity only"));
     }
     let eps = params.budget / (2.0 * (params.depth as f64 + 1.0));
@@ -263,10 +297,18 @@ pub fn train<R: Rng + ?Sized>(rng: &mut R, table: &Table, rows: &[u32], params: 
         table,
         params,
         eps,
+        rate: if params.variant == Variant::NonPrivate {
+            LaplaceRate::new(1.0, 1.0)
+        } else {
+            LaplaceRate::new(1.0 / eps, 1.0)
+        }
+        .map_err(err)?,
         global,
+        stats: Cell::new(Stats::default()),
     };
     let mut avail: Vec<usize> = (0..table.attributes.len()).collect();
-    build(rng, &ctx, rows, &mut avail, params.depth)
+    let tree = build(rng, &ctx, rows, &mut avail, params.depth)?;
+    Ok((tree, ctx.stats.get()))
 }
 
 /// Accuracy of `tree` on the records `rows`.
@@ -281,7 +323,7 @@ pub fn accuracy(tree: &Id3Node, table: &Table, rows: &[u32]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::data::dat::Attribute;
+    use crate::data::table::Attribute;
     use rand_core::SeedableRng;
     use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -301,6 +343,8 @@ mod tests {
             name: "tiny".into(),
             class: a1.clone(),
             attributes: vec![attr("noise", 2, a0), attr("class-copy", 2, a1), attr("wide", 20, a2)],
+            class_values: ["0".into(), "1".into()],
+            dropped: 0,
         }
     }
 
@@ -326,12 +370,12 @@ mod tests {
                     budget: 50.0,
                     criterion,
                     variant,
-                    columns: 64,
+                    t_max: 64,
                     max_records: 4000,
                 };
                 let tree = train(&mut rng, &table, &rows, p).unwrap();
                 assert!(tree.depth() <= 2);
-                assert!(accuracy(&tree, &table, &rows) > 0.95, "{}", p.name());
+                assert!(accuracy(&tree, &table, &rows) > 0.95, "{:?}", p);
             }
         }
         // Depth 0 is a single (noisy majority) leaf.
@@ -340,7 +384,7 @@ mod tests {
             budget: 1.0,
             criterion: Criterion::InfoGain,
             variant: Variant::Global,
-            columns: 8,
+            t_max: 8,
             max_records: 4000,
         };
         assert!(matches!(train(&mut rng, &table, &rows, p).unwrap(), Id3Node::Leaf(_)));

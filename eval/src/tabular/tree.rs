@@ -8,7 +8,7 @@
 use super::bitset::{and_into, and_not_into, count, count_and, AttrBits, Columnar};
 use super::rng::{below, unit};
 #[cfg(test)]
-use crate::data::dat::Table;
+use crate::data::table::Table;
 use rand_core::Rng;
 
 /// A decision test.
@@ -253,7 +253,7 @@ pub fn evaluate_naive(tree: &Node, table: &Table) -> Confusion {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::data::dat::Attribute;
+    use crate::data::table::Attribute;
     use rand_core::SeedableRng;
     use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -282,6 +282,8 @@ pub(crate) mod tests {
             name: "toy".into(),
             attributes,
             class,
+            class_values: ["0".into(), "1".into()],
+            dropped: 0,
         }
     }
 
