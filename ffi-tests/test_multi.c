@@ -332,12 +332,14 @@ static void test_scratch_lens(void) {
     CHECK_STATUS(dpmo_privpareto_scratch_len(7, 3, &v, &ix), DPMO_OK);
     CHECK_EQ(v, 4 * 7 * 3 + 7 * 7);
     {
-        /* exactly the score stage's scratch (the larger of the Pareto score's and δ^PS's: the stages run one
-         * after the other) plus the 3n of the rounds */
+        /* the score stage's scratch plus the 3n of the rounds: at least δ^PS's, at most the larger of δ^PS's
+         * and the Pareto score's for any m (the stages run one after the other; the Pareto score is sized
+         * for the m at hand, not for eight objectives) */
         size_t a = 0, sx = 0, sv = 0;
         CHECK_STATUS(dpmo_pareto_scores_scratch_len(7, &a), DPMO_OK);
         CHECK_STATUS(dpmo_pareto_sensitivity_scratch_len(7, 3, &sx, &sv), DPMO_OK);
-        CHECK_EQ(ix, (a > sx ? a : sx) + 3 * 7);
+        CHECK(ix >= sx + 3 * 7);
+        CHECK(ix <= (a > sx ? a : sx) + 3 * 7);
     }
     for (n = 1; n < 40; n += 7) {
         size_t v1 = 0, i1 = 0;

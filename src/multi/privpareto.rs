@@ -23,7 +23,7 @@ use crate::dampen::exact::{plain_end, plain_run, utility_limit, PLAIN_UNITS};
 use crate::dampen::Dampening;
 use crate::exact::{scale::distance_beyond_cap, Grid};
 use crate::pareto::{
-    pareto_scores, pareto_scores_scratch_len, pareto_sensitivity, pareto_sensitivity_scratch_len, Dominance,
+    pareto_scores_sized, pareto_sensitivity, pareto_sensitivity_scratch_len, scores_scratch_len, Dominance,
 };
 use crate::select::exact::{as_words, load_int, store_int};
 use crate::select::{exponential_probabilities, select, select_int, Arithmetic, Selector};
@@ -63,7 +63,7 @@ pub fn privpareto_scratch_len(n: usize, m: usize) -> Result<MultiScratchLen, Err
 /// The index and value scratch the score stage needs (shared by the Pareto score and δ^PS).
 fn stage_scratch(n: usize, m: usize) -> Result<(usize, usize), Error> {
     let s = pareto_sensitivity_scratch_len(n, m)?;
-    Ok((s.indices.max(pareto_scores_scratch_len(n)?), s.values))
+    Ok((s.indices.max(scores_scratch_len(n, m)?), s.values))
 }
 
 struct Parts<'a> {
@@ -250,7 +250,7 @@ fn select_round<R: Rng + ?Sized>(
     epsilon: f64,
     arithmetic: Arithmetic,
 ) -> Result<usize, Error> {
-    pareto_scores(&p.compact[..live * m], m, dominance, &mut p.scores[..live], p.order)?;
+    pareto_scores_sized(&p.compact[..live * m], m, dominance, &mut p.scores[..live], p.order)?;
     match *sensitivity {
         ParetoSensitivity::Global => select(
             rng,
@@ -378,7 +378,7 @@ pub fn privpareto_probabilities(
     for (i, x) in p.map.iter_mut().enumerate() {
         *x = i;
     }
-    pareto_scores(&p.compact[..n * m], m, dominance, &mut p.scores[..n], p.order)?;
+    pareto_scores_sized(&p.compact[..n * m], m, dominance, &mut p.scores[..n], p.order)?;
     match sensitivity {
         ParetoSensitivity::Global => exponential_probabilities(&p.scores[..n], (n - 1) as f64, epsilon, out),
         ParetoSensitivity::Local {

@@ -21,6 +21,7 @@ pub use delta::{
 };
 pub use dominance::Dominance;
 pub use score::{pareto_scores, pareto_scores_naive, pareto_scores_scratch_len};
+pub(crate) use score::{pareto_scores_sized, scores_scratch_len};
 
 use crate::{Error, MAX_OBJECTIVES};
 
