@@ -346,7 +346,10 @@ fn enron(opts: &Options) {
         .unwrap();
     };
     let cases: [(&str, ParetoSensitivity<'_>); 2] = [
-        ("local PrivPareto (plain, exponential, automatic)", local(Dampening::Plain)),
+        (
+            "local PrivPareto (plain, exponential, automatic)",
+            local(Dampening::Plain),
+        ),
         ("global PrivPareto (Δ = n − 1, exponential)", ParetoSensitivity::Global),
     ];
     for (name, sens) in cases {
@@ -354,7 +357,11 @@ fn enron(opts: &Options) {
             privpareto(sens, &mut out);
             black_box(out);
         });
-        let target = if name.starts_with("local") { " (target ≤ 0.2 s)" } else { "" };
+        let target = if name.starts_with("local") {
+            " (target ≤ 0.2 s)"
+        } else {
+            ""
+        };
         println!("  {name:<56} top-3: {d}{target} (picked nodes {out:?})");
     }
     // Shifted dampening walks until δ^PS = n − 1 for every candidate (see select_privpareto): far longer on
