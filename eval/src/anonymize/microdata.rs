@@ -2,8 +2,9 @@
 //!
 //! Reads `adult.data` (15 comma-separated fields per line, no header: the UCI format) or any CSV with a
 //! header line that names the seven columns (`age`, `workclass`, `education`, `marital-status`, `race`,
-//! `sex`, `native-country`; other columns are ignored). Records with a missing value ('?' or empty) in one
-//! of the seven are dropped, as is customary for Adult (30,162 of the 32,561 rows of `adult.data` remain);
+//! `sex`, `native-country`; other columns are ignored). Records with a missing value ('?' in any field, or an
+//! empty one of the seven) are dropped, as is customary for Adult (30,162 of the 32,561 rows of `adult.data`
+//! remain);
 //! a value that is not a leaf of its hierarchy is an error naming it.
 
 use super::hierarchy::Vgh;
@@ -79,7 +80,7 @@ pub fn load(path: &Path, name: &str, h: &[Vgh]) -> Result<Microdata> {
             line_no + 1,
             f.len()
         );
-        if columns.iter().any(|&c| f[c] == "?" || f[c].is_empty()) {
+        if f.iter().any(|x| x == "?") || columns.iter().any(|&c| f[c].is_empty()) {
             dropped += 1;
             continue;
         }
