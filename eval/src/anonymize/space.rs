@@ -26,6 +26,9 @@ pub struct Space {
     pub first: Vec<usize>,
     /// |ρ(x, D)| for every class and every x ∈ a⁺ (c × N, core order).
     pub counts: Vec<u32>,
+    /// The distinct elements of ⋃ a⁺ (value vectors, by their index in 𝓛, see [`Space::key`]) with
+    /// |ρ(x, D)|, in increasing index order.
+    pub elements: Vec<(u64, u32)>,
     /// len_i = height_i + 1 and stride_i of the mixed radix.
     pub len: Vec<usize>,
     pub stride: Vec<usize>,
@@ -88,6 +91,7 @@ impl Space {
             mult,
             first,
             counts: Vec::new(),
+            elements: Vec::new(),
             len,
             stride,
             node_counts: h.iter().map(|v| v.parents.len() as u64).collect(),
@@ -114,6 +118,8 @@ impl Space {
             }
         }
         s.counts = counts;
+        s.elements = map.into_iter().collect();
+        s.elements.sort_unstable();
         s
     }
 
@@ -154,17 +160,29 @@ impl Space {
             .fold(0u64, |acc, (&v, &nc)| acc.wrapping_mul(nc).wrapping_add(u64::from(v)))
     }
 
-    /// The keys of every element of class ci's a⁺.
+    /// The key of element j of class ci's a⁺ alone (O(k · height)): cheaper than [`Space::keys`] for a few j.
+    pub fn key_at(&self, ci: usize, j: usize) -> u64 {
+        (0..self.k).fold(0u64, |acc, i| {
+            acc.wrapping_mul(self.node_counts[i])
+                .wrapping_add(u64::from(self.node(ci, i, self.level(j, i))))
+        })
+    }
+
+    /// The keys of every element of class ci's a⁺: key = Σ_i v_i · ∏_{i′>i} |V_{i′}| (wrapping), built as a
+    /// mixed-radix product, one attribute at a time (O(N) additions).
     pub fn keys(&self, ci: usize, out: &mut [u64]) {
-        let nodes: Vec<Vec<u32>> = (0..self.k)
-            .map(|i| (0..self.len[i]).map(|l| self.node(ci, i, l)).collect())
-            .collect();
-        for (j, o) in out.iter_mut().enumerate().take(self.n) {
-            *o = (0..self.k).fold(0u64, |acc, i| {
-                acc.wrapping_mul(self.node_counts[i])
-                    .wrapping_add(u64::from(nodes[i][self.level(j, i)]))
-            });
+        let mut weight = 1u64;
+        let mut weights = vec![0u64; self.k];
+        for i in (0..self.k).rev() {
+            weights[i] = weight;
+            weight = weight.wrapping_mul(self.node_counts[i]);
         }
+        self.expand(
+            out,
+            0u64,
+            |i, l| u64::from(self.node(ci, i, l)).wrapping_mul(weights[i]),
+            |a, b| a.wrapping_add(b),
+        );
     }
 
     /// |ρ(x, D)| over class ci's a⁺.
@@ -172,18 +190,36 @@ impl Space {
         &self.counts[ci * self.n..(ci + 1) * self.n]
     }
 
-    /// u(x) = Σ d_i(x_i) over class ci's a⁺.
+    /// u(x) = Σ d_i(x_i) over class ci's a⁺, summed in attribute order from 0 as the core sums it.
     pub fn utilities(&self, ci: usize) -> Vec<f64> {
-        let table: Vec<Vec<f64>> = (0..self.k)
-            .map(|i| {
-                (0..self.len[i])
-                    .map(|l| self.d[i][self.node(ci, i, l) as usize])
-                    .collect()
-            })
-            .collect();
-        (0..self.n)
-            .map(|j| (0..self.k).map(|i| table[i][self.level(j, i)]).sum())
-            .collect()
+        let mut out = vec![0.0; self.n];
+        self.expand(
+            &mut out,
+            0.0,
+            |i, l| self.d[i][self.node(ci, i, l) as usize],
+            |a, b| a + b,
+        );
+        out
+    }
+
+    /// out[j] = ((zero ⊕ t(0, l_0)) ⊕ t(1, l_1)) ⊕ … for every j = Σ l_i stride_i of a⁺: the product
+    /// expanded attribute by attribute (attribute 0 slowest), so each entry is folded in attribute order.
+    fn expand<T: Copy>(&self, out: &mut [T], zero: T, term: impl Fn(usize, usize) -> T, add: impl Fn(T, T) -> T) {
+        let out = &mut out[..self.n];
+        out[0] = zero;
+        let mut filled = 1;
+        for i in 0..self.k {
+            let table: Vec<T> = (0..self.len[i]).map(|l| term(i, l)).collect();
+            // Entries 0..filled hold the prefixes over attributes < i; spread each over attribute i's
+            // levels, from the back so no prefix is overwritten before it is read.
+            for p in (0..filled).rev() {
+                let prefix = out[p];
+                for (l, &t) in table.iter().enumerate().rev() {
+                    out[p * self.len[i] + l] = add(prefix, t);
+                }
+            }
+            filled *= self.len[i];
+        }
     }
 
     /// Φ under Model II (w_i ≡ 1/k, summed as the core sums it).
@@ -194,5 +230,53 @@ impl Space {
     /// ν = max u (all leaves): the utility of a record released as itself.
     pub fn max_utility(&self) -> f64 {
         self.d.iter().map(|d| d.iter().copied().fold(0.0, f64::max)).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{hierarchy, microdata};
+    use super::*;
+    use std::path::Path;
+
+    /// The fixture's space with the element of a⁺ at position j spelled out as node ids.
+    fn fixture() -> (Vec<Vgh>, microdata::Microdata, Space) {
+        let h = hierarchy::adult().unwrap();
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/small_adult.data");
+        let d = microdata::load(&path, "small_adult", &h).unwrap();
+        let s = Space::new(&h, &d.records);
+        (h, d, s)
+    }
+
+    #[test]
+    fn keys_utilities_and_elements_match_their_definitions() {
+        let (h, d, s) = fixture();
+        let parents: Vec<&[u32]> = h.iter().map(|v| v.parents.as_slice()).collect();
+        let mut scratch = vec![0u32; dpmo::generalize::lattice_scratch_len(&parents).unwrap()];
+        let lattice = dpmo::generalize::Lattice::build(&parents, &mut scratch).unwrap();
+        let mut keys = vec![0u64; s.n];
+        let mut counts = vec![0u64; s.n];
+        let mut union = std::collections::BTreeMap::new();
+        for ci in 0..s.classes_len() {
+            s.keys(ci, &mut keys);
+            let u = s.utilities(ci);
+            let rec = &d.records[s.first[ci] * s.k..(s.first[ci] + 1) * s.k];
+            lattice.count_chain_product(rec, &d.records, &mut counts).unwrap();
+            for j in 0..s.n {
+                let x: Vec<u32> = (0..s.k).map(|i| s.node(ci, i, s.level(j, i))).collect();
+                assert_eq!(keys[j], s.key(&x), "class {ci}, j = {j}");
+                assert_eq!(keys[j], s.key_at(ci, j), "class {ci}, j = {j}");
+                // Summed in attribute order: bit-identical to the straightforward sum.
+                let direct: f64 = (0..s.k).map(|i| s.d[i][x[i] as usize]).sum();
+                assert_eq!(u[j].to_bits(), direct.to_bits(), "class {ci}, j = {j}");
+                assert_eq!(counts[j], u64::from(s.counts_of(ci)[j]));
+                union.insert(keys[j], s.counts_of(ci)[j]);
+            }
+        }
+        assert_eq!(s.elements, union.into_iter().collect::<Vec<_>>());
+        // A broken expansion (attributes in the wrong order) is caught by the same comparison.
+        let x: Vec<u32> = (0..s.k).rev().map(|i| s.node(0, i, 0)).collect();
+        s.keys(0, &mut keys);
+        assert_ne!(keys[0], s.key(&x));
     }
 }
