@@ -28,12 +28,9 @@ const EPS: [f64; 5] = [0.1, 0.5, 1.0, 2.0, 5.0];
 const EPS_SMOKE: [f64; 2] = [1.0, 5.0];
 /// β = e^{−sε} for s in this grid (s = 1 is the smallest β the paper allows, where ε′ = 0).
 const BETA_S: [(f64, &str); 3] = [(1.0, "e^-eps"), (0.5, "e^-eps/2"), (0.25, "e^-eps/4")];
-/// Runs per private setting: 60 settings × 20 runs of a ~0.05–0.3 s release keep the experiment near two
-/// minutes on two cores.
+/// Runs per private setting (each with a fresh sample, private 𝓛′ and choices).
 const RUNS: usize = 20;
 const RUNS_SMOKE: usize = 2;
-/// The private-𝓛′ settings run on one run in this many.
-const PRIVATE_SHARE: usize = 4;
 const KS: [usize; 3] = [5, 10, 50];
 const KS_SMOKE: [usize; 2] = [2, 5];
 /// Distinct records checked against the core per run of the experiment.
@@ -273,11 +270,7 @@ fn dataset(
                     (-s * eps).exp()
                 };
                 settings.push((kind, eps, label, beta, Step1::Exact));
-                // The private 𝓛′ draws noise for up to every element of ⋃ a⁺ per run (about a million on
-                // Adult at small ε, where the noise scale N/ε_F is comparable to T): one β, fewer runs.
-                if label == BETA_S[1].1 {
-                    settings.push((kind, eps, label, beta, Step1::Private));
-                }
+                settings.push((kind, eps, label, beta, Step1::Private));
             }
         }
     }
@@ -334,12 +327,7 @@ fn dataset(
                         prob_checks += 1;
                     }
                 }
-                let n_runs = if step1 == Step1::Private {
-                    (runs / PRIVATE_SHARE).max(2).min(runs)
-                } else {
-                    runs
-                };
-                let rs: Vec<Released> = (0..n_runs)
+                let rs: Vec<Released> = (0..runs)
                     .into_par_iter()
                     .map(|r| {
                         let mut rng = job.rng("alg3", &[di as u64, si as u64, r as u64]);
@@ -526,10 +514,8 @@ fn dataset(
             ]);
         }
         s.push_str(&format!(
-            "Algorithm 3, {} version ({runs} runs per row, {} for the private 𝓛′ (β = e^−ε/2 only), mean ± s.e.; `—`: no \
-             run released a record):\n\n{}\n",
+            "Algorithm 3, {} version ({runs} runs per row, mean ± s.e.; `—`: no run released a record):\n\n{}\n",
             kind.name(),
-            (runs / PRIVATE_SHARE).max(2).min(runs),
             output::markdown_table(
                 &[
                     "ε",
@@ -548,22 +534,24 @@ fn dataset(
         ));
         // Plot: utility per record against ε.
         let mut curves = Vec::new();
-        for &(_, label) in &BETA_S {
-            curves.push(Curve::measured(
-                format!("Alg. 3, paper's 𝓛′, β = {}", label.replace("eps", "ε")),
-                results
-                    .iter()
-                    .filter(|p| p.kind == kind && p.step1 == Step1::Exact && p.beta_label == label)
-                    .filter_map(|p| cell_of(p, "utility-per-record").map(|c| (p.eps, c))),
-            ));
+        for step1 in [Step1::Exact, Step1::Private] {
+            for &(_, label) in &BETA_S {
+                curves.push(Curve::measured(
+                    format!(
+                        "Alg. 3, {}, β = {}",
+                        match step1 {
+                            Step1::Exact => "paper's 𝓛′",
+                            Step1::Private => "private 𝓛′",
+                        },
+                        label.replace("eps", "ε")
+                    ),
+                    results
+                        .iter()
+                        .filter(|p| p.kind == kind && p.step1 == step1 && p.beta_label == label)
+                        .filter_map(|p| cell_of(p, "utility-per-record").map(|c| (p.eps, c))),
+                ));
+            }
         }
-        curves.push(Curve::measured(
-            format!("Alg. 3, private 𝓛′ (ε_F = ε), β = {}", BETA_S[1].1.replace("eps", "ε")),
-            results
-                .iter()
-                .filter(|p| p.kind == kind && p.step1 == Step1::Private && p.beta_label == BETA_S[1].1)
-                .filter_map(|p| cell_of(p, "utility-per-record").map(|c| (p.eps, c))),
-        ));
         let flat = |v: f64| grid.iter().map(move |&e| (e, Cell { mean: v, se: 0.0, n: 1 }));
         if let Some((_, cells)) = optima.iter().find(|o| o.0 == kind) {
             curves.push(Curve::measured(
