@@ -11,6 +11,7 @@ use super::space::Space;
 use crate::harness::{show_eps, show_z, sig3, thousands, z, Cell, Experiment, Job, Needs, Outcome, SummaryRow};
 use crate::output::{self, Chart, Curve, Scale};
 use anyhow::{anyhow, Result};
+use dpmo::generalize::frequency::NoisyThreshold;
 use dpmo::generalize::{Lattice, ReleaseScratch, RiskModel, RiskWeights, UtilityMeasure};
 use rayon::prelude::*;
 use std::time::Instant;
@@ -56,7 +57,7 @@ struct Private {
     beta_label: &'static str,
     beta: f64,
     /// t, τ₁, T (private 𝓛′) or the reason there are none.
-    params: Result<(u64, f64, Option<u64>), String>,
+    params: Result<(u64, f64, Option<NoisyThreshold>), String>,
     runs: Vec<Released>,
 }
 
@@ -334,10 +335,7 @@ fn dataset(
                         mechanism::run(&mut rng, &space, p, scale, fixed.as_deref())
                     })
                     .collect::<Result<_>>()?;
-                (
-                    Ok((p.settings().t, st.tau1, p.noisy_threshold().map(|x| x.threshold))),
-                    rs,
-                )
+                (Ok((p.settings().t, st.tau1, p.noisy_threshold())), rs)
             }
         };
         results.push(Private {
@@ -393,7 +391,7 @@ fn dataset(
             Ok((t, tau, bt)) => (
                 t.to_string(),
                 format!("{tau:.2}"),
-                bt.map(|x| x.to_string()).unwrap_or_default(),
+                bt.map(|x| x.threshold.to_string()).unwrap_or_default(),
             ),
             Err(_) => ("none".into(), String::new(), String::new()),
         };
@@ -496,7 +494,8 @@ fn dataset(
                 Ok((t, tau, bt)) => (
                     thousands(*t as usize),
                     format!("{tau:.2}"),
-                    bt.map(|x| thousands(x as usize)).unwrap_or_else(|| "—".into()),
+                    bt.map(|x| thousands(x.threshold as usize))
+                        .unwrap_or_else(|| "—".into()),
                 ),
                 Err(_) => ("none".into(), "—".into(), "—".into()),
             };
@@ -538,10 +537,10 @@ fn dataset(
             for &(_, label) in &BETA_S {
                 curves.push(Curve::measured(
                     format!(
-                        "Alg. 3, {}, β = {}",
+                        "{}, β = {}",
                         match step1 {
-                            Step1::Exact => "paper's 𝓛′",
-                            Step1::Private => "private 𝓛′",
+                            Step1::Exact => "paper's L′",
+                            Step1::Private => "private L′",
                         },
                         label.replace("eps", "ε")
                     ),
@@ -579,7 +578,8 @@ fn dataset(
                 y_range: None,
                 curves: &curves,
                 note: &format!(
-                    "{runs} runs per point; bars: 95% intervals (±1.96 s.e.); flat lines: deterministic baselines"
+                    "{runs} runs per point; bars: 95% intervals (±1.96 s.e.); the private L′ spends ε_F = ε more \
+                     (2ε in all); flat lines: deterministic baselines"
                 ),
             },
         )?;
@@ -599,6 +599,58 @@ fn dataset(
             })
             .max_by(|a, b| a.1.mean.total_cmp(&b.1.mean))
     };
+    let beta_of = |p: &Private| p.beta_label.replace("eps", "ε");
+    let setting_of = |p: &Private| format!("ε = {} with β = {}", show_eps(p.eps), beta_of(p));
+    let join = |v: Vec<String>| if v.is_empty() { "none".to_string() } else { v.join("; ") };
+    // Settings grouped by ε: "ε = 0.1 (every β), ε = 1 with β = e^-ε/4".
+    let settings_of = |ps: &[&Private]| -> String {
+        let mut out = Vec::new();
+        for &e in grid {
+            let betas: Vec<String> = ps.iter().filter(|p| p.eps == e).map(|p| beta_of(p)).collect();
+            if betas.len() == BETA_S.len() {
+                out.push(format!("ε = {} (every β)", show_eps(e)));
+            } else if !betas.is_empty() {
+                out.push(format!("ε = {} with β = {}", show_eps(e), betas.join(" or ")));
+            }
+        }
+        join(out)
+    };
+    let released = |p: &Private| cell_of(p, "released").is_some_and(|c| c.mean > 0.0);
+    let versus = |c: Cell| -> String {
+        let mut out = Vec::new();
+        for &(k, u, _) in &kanon_cells {
+            let zz = z(c, Cell { mean: u, se: 0.0, n: 1 });
+            out.push(format!(
+                "{} {k}-anonymity's {u:.3} ({})",
+                if zz >= crate::harness::Z_CLAIM {
+                    "above"
+                } else if zz <= -crate::harness::Z_CLAIM {
+                    "below"
+                } else {
+                    "indistinguishable from"
+                },
+                show_z(zz)
+            ));
+        }
+        out.join("; ")
+    };
+    // The most records under an admissible element: ⊥ (|D|) for the Lagrangian, the most populous element
+    // with u ≥ c for the threshold version. The paper's 𝓛′ gives some record a candidate iff t ≤ it.
+    let most_at_c = (0..space.classes_len())
+        .into_par_iter()
+        .map(|ci| {
+            let u = space.utilities(ci);
+            space
+                .counts_of(ci)
+                .iter()
+                .zip(&u)
+                .filter(|&(_, &uj)| uj >= model.c)
+                .map(|(&c, _)| u64::from(c))
+                .max()
+                .unwrap_or(0)
+        })
+        .max()
+        .unwrap_or(0);
     let top_eps = grid.last().copied().unwrap_or(1.0);
     for kind in [Kind::Lagrangian, Kind::Threshold] {
         let opt = optima
@@ -606,88 +658,166 @@ fn dataset(
             .find(|o| o.0 == kind)
             .map(|o| o.1[3].1.mean)
             .unwrap_or(f64::NAN);
-        let none: Vec<String> = results
+        let (cap, cap_name) = match kind {
+            Kind::Lagrangian => (m as u64, "|D|"),
+            Kind::Threshold => (most_at_c, "the most records under any element with u ≥ c"),
+        };
+        let t_of = |p: &Private| p.params.as_ref().map(|x| x.0).ok();
+        let exact: Vec<&Private> = results
             .iter()
             .filter(|p| p.kind == kind && p.step1 == Step1::Exact)
-            .filter(|p| cell_of(p, "released").is_none_or(|c| c.mean == 0.0))
-            .map(|p| format!("ε = {} with β = {}", show_eps(p.eps), p.beta_label.replace("eps", "ε")))
+            .collect();
+        let over: Vec<&Private> = exact
+            .iter()
+            .copied()
+            .filter(|p| !released(p) && t_of(p).is_none_or(|t| t > cap))
+            .collect();
+        let unexplained: Vec<&Private> = exact
+            .iter()
+            .copied()
+            .filter(|p| !released(p) && t_of(p).is_some_and(|t| t <= cap))
             .collect();
         s.push_str(&format!(
-            "* *{} version, paper's 𝓛′.* No record is released at {} (t of condition (10) above what the data can \
-             reach).",
+            "* *{} version, paper's 𝓛′.* No record is released at {}: there t > {} = {cap_name}, so no \
+             element a record may use is t-frequent",
             kind.name(),
-            if none.is_empty() {
-                "no setting".to_string()
-            } else {
-                none.join(", ")
-            }
+            settings_of(&over),
+            thousands(cap as usize),
         ));
+        if !unexplained.is_empty() {
+            s.push_str(&format!(
+                ", and at {} (t ≤ {}: no sampled record had a candidate)",
+                settings_of(&unexplained),
+                thousands(cap as usize)
+            ));
+        }
+        s.push('.');
         if let Some((p, c)) = best_private(kind, Step1::Exact, top_eps) {
             s.push_str(&format!(
                 " At ε = {}, the best β ({}) releases {:.1} % of the records with mean utility {} and mean risk {}: \
-                 {:.3} nats per record, {:.1} % of the non-private optimum's {opt:.3}",
+                 {:.3} nats per record, {:.1} % of the non-private optimum's {opt:.3}; {}.",
                 show_eps(top_eps),
-                p.beta_label.replace("eps", "ε"),
+                beta_of(p),
                 100.0 * cell_of(p, "released").map(|c| c.mean).unwrap_or(0.0),
                 cell_of(p, "utility").map(|c| c.show(3)).unwrap_or_else(|| "—".into()),
                 cell_of(p, "risk").map(|c| c.show(6)).unwrap_or_else(|| "—".into()),
                 c.mean,
                 100.0 * c.mean / opt,
+                versus(c),
             ));
-            for &(k, u, _) in &kanon_cells {
-                let zz = z(c, Cell { mean: u, se: 0.0, n: 1 });
-                s.push_str(&format!(
-                    "; {} {k}-anonymity's {u:.3} ({})",
-                    if zz >= crate::harness::Z_CLAIM {
-                        "above"
-                    } else if zz <= -crate::harness::Z_CLAIM {
-                        "below"
-                    } else {
-                        "indistinguishable from"
-                    },
-                    show_z(zz)
-                ));
-            }
-            s.push_str(".\n");
-        } else {
-            s.push('\n');
         }
-        let priv_any: Vec<String> = results
+        s.push('\n');
+        // The private 𝓛′: what it releases against the paper's 𝓛′ at the same (ε, β), and why it releases
+        // nothing elsewhere.
+        let private: Vec<&Private> = results
             .iter()
             .filter(|p| p.kind == kind && p.step1 == Step1::Private)
-            .filter_map(|p| cell_of(p, "released").filter(|c| c.mean > 0.0).map(|c| (p, c)))
-            .map(|(p, c)| {
-                format!(
-                    "ε = {}, β = {}: {:.2} % released, {:.4} nats per record",
-                    show_eps(p.eps),
-                    p.beta_label.replace("eps", "ε"),
-                    100.0 * c.mean,
-                    cell_of(p, "utility-per-record").map(|c| c.mean).unwrap_or(0.0)
-                )
+            .collect();
+        let exact_twin = |p: &Private| {
+            exact
+                .iter()
+                .find(|e| e.eps == p.eps && e.beta_label == p.beta_label)
+                .and_then(|e| cell_of(e, "utility-per-record"))
+        };
+        let some: Vec<String> = private
+            .iter()
+            .filter(|p| released(p))
+            .filter_map(|p| {
+                let c = cell_of(p, "utility-per-record")?;
+                let e = exact_twin(p)?;
+                Some(format!(
+                    "{}: {:.1} % released, {} nats per record against the paper's 𝓛′'s {} ({})",
+                    setting_of(p),
+                    100.0 * cell_of(p, "released").map(|c| c.mean).unwrap_or(0.0),
+                    c.show(3),
+                    e.show(3),
+                    show_z(z(c, e))
+                ))
             })
             .collect();
+        // Every admissible element has at most `cap` records, so it enters 𝓛′ with probability at most
+        // P(Z ≥ T − cap).
+        let silent: Vec<(&Private, NoisyThreshold)> = private
+            .iter()
+            .filter(|p| !released(p))
+            .filter_map(|p| p.params.as_ref().ok().and_then(|x| x.2).map(|nt| (*p, nt)))
+            .collect();
+        let worst = silent
+            .iter()
+            .map(|(_, nt)| enter_probability(nt.threshold as i128 - cap as i128, nt.scale))
+            .fold(0.0, f64::max);
+        let fewest = silent
+            .iter()
+            .map(|(_, nt)| (nt.threshold as f64 - cap as f64) / nt.scale as f64)
+            .fold(f64::INFINITY, f64::min);
         s.push_str(&format!(
-            "* *{} version, private 𝓛′* (dpmo's repair of step 1, ε_F = ε and δ_F = δ, so (2ε, 2δ) in total): \
-             settings that release anything: {}.\n",
+            "* *{} version, private 𝓛′* (dpmo's repair of step 1, ε_F = ε and δ_F = δ, so (2ε, 2δ) in total). \
+             Settings that release: {}.",
             kind.name(),
-            if priv_any.is_empty() {
-                "none".to_string()
-            } else {
-                priv_any.join("; ")
-            }
+            join(some)
         ));
+        if !silent.is_empty() {
+            s.push_str(&format!(
+                " Nothing is released at {}: there the noisy threshold T is at least {fewest:.1} noise scales s \
+                 above {} = {cap_name}, so each element a record may use enters a run's 𝓛′ with probability at most \
+                 {worst:.1e}.",
+                settings_of(&silent.iter().map(|(p, _)| *p).collect::<Vec<_>>()),
+                thousands(cap as usize),
+            ));
+        }
+        if let Some((p, c)) = best_private(kind, Step1::Private, top_eps) {
+            s.push_str(&format!(
+                " At ε = {}, its best β ({}) gives {:.3} nats per record, {:.1} % of the non-private optimum; {}.",
+                show_eps(top_eps),
+                beta_of(p),
+                c.mean,
+                100.0 * c.mean / opt,
+                versus(c)
+            ));
+        }
+        s.push('\n');
     }
-    s.push_str(
+    // Where the private 𝓛′'s threshold alone exceeds |D| (every β, both versions).
+    let above_d: Vec<String> = grid
+        .iter()
+        .filter(|&&e| {
+            let ts: Vec<u64> = results
+                .iter()
+                .filter(|p| p.step1 == Step1::Private && p.eps == e)
+                .filter_map(|p| p.params.as_ref().ok().and_then(|x| x.2).map(|nt| nt.threshold))
+                .collect();
+            !ts.is_empty() && ts.iter().all(|&t| t > m as u64)
+        })
+        .map(|&e| show_eps(e))
+        .collect();
+    let ts: Vec<u64> = results
+        .iter()
+        .filter_map(|p| p.params.as_ref().ok().map(|x| x.0))
+        .collect();
+    let (t_lo, t_hi) = (
+        ts.iter().copied().min().unwrap_or(0),
+        ts.iter().copied().max().unwrap_or(0),
+    );
+    s.push_str(&format!(
         "\n**Reading the results.** The paper has no experiment of its mechanism; these numbers are new. Two \
          properties of Algorithm 3 shape them, both visible in the tables: condition (10) asks for \
          t ≳ max(2 ln(2N/δ)/(β τ₁²), N/((1 − β)(1 − τ₁))) records under every element a record may use — \
-         thousands for N = 2,160, independent of |D| — so only coarse generalizations are candidates on a table \
-         of Adult's size; and ε′ = (ε + ln β)/(3η(1 − β)) applied to scores divided by |D| makes the choice among \
-         them close to uniform (exactly uniform at β = e^{−ε}). Larger β raises ε′ but releases fewer records \
-         (a fraction 1 − β). With dpmo's private 𝓛′ the noisy threshold T adds s·ln(N/δ_F) with \
-         s = ⌈N/ε_F⌉, which exceeds |D| at small ε. k-anonymity has no such floor, but gives no differential \
-         privacy; the non-private optima give neither.\n\n",
-    );
+         {} to {} here for N = {}, independent of |D| — so only coarse generalizations are candidates on a \
+         table of {name}'s size; and ε′ = (ε + ln β)/(3η(1 − β)) applied to scores divided by |D| makes the \
+         choice among them close to uniform (exactly uniform at β = e^{{−ε}}). Larger β raises ε′ but releases \
+         fewer records (a fraction 1 − β). With dpmo's private 𝓛′ the noisy threshold T adds s·ln(N/δ_F) with \
+         s = ⌈N/ε_F⌉ to t, so T exceeds |D| = {} at ε = {} (every β). k-anonymity has no such floor, but gives no \
+         differential privacy; the non-private optima give neither.\n\n",
+        thousands(t_lo as usize),
+        thousands(t_hi as usize),
+        thousands(n),
+        thousands(m),
+        if above_d.is_empty() {
+            "none of the budgets".to_string()
+        } else {
+            above_d.join(", ")
+        },
+    ));
     s.push_str(&format!(
         "Settings: Model II risk (Φ ≡ 1, so r = 1/|ρ(x, D)| with Θ = D), utility d_i = ln(n_i(⊥)/n_i(x_i)) \
          (0 at ⊥), Lagrangian λ = {}, κ = {}, φ(k) = 1; threshold c = ν/2 = {:.3}, φ_u(k) = 1; δ = {:e}; \
@@ -709,4 +839,15 @@ fn dataset(
          suppression), maximal mean utility"
     ));
     Ok(s)
+}
+
+/// P(Z ≥ g) for the private 𝓛′'s discrete Laplace noise of scale s: the probability that an element `g`
+/// records short of T enters it.
+fn enter_probability(g: i128, s: u64) -> f64 {
+    if g >= 1 {
+        mechanism::noise_tail(g as u64, s)
+    } else {
+        // P(Z ≥ g) = 1 − P(Z ≥ 1 − g) by symmetry.
+        1.0 - mechanism::noise_tail((1 - g) as u64, s)
+    }
 }
