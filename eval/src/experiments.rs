@@ -2,7 +2,7 @@
 //! `pub const EXPERIMENT: Experiment`) and one line here.
 
 use crate::harness::Experiment;
-use crate::{graph, tabular};
+use crate::{anonymize, graph, tabular};
 
 /// Every experiment, in report order.
 pub const ALL: &[&Experiment] = &[
@@ -13,6 +13,7 @@ pub const ALL: &[&Experiment] = &[
     &tabular::dpmoet_pareto::EXPERIMENT,
     &tabular::dpmoet_agg::EXPERIMENT,
     &tabular::diffpid3::EXPERIMENT,
+    &anonymize::generalize_adult::EXPERIMENT,
 ];
 
 /// The experiment named `name`.

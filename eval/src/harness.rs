@@ -5,6 +5,7 @@
 //! This module depends on no experiment; the registry (`experiments.rs`) depends on the experiments, which
 //! depend on this module.
 
+use crate::anonymize::microdata::Microdata;
 use crate::data::{slug, GraphData, TableData};
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -19,6 +20,8 @@ pub enum Needs {
     Graph,
     /// A classification table (`--table`).
     Table,
+    /// Records with Adult's quasi-identifiers (`--table` with Adult's columns, see `anonymize`).
+    Records,
 }
 
 /// One experiment of the registry.
@@ -85,6 +88,8 @@ pub struct Job<'a> {
     pub graphs: &'a [GraphData],
     /// The tables to run on (table experiments).
     pub tables: &'a [TableData],
+    /// The records to generalize (record experiments).
+    pub records: &'a [Microdata],
 }
 
 impl Job<'_> {

@@ -8,6 +8,7 @@
 //! dpmo-eval run motkin-pareto --graph edges.csv --runs 100 --epsilons 1,10 --out build/mine
 //! dpmo-eval run dpmoet-pareto --table data.csv --class-col 13
 //! dpmo-eval run privtopk-ebc                              # on the bundled Enron (--data ../shared/data)
+//! dpmo-eval run generalize-adult --table my_adult.csv      # records with Adult's columns
 //! dpmo-eval reproduce --out eval/results --report eval/REPRODUCTION.md   # what `make reproduce` runs
 //! ```
 //!
@@ -15,6 +16,7 @@
 //! with `summary.csv` (experiment, dataset, method, epsilon, k, metric, mean, stderr, runs), its per-run CSV
 //! files, its plots and `report.md`.
 
+mod anonymize;
 mod data;
 mod experiments;
 mod graph;
@@ -146,6 +148,21 @@ impl Input {
         }
     }
 
+    fn records(&self) -> Result<Vec<anonymize::microdata::Microdata>> {
+        let h = anonymize::hierarchy::adult()?;
+        match &self.table {
+            Some(p) => Ok(vec![anonymize::microdata::load(
+                p,
+                &data::name_of(p, self.name.as_deref()),
+                &h,
+            )?]),
+            None if self.graph.is_some() => {
+                bail!("this needs records with Adult's columns (--table FILE), not a graph")
+            }
+            None => Ok(vec![anonymize::microdata::bundled_adult(&self.data, &h)?]),
+        }
+    }
+
     fn tables(&self) -> Result<Vec<TableData>> {
         match &self.table {
             Some(p) => Ok(vec![data::user_table(p, self.name.as_deref(), &self.table_options()?)?]),
@@ -258,6 +275,7 @@ fn run_experiment(
     link_from: &Path,
     graphs: &[GraphData],
     tables: &[TableData],
+    records: &[anonymize::microdata::Microdata],
 ) -> Result<(String, String, Option<u64>)> {
     if settings.ks.is_some() && e.k_means.is_none() {
         bail!("{} has no k (see `dpmo-eval list`)", e.name);
@@ -271,6 +289,7 @@ fn run_experiment(
         dir: dir.clone(),
         graphs,
         tables,
+        records,
     };
     let measured = harness::reset_peak_rss();
     let start = Instant::now();
@@ -298,6 +317,7 @@ fn main() -> Result<()> {
                 let needs = match e.needs {
                     Needs::Graph => "--graph",
                     Needs::Table => "--table",
+                    Needs::Records => "--records",
                 };
                 println!("{:<18} {:<8} {}", e.name, needs, e.about);
                 if let Some(k) = e.k_means {
@@ -339,12 +359,13 @@ fn main() -> Result<()> {
                 bail!("unknown experiment {name}; see `dpmo-eval list`");
             };
             let settings = run.settings()?;
-            let (graphs, tables) = match e.needs {
-                Needs::Graph => (input.graphs()?, vec![]),
-                Needs::Table => (vec![], input.tables()?),
+            let (graphs, tables, records) = match e.needs {
+                Needs::Graph => (input.graphs()?, vec![], vec![]),
+                Needs::Table => (vec![], input.tables()?, vec![]),
+                Needs::Records => (vec![], vec![], input.records()?),
             };
             let dir = run.out.join(e.name);
-            let (title, body, _) = run_experiment(e, &settings, &run.out, &dir, &graphs, &tables)?;
+            let (title, body, _) = run_experiment(e, &settings, &run.out, &dir, &graphs, &tables, &records)?;
             let report = dir.join("report.md");
             std::fs::write(&report, format!("# {title}\n\n{body}"))
                 .with_context(|| format!("writing {}", report.display()))?;
@@ -389,17 +410,22 @@ fn reproduce(data: &Path, run: &Run, report: Option<PathBuf>) -> Result<()> {
         data::bundled_table(data, Bundled::Nltcs)?,
         data::bundled_table(data, Bundled::Adult)?,
     ];
+    let records = vec![anonymize::microdata::bundled_adult(
+        data,
+        &anonymize::hierarchy::adult()?,
+    )?];
     let load_s = start.elapsed().as_secs_f64();
     let mut sections = Vec::new();
     let mut peak: Option<u64> = harness::peak_rss();
     for e in experiments::ALL {
         eprintln!("== {}", e.name);
-        let (g, t): (&[GraphData], &[TableData]) = match e.needs {
-            Needs::Graph => (&graphs, &[]),
-            Needs::Table => (&[], &tables),
+        let (g, t, r): (&[GraphData], &[TableData], &[anonymize::microdata::Microdata]) = match e.needs {
+            Needs::Graph => (&graphs, &[], &[]),
+            Needs::Table => (&[], &tables, &[]),
+            Needs::Records => (&[], &[], &records),
         };
         // Links are computed against the final folder, where the files will be.
-        let (title, body, p) = run_experiment(e, &settings, &staging, &report_dir, g, t)?;
+        let (title, body, p) = run_experiment(e, &settings, &staging, &report_dir, g, t, r)?;
         peak = peak.max(p);
         let body = body.replace(
             &harness::relative_link(&report_dir, &staging),

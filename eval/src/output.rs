@@ -126,8 +126,9 @@ fn register_font() -> Result<()> {
     }
 }
 
-/// Okabe–Ito colours (colour-blind safe), without yellow.
-const COLOURS: [RGBColor; 7] = [
+/// Okabe–Ito colours (colour-blind safe), without yellow, then Tol's wine and a mid grey: nine curves
+/// before a colour repeats (and a repeated colour comes with another marker).
+const COLOURS: [RGBColor; 9] = [
     RGBColor(0, 114, 178),
     RGBColor(213, 94, 0),
     RGBColor(0, 158, 115),
@@ -135,6 +136,8 @@ const COLOURS: [RGBColor; 7] = [
     RGBColor(0, 0, 0),
     RGBColor(230, 159, 0),
     RGBColor(86, 180, 233),
+    RGBColor(136, 34, 85),
+    RGBColor(128, 128, 128),
 ];
 
 const WIDTH: u32 = 1040;

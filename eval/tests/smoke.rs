@@ -34,6 +34,7 @@ fn every_experiment_runs_on_the_csv_fixtures_and_writes_a_tidy_summary() {
     let _ = std::fs::remove_dir_all(&out);
     let graph = fixture("small_graph.csv");
     let table = fixture("small_table.csv");
+    let adult = fixture("small_adult.data");
     let list = run(&["list"]);
     let mut seen = 0;
     for line in list.lines().filter(|l| !l.starts_with(' ')) {
@@ -51,6 +52,7 @@ fn every_experiment_runs_on_the_csv_fixtures_and_writes_a_tidy_summary() {
         match needs {
             "--graph" => args.extend(["--graph", graph.to_str().unwrap()]),
             "--table" => args.extend(["--table", table.to_str().unwrap(), "--class-col", "label"]),
+            "--records" => args.extend(["--table", adult.to_str().unwrap()]),
             other => panic!("unknown input kind {other}"),
         }
         run(&args);
@@ -81,7 +83,7 @@ fn every_experiment_runs_on_the_csv_fixtures_and_writes_a_tidy_summary() {
         assert!(pngs >= 1, "{name}: no plot named after the dataset");
         seen += 1;
     }
-    assert!(seen >= 7, "only {seen} experiments listed");
+    assert!(seen >= 8, "only {seen} experiments listed");
 }
 
 #[test]
