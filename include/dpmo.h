@@ -1384,7 +1384,7 @@ enum dpmo_status dpmo_weighted_sensitivity_table(const double *weights,
 /**
  * Writes the scratch lengths `dpmo_select_privpareto` and `dpmo_privpareto_probabilities` need for n
  * candidates and m objectives, global or local, in either arithmetic: `*out_values_len` doubles
- * (4 n m + 7 n) and `*out_indices_len` size_t (O(n): the score stage's sorts and counts plus 3n). Memory
+ * (5 n m + 7 n) and `*out_indices_len` size_t (O(n): the score stage's sorts and counts plus 3n). Memory
  * is O(n m): δ^PS is never tabulated.
  *
  * Errors: null, misaligned or overlapping outputs; a length not representable → `DPMO_OVERFLOW`.

@@ -23,7 +23,8 @@ use crate::dampen::exact::{plain_end, plain_run, utility_limit, PLAIN_UNITS};
 use crate::dampen::Dampening;
 use crate::exact::{scale::distance_beyond_cap, Grid};
 use crate::pareto::{
-    pareto_scores_sized, pareto_sensitivity, pareto_sensitivity_scratch_len, scores_scratch_len, Dominance,
+    advance_sums, pareto_scores_sized, pareto_sensitivity, pareto_sensitivity_from_sums,
+    pareto_sensitivity_scratch_len, scores_scratch_len, Dominance,
 };
 use crate::select::exact::{as_words, load_int, store_int};
 use crate::select::{exponential_probabilities, select, select_int, Arithmetic, Selector};
@@ -52,9 +53,10 @@ pub enum ParetoSensitivity<'a> {
 /// objectives (either sensitivity, either arithmetic): O(n m) values, O(n) indices.
 pub fn privpareto_scratch_len(n: usize, m: usize) -> Result<MultiScratchLen, Error> {
     let (order, sums) = stage_scratch(n, m)?;
-    // compact utilities n·m, Pareto scores n, δ^PS at the current distance n and at a probed one n, the
-    // sums of δ^PS, integer scores 2n, breakpoints 2n
-    let values = size(&[(n, m), (n, 3), (sums, 1), (n, 4)])?;
+    // compact utilities n·m, running sums of the objectives' δ at the current distance n·m, Pareto scores
+    // n, δ^PS at the current distance n and at a probed one n, the δ^PS stage's own scratch, integer
+    // scores 2n, breakpoints 2n
+    let values = size(&[(n, m), (n, m), (n, 3), (sums, 1), (n, 4)])?;
     // the stages' sort orders and Fenwick tree, candidate map n, permutation n, open flags n
     let indices = size(&[(order, 1), (n, 3)])?;
     Ok(MultiScratchLen { values, indices })
@@ -68,6 +70,7 @@ fn stage_scratch(n: usize, m: usize) -> Result<(usize, usize), Error> {
 
 struct Parts<'a> {
     compact: &'a mut [f64],
+    running: &'a mut [f64],
     scores: &'a mut [f64],
     sweep: &'a mut [f64],
     probe: &'a mut [f64],
@@ -88,6 +91,7 @@ fn split<'a>(n: usize, m: usize, mut values: &'a mut [f64], mut indices: &'a mut
     let (order, sums) = stage_scratch(n, m)?;
     Ok(Parts {
         compact: take(&mut values, n * m)?,
+        running: take(&mut values, n * m)?,
         scores: take(&mut values, n)?,
         sweep: take(&mut values, n)?,
         probe: take(&mut values, n)?,
@@ -146,8 +150,32 @@ fn dampened_round(
         subs.push(v.sensitivity()?).map_err(|_| Error::CapacityExceeded)?;
     }
     let compact = &p.compact[..live * m];
-    let (order, sums) = (&mut *p.order, &mut *p.sums);
-    let mut delta_at = |t: usize, out: &mut [f64]| pareto_sensitivity(compact, m, &subs, t, out, order, sums);
+    let (order, sums, running) = (&mut *p.order, &mut *p.sums, &mut p.running[..live * m]);
+    // The objectives' running sums are kept at the current distance in `running` and at the last probed
+    // one in `sums[..live m]`, and advanced term by term (bit-identical to summing from 0), so a probe at
+    // t + L costs O(n m L) for the sums rather than O(n m (t + L)). `pareto_sensitivity` at distance 0
+    // validates the inputs once.
+    let (mut running_at, mut probe_at): (Option<usize>, Option<usize>) = (None, None);
+    let mut delta_at = |tq: usize, out: &mut [f64], current: bool| -> Result<(), Error> {
+        if running_at.is_none() {
+            pareto_sensitivity(compact, m, &subs, tq, out, order, sums)?;
+            running.copy_from_slice(&sums[..live * m]);
+            (running_at, probe_at) = (Some(tq), Some(tq));
+            return Ok(());
+        }
+        if current {
+            advance_sums(&subs, live, running, running_at, tq)?;
+            running_at = Some(tq);
+        }
+        if current || probe_at.is_none_or(|p| p > tq) {
+            sums[..live * m].copy_from_slice(running);
+            probe_at = running_at;
+        }
+        advance_sums(&subs, live, &mut sums[..live * m], probe_at, tq)?;
+        probe_at = Some(tq);
+        pareto_sensitivity_from_sums(compact, &subs, live, tq, out, order, sums);
+        Ok(())
+    };
     let (scores, ints, walk, open) = (&p.scores[..live], &mut *p.ints, &mut *p.walk, &mut p.open[..live]);
     let (current, probe) = (&mut p.sweep[..live], &mut p.probe[..live]);
     let u = |r: usize| grid.floor_clamped(scores[r], utility_limit(units));
@@ -161,7 +189,7 @@ fn dampened_round(
     let mut run = 1usize;
     let mut still_open = live;
     if limit > 0 {
-        delta_at(0, current)?;
+        delta_at(0, current, true)?;
     }
     while t < limit && still_open > 0 {
         // The longest run [t, t + len) on which δ^PS of every open candidate keeps its value at t.
@@ -169,7 +197,7 @@ fn dampened_round(
         let mut len = 1;
         let mut step = run.min(limit - t);
         while step > 1 {
-            delta_at(t + len + step - 2, probe)?;
+            delta_at(t + len + step - 2, probe, false)?;
             if same(probe, open) {
                 len += step - 1;
                 step = (step * 2).min(limit - t - len + 1);
@@ -210,7 +238,7 @@ fn dampened_round(
         }
         t += len;
         if t < limit && still_open > 0 {
-            delta_at(t, current)?;
+            delta_at(t, current, true)?;
         }
     }
     for (r, &o) in open.iter().enumerate() {

@@ -163,13 +163,31 @@ pub fn pareto_sensitivity(
     if out.len() != n {
         return Err(Error::LengthMismatch);
     }
-    let base = &mut values[..n * m];
-    base.fill(0.0);
+    advance_sums(deltas, n, &mut values[..n * m], None, t)?;
+    from_sums(utilities, deltas, n, t, values, indices, |r, v| out[r] = v);
+    Ok(())
+}
+
+/// Brings the running sums `base[r·m + i]` = S_i(·, r) (the terms below each saturation, as
+/// [`pareto_sensitivity`] sums them) from distance `from` (`None`: nothing summed, `base` is overwritten)
+/// to distance `t` ≥ `from`, adding only the terms in between, in the same order and with the same
+/// rounding as a sum from 0: the result is bit-identical to summing afresh. A per-candidate δ is constant
+/// below its saturation, so its sum is one product at any t.
+pub(crate) fn advance_sums(
+    deltas: &[LocalSensitivity<'_>],
+    n: usize,
+    base: &mut [f64],
+    from: Option<usize>,
+    t: usize,
+) -> Result<(), Error> {
+    let m = deltas.len();
+    if from.is_none() {
+        base.fill(0.0);
+    }
+    let first = from.map_or(0, |f| f.saturating_add(1));
     for (i, d) in deltas.iter().enumerate() {
         let terms = d.saturation().min(t.saturating_add(1));
         if d.constant_below_saturation(0).is_some() {
-            // A per-candidate δ is constant below its saturation: the sum of its terms is one product, so
-            // any distance t costs O(n) (the automatic saturation of local PrivPareto probes large t).
             let k = count_up(terms);
             for r in 0..n {
                 if let Some(c) = d.constant_below_saturation(r) {
@@ -177,7 +195,7 @@ pub fn pareto_sensitivity(
                 }
             }
         } else {
-            for j in 0..terms {
+            for j in first..terms {
                 for r in 0..n {
                     let s = &mut base[r * m + i];
                     *s = add_up(*s, d.delta(r, j)?);
@@ -185,8 +203,22 @@ pub fn pareto_sensitivity(
             }
         }
     }
-    from_sums(utilities, deltas, n, t, values, indices, |r, v| out[r] = v);
     Ok(())
+}
+
+/// δ^PS(x, t, r) of every candidate into `out` from running sums already at distance t in
+/// `values[..n m]` (see [`advance_sums`]); the rest of `values` and `indices` is scratch as for
+/// [`pareto_sensitivity`], whose checks the caller has made.
+pub(crate) fn pareto_sensitivity_from_sums(
+    utilities: &[f64],
+    deltas: &[LocalSensitivity<'_>],
+    n: usize,
+    t: usize,
+    out: &mut [f64],
+    indices: &mut [usize],
+    values: &mut [f64],
+) {
+    from_sums(utilities, deltas, n, t, values, indices, |r, v| out[r] = v);
 }
 
 /// Fills the row-major n × `columns` table `out[r * columns + t]` = δ^PS(x, t, r) for t < `columns`

@@ -16,6 +16,7 @@ mod dominance;
 mod radix;
 mod score;
 
+pub(crate) use delta::{advance_sums, pareto_sensitivity_from_sums};
 pub use delta::{
     pareto_sensitivity, pareto_sensitivity_naive, pareto_sensitivity_scratch_len, pareto_sensitivity_table,
 };
