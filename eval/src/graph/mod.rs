@@ -12,7 +12,7 @@ pub mod privtopk;
 pub mod protected;
 
 use crate::data::GraphData;
-use crate::harness::thousands;
+use crate::harness::{thousands, Job, Outcome, SummaryRow};
 use anyhow::Result;
 use dpmo::graph::Csr;
 use dpmo::pareto::{pareto_scores, pareto_scores_scratch_len};
@@ -22,6 +22,26 @@ use dpmo::sensitivity::egodensity::{egodensity_all, egodensity_delta, EGODENSITY
 use dpmo::sensitivity::weighted_sum::weighted_sum;
 use dpmo::sensitivity::{DeltaFunction, DeltaSource, LocalSensitivity};
 use dpmo::Dominance;
+
+/// Runs `run_one` on every graph of `job` and joins their sections under one heading, `title` applied to
+/// the graphs' names (comma-separated): the `run` of every graph experiment.
+pub fn each_graph(
+    job: &Job<'_>,
+    title: impl Fn(&str) -> String,
+    mut run_one: impl FnMut(&Job<'_>, &GraphData, &mut Vec<SummaryRow>) -> Result<String>,
+) -> Result<Outcome> {
+    let mut body = String::new();
+    let mut summary = Vec::new();
+    for d in job.graphs {
+        body.push_str(&run_one(job, d, &mut summary)?);
+    }
+    let names: Vec<&str> = job.graphs.iter().map(|d| d.name.as_str()).collect();
+    Ok(Outcome {
+        title: title(&names.join(", ")),
+        body,
+        summary,
+    })
+}
 
 /// Number of objectives of DP-MoTkIN (degree, egodensity).
 pub const M: usize = 2;

@@ -41,23 +41,11 @@ const RUNS_SMOKE: usize = 20;
 const K: usize = 5;
 
 fn run(job: &Job<'_>) -> Result<Outcome> {
-    let mut body = String::new();
-    let mut summary = Vec::new();
-    for d in job.graphs {
-        body.push_str(&run_one(job, d, &mut summary)?);
-    }
-    Ok(Outcome {
-        title: format!(
-            "DP-MoTkIN-Agg on {} (PrivPareto paper, Figure 3)",
-            job.graphs
-                .iter()
-                .map(|d| d.name.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-        body,
-        summary,
-    })
+    super::each_graph(
+        job,
+        |names| format!("DP-MoTkIN-Agg on {names} (PrivPareto paper, Figure 3)"),
+        run_one,
+    )
 }
 
 fn run_one(job: &Job<'_>, d: &GraphData, summary: &mut Vec<SummaryRow>) -> Result<String> {

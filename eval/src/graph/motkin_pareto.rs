@@ -437,25 +437,15 @@ impl Results {
 }
 
 fn run(job: &Job<'_>) -> Result<Outcome> {
-    let mut body = String::new();
-    let mut summary = Vec::new();
-    for d in job.graphs {
-        let (b, s) = run_one(job, d)?;
-        body.push_str(&b);
-        summary.extend(s);
-    }
-    Ok(Outcome {
-        title: format!(
-            "DP-MoTkIN-Pareto on {} (PrivPareto paper, Table 2)",
-            job.graphs
-                .iter()
-                .map(|d| d.name.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-        body,
-        summary,
-    })
+    super::each_graph(
+        job,
+        |names| format!("DP-MoTkIN-Pareto on {names} (PrivPareto paper, Table 2)"),
+        |job, d, summary| {
+            let (body, rows) = run_one(job, d)?;
+            summary.extend(rows);
+            Ok(body)
+        },
+    )
 }
 
 fn run_one(job: &Job<'_>, d: &GraphData) -> Result<(String, Vec<SummaryRow>)> {

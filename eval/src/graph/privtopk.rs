@@ -88,23 +88,11 @@ pub fn overlap(truth: &[usize], picked: &[usize]) -> f64 {
 }
 
 fn run(job: &Job<'_>) -> Result<Outcome> {
-    let mut body = String::new();
-    let mut summary = Vec::new();
-    for d in job.graphs {
-        body.push_str(&run_one(job, d, &mut summary)?);
-    }
-    Ok(Outcome {
-        title: format!(
-            "PrivTopk with EBC on {} (Local Dampening paper, Figure 5)",
-            job.graphs
-                .iter()
-                .map(|d| d.name.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-        body,
-        summary,
-    })
+    super::each_graph(
+        job,
+        |names| format!("PrivTopk with EBC on {names} (Local Dampening paper, Figure 5)"),
+        run_one,
+    )
 }
 
 /// The accuracy cells: (k, method, B) → cell.

@@ -339,23 +339,11 @@ fn infection_seed(g: &Csr<'_>) -> usize {
 }
 
 fn run(job: &Job<'_>) -> Result<Outcome> {
-    let mut body = String::new();
-    let mut summary = Vec::new();
-    for d in job.graphs {
-        body.push_str(&run_one(job, d, &mut summary)?);
-    }
-    Ok(Outcome {
-        title: format!(
-            "Privacy for the protected: targeted search on {} (Kearns et al., Figures 2–4)",
-            job.graphs
-                .iter()
-                .map(|d| d.name.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-        body,
-        summary,
-    })
+    super::each_graph(
+        job,
+        |names| format!("Privacy for the protected: targeted search on {names} (Kearns et al., Figures 2–4)"),
+        run_one,
+    )
 }
 
 fn run_one(job: &Job<'_>, d: &GraphData, summary: &mut Vec<SummaryRow>) -> Result<String> {
