@@ -145,22 +145,7 @@ __all__ = [
     # raw events
     "bound_contributions",
     "BoundedAggregates",
-    # errors
+    # errors: the module and every exception class it exports
     "errors",
-    "DpmoError",
-    "NullPointerError",
-    "EmptyInputError",
-    "NonFiniteInputError",
-    "InvalidEpsilonError",
-    "InvalidSensitivityError",
-    "InvalidSensitivityValueError",
-    "LengthMismatchError",
-    "ScratchTooSmallError",
-    "DpmoOverflowError",
-    "InvalidGeneratorError",
-    "InvalidArgumentError",
-    "CapacityExceededError",
-    "BudgetExhaustedError",
-    "OverlappingBuffersError",
-    "UnsupportedError",
+    *errors.__all__,
 ]
