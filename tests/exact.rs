@@ -11,7 +11,7 @@
 mod common;
 
 use common::{assert_fits, chi_square_p_value, rng, ALPHA};
-use dpmo::exact::bernoulli::{bernoulli_exp_minus, Frac, Gamma};
+use dpmo::exact::bernoulli::{bernoulli_exp_minus, bernoulli_inv_e_over_three_eighths, Frac, Gamma};
 use dpmo::exact::discrete::{discrete_laplace, LaplaceRate};
 use dpmo::exact::wide::U256;
 use dpmo::exact::{Bits, Scale};
@@ -272,6 +272,27 @@ fn bernoulli_exp_minus_gamma_matches_its_exact_probability() {
             &[p, 1.0 - p],
         );
     }
+}
+
+/// The correction coin of the exponential mechanism by levels, Bernoulli(e^{−1} / (3/8)), against its
+/// probability 8/(3e) ≈ 0.981; the same draws reject the coin with a_0 = 1/40 in place of 1/45 (a failure
+/// probability 12.5 % too high).
+#[test]
+fn the_correction_coin_is_bernoulli_of_e_inverse_over_three_eighths() {
+    const DRAWS: usize = 4_000_000;
+    let mut g = rng(977);
+    let mut bits = Bits::new(&mut g);
+    let yes = (0..DRAWS)
+        .filter(|_| bernoulli_inv_e_over_three_eighths(&mut bits))
+        .count() as u64;
+    let p = 8.0 / (3.0 * std::f64::consts::E);
+    let cells = [yes, DRAWS as u64 - yes];
+    assert_fits("Bernoulli(8/(3e))", &cells, &[p, 1.0 - p]);
+    let broken = 1.0 - (1.0 - p) * 45.0 / 40.0;
+    assert!(
+        chi_square_p_value(&cells, &[broken, 1.0 - broken]) < ALPHA,
+        "a_0 = 1/40 not rejected"
+    );
 }
 
 #[test]

@@ -156,6 +156,31 @@ pub fn bernoulli_exp_minus_frac<R: Rng + ?Sized>(bits: &mut Bits<'_, R>, x: &Fra
     k % 2 == 1
 }
 
+/// True with probability exactly e^{−1} / (3/8) = 8/(3e) ≈ 0.981: the correction coin of a proposal that
+/// used the rational 3/8 in place of e^{−1} (the exponential mechanism by levels,
+/// [`crate::select`](mod@crate::select)).
+///
+/// **Why it is exact.** 3/8 = 1 − 1 + 1/2! − 1/3! + 1/4! is a partial sum of e^{−1} = Σ_k (−1)^k / k!, so
+/// e^{−1} = 3/8 − Σ_{i≥0} (−1)^i / (5 + i)! and
+///
+/// 1 − 8/(3e) = Σ_{i≥0} (−1)^i a_i,  a_i = (8/3) / (5 + i)!,  a_0 = 1/45,  a_i / a_{i−1} = 1/(5 + i).
+///
+/// An alternating sum of decreasing terms a_0 ≤ 1 is the probability that K is odd in: K ← 0; if
+/// Bernoulli(a_0) succeeds, K ← 1 and then K ← K + 1 while Bernoulli(a_K / a_{K−1}) succeeds (P(K ≥ j) =
+/// a_{j−1}, so P(K odd) = (a_0 − a_1) + (a_2 − a_3) + … ) — the same construction as CKS20 Algorithm 1,
+/// with every coin a rational. The coin fails with probability 0.019, after two random bits on average.
+pub fn bernoulli_inv_e_over_three_eighths<R: Rng + ?Sized>(bits: &mut Bits<'_, R>) -> bool {
+    if !bernoulli_ratio(bits, 1, 45) {
+        return true; // K = 0: even
+    }
+    let mut k: u64 = 1;
+    while bernoulli_ratio(bits, 1, 5 + k) {
+        k = k.saturating_add(1);
+    }
+    // K odd: the event of probability 1 − 8/(3e); the coin is its complement.
+    k.is_multiple_of(2)
+}
+
 /// True with probability exactly exp(−γ) (CKS20 Algorithm 2).
 pub fn bernoulli_exp_minus<R: Rng + ?Sized>(bits: &mut Bits<'_, R>, gamma: &Gamma) -> bool {
     for _ in 0..gamma.whole {
@@ -205,6 +230,19 @@ mod tests {
         let mut t = Tape(&[u64::MAX], 0);
         assert!(bernoulli_ratio(&mut Bits::new(&mut t), 5, 5));
         assert!(!bernoulli_ratio(&mut Bits::new(&mut t), 0, 5));
+    }
+
+    #[test]
+    fn correction_coin_fails_only_when_k_is_odd() {
+        // First bit 1: U ≥ 1/45 = 0.000001…, K = 0, the coin succeeds.
+        let mut t = Tape(&[1 << 63], 0);
+        assert!(bernoulli_inv_e_over_three_eighths(&mut Bits::new(&mut t)));
+        // 000000: U < 1/45 at its first 1 digit; then 1: U > 1/6 = 0.0010…, so K = 1 and the coin fails.
+        let mut t = Tape(&[0b000_0001 << 57], 0);
+        assert!(!bernoulli_inv_e_over_three_eighths(&mut Bits::new(&mut t)));
+        // 000000, then 000 (U < 1/6 at its first 1 digit), then 1 (U > 1/7 = 0.001…): K = 2, success.
+        let mut t = Tape(&[0b000_0000_0001 << 53], 0);
+        assert!(bernoulli_inv_e_over_three_eighths(&mut Bits::new(&mut t)));
     }
 
     #[test]

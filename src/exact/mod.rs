@@ -22,7 +22,7 @@
 //! 2. a gap to the best score beyond 2¹²⁶ units (about 2⁶⁴Δ), or a γ beyond 2¹⁰, is capped there.
 //!
 //! Selectors built on these are in [`crate::select`](mod@crate::select) (exponential mechanism by rejection from uniform
-//! proposals, permute-and-flip, their top-k), the exact dampening stage in [`crate::dampen`](mod@crate::dampen).
+//! proposals or from proposals by level of γ, permute-and-flip, their top-k), the exact dampening stage in [`crate::dampen`](mod@crate::dampen).
 
 pub mod bernoulli;
 pub mod bits;

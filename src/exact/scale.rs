@@ -77,8 +77,15 @@ impl Scale {
         Ok(s)
     }
 
-    /// The least G with m G 2^exponent ≥ k b, i.e. γ(G) ≥ k.
-    fn smallest_gap_reaching(&self, k: u64) -> u128 {
+    /// γ per grid unit, ε / (2N), rounded to a double: for estimates that only guide a search, never for
+    /// a probability.
+    pub fn rate_estimate(&self) -> f64 {
+        libm::ldexp(self.m as f64 / self.b as f64, self.exponent)
+    }
+
+    /// The least gap G with γ(G) ≥ k (γ uncapped), i.e. m G 2^exponent ≥ k b; `u128::MAX` when no gap
+    /// below 2¹²⁸ reaches it.
+    pub fn smallest_gap_reaching(&self, k: u64) -> u128 {
         let m = U256::from_u128(u128::from(self.m));
         let b = U256::from_u128(u128::from(self.b) * u128::from(k));
         // G ≥ b / (m 2^exponent) = (b 2^-exponent) / m, rounded up.

@@ -13,6 +13,7 @@
 //! Δ, [`crate::exact::grid`]) and integers already on a grid with N units of sensitivity ([`IntScores`], the
 //! output of the exact dampening and weighted-sum stages, stored as two `u64` words each).
 
+use crate::exact::grid::Floor;
 use crate::exact::{Bits, Grid, Scale, GAP_CAP};
 use crate::{sample, Error};
 use rand_core::Rng;
@@ -23,6 +24,42 @@ pub(crate) trait ExactScores {
     fn len(&self) -> usize;
     /// The gap function r ↦ G_r = min(S* − S_r, [`GAP_CAP`]), with S* found once (O(n)).
     fn gaps(&self) -> impl Fn(usize) -> u128 + '_;
+    /// The same gaps seen through cuts on the scores ([`Cuts`]), with the extremes found once (O(n)).
+    fn cuts(&self) -> impl Cuts + '_;
+}
+
+/// Cuts of the scores by gap: for every candidate r and every threshold 1 ≤ t ≤ [`Cuts::max_gap`],
+/// `below(r, cut(t))` holds exactly when G_r ≥ t. A cut is computed once per threshold; testing a candidate
+/// against it is then one comparison of scores, with no gap computed (the exponential mechanism by levels,
+/// [`super::levels`], tests every candidate against a few cuts).
+pub(crate) trait Cuts {
+    /// A score value that separates the gaps at a threshold.
+    type Cut: Copy;
+    /// The cut for gap threshold t (1 ≤ t ≤ `max_gap()`).
+    fn cut(&self, t: u128) -> Self::Cut;
+    /// A cut every score is below (as for a threshold of 0).
+    fn everyone(&self) -> Self::Cut;
+    /// A cut no score is below (as for a threshold beyond every gap).
+    fn no_one(&self) -> Self::Cut;
+    /// A score, as the cuts compare it.
+    type Score: Copy;
+    /// The scores in candidate order (a sequential read, for the passes over all candidates).
+    fn scores(&self) -> impl Iterator<Item = Self::Score> + '_;
+    /// Candidate r's score.
+    fn score(&self, r: usize) -> Self::Score;
+    /// Whether a score is below the cut, i.e. its gap reaches the cut's threshold.
+    fn below(s: Self::Score, cut: Self::Cut) -> bool;
+    /// How many candidates r in `range` are below `upper` and not below `lower`.
+    fn count_between(&self, range: core::ops::Range<usize>, upper: Self::Cut, lower: Self::Cut) -> usize;
+    /// s ↦ its gap times `rate`, approximately (γ for the rate of a [`Scale`]): only guides a search,
+    /// never decides anything.
+    fn estimate(&self, rate: f64) -> impl Fn(Self::Score) -> f64 + '_;
+    /// The largest gap G_r of any candidate.
+    fn max_gap(&self) -> u128;
+    /// The number of candidates.
+    fn len(&self) -> usize;
+    /// Candidate r's gap G_r, as [`ExactScores::gaps`] gives it.
+    fn gap(&self, r: usize) -> u128;
 }
 
 /// Doubles floored onto the grid of their global sensitivity.
@@ -37,9 +74,165 @@ impl ExactScores for FloatScores<'_> {
     }
 
     fn gaps(&self) -> impl Fn(usize) -> u128 + '_ {
-        let best = self.scores.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        let best = self.grid.floor(best);
+        let best = self.grid.floor(extremes(self.scores).1);
         move |r| self.grid.gap(best, self.scores[r])
+    }
+
+    fn cuts(&self) -> impl Cuts + '_ {
+        let (bottom, top) = extremes(self.scores);
+        FloatCuts {
+            scores: self.scores,
+            grid: self.grid,
+            best: self.grid.floor(top),
+            top,
+            bottom,
+            per_unit: libm::ldexp(1.0, -self.grid.exponent()),
+        }
+    }
+}
+
+/// The least and the greatest of finite doubles (±∞ for none), in lanes the compiler can vectorise.
+fn extremes(scores: &[f64]) -> (f64, f64) {
+    let (mut lo, mut hi) = ([f64::INFINITY; 4], [f64::NEG_INFINITY; 4]);
+    let mut chunks = scores.chunks_exact(4);
+    for c in &mut chunks {
+        for k in 0..4 {
+            lo[k] = if c[k] < lo[k] { c[k] } else { lo[k] };
+            hi[k] = if c[k] > hi[k] { c[k] } else { hi[k] };
+        }
+    }
+    for &s in chunks.remainder() {
+        lo[0] = lo[0].min(s);
+        hi[0] = hi[0].max(s);
+    }
+    (
+        lo.iter().copied().fold(f64::INFINITY, f64::min),
+        hi.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+    )
+}
+
+/// [`Cuts`] of finite doubles: a cut is itself a double, found by bisection over the ordered doubles.
+struct FloatCuts<'a> {
+    scores: &'a [f64],
+    grid: Grid,
+    best: Floor,
+    top: f64,
+    bottom: f64,
+    per_unit: f64,
+}
+
+/// The position of a finite double in the order of the doubles, as an unsigned integer (−0 and +0 share
+/// one, since they are the same score).
+fn order_key(x: f64) -> u64 {
+    let bits = (x + 0.0).to_bits(); // −0 + 0 = +0
+    if bits >> 63 == 0 {
+        bits | 1 << 63
+    } else {
+        !bits
+    }
+}
+
+/// The double at a position of [`order_key`].
+fn from_order_key(k: u64) -> f64 {
+    f64::from_bits(if k >> 63 == 1 { k & !(1 << 63) } else { !k })
+}
+
+impl Cuts for FloatCuts<'_> {
+    type Cut = f64;
+
+    /// The least double c in [bottom, top] whose gap is below t. The gap never increases with the score
+    /// (flooring is monotone), so the scores with gap ≥ t are exactly those below c. The top score has
+    /// gap 0 < t, so such a c exists. It is searched over the ordered doubles from the estimate top − t·g:
+    /// galloping away from it until the answer is bracketed, then bisecting — a few gaps when the estimate
+    /// is within a few ulps, at most about 2 · 64 in any case.
+    fn cut(&self, t: u128) -> f64 {
+        let reaches = |k: u64| self.grid.gap(self.best, from_order_key(k)) >= t;
+        let (bottom, top) = (order_key(self.bottom), order_key(self.top));
+        if !reaches(bottom) {
+            return self.bottom;
+        }
+        let guess = order_key(self.top - t as f64 / self.per_unit).clamp(bottom, top);
+        // Establish reaches(lo), !reaches(hi), bottom ≤ lo < hi ≤ top; top never reaches, bottom does.
+        let (mut lo, mut hi) = (guess, guess);
+        let mut step = 1u64;
+        if reaches(guess) {
+            loop {
+                hi = lo.saturating_add(step).min(top);
+                if !reaches(hi) {
+                    break;
+                }
+                lo = hi;
+                step = step.saturating_mul(2);
+            }
+        } else {
+            loop {
+                lo = hi.saturating_sub(step).max(bottom);
+                if reaches(lo) {
+                    break;
+                }
+                hi = lo;
+                step = step.saturating_mul(2);
+            }
+        }
+        while hi - lo > 1 {
+            let mid = lo + (hi - lo) / 2;
+            if reaches(mid) {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        from_order_key(hi)
+    }
+
+    fn everyone(&self) -> f64 {
+        f64::INFINITY
+    }
+
+    fn no_one(&self) -> f64 {
+        f64::NEG_INFINITY
+    }
+
+    type Score = f64;
+
+    fn scores(&self) -> impl Iterator<Item = f64> + '_ {
+        self.scores.iter().copied()
+    }
+
+    #[inline]
+    fn score(&self, r: usize) -> f64 {
+        self.scores[r]
+    }
+
+    #[inline]
+    fn below(s: f64, cut: f64) -> bool {
+        s < cut
+    }
+
+    fn count_between(&self, range: core::ops::Range<usize>, upper: f64, lower: f64) -> usize {
+        // Written without branches or early exits, so that it vectorises.
+        self.scores[range]
+            .iter()
+            .map(|&s| usize::from((s < upper) & (s >= lower)))
+            .sum()
+    }
+
+    fn estimate(&self, rate: f64) -> impl Fn(f64) -> f64 + '_ {
+        let (top, k) = (self.top, self.per_unit * rate);
+        move |s| (top - s) * k
+    }
+
+    fn max_gap(&self) -> u128 {
+        self.grid.gap(self.best, self.bottom)
+    }
+
+    fn len(&self) -> usize {
+        self.scores.len()
+    }
+
+    #[inline]
+    fn gap(&self, r: usize) -> u128 {
+        self.grid.gap(self.best, self.scores[r])
     }
 }
 
@@ -74,6 +267,93 @@ impl ExactScores for IntScores<'_> {
                 .map_or(GAP_CAP, |g| (g.max(0) as u128).min(GAP_CAP))
         }
     }
+
+    fn cuts(&self) -> impl Cuts + '_ {
+        let (mut best, mut bottom) = (i128::MIN, i128::MAX);
+        for i in 0..self.len() {
+            let v = load_int(self.words, i);
+            best = best.max(v);
+            bottom = bottom.min(v);
+        }
+        IntCuts {
+            words: self.words,
+            best,
+            max_gap: best
+                .checked_sub(bottom)
+                .map_or(GAP_CAP, |g| (g.max(0) as u128).min(GAP_CAP)),
+        }
+    }
+}
+
+/// [`Cuts`] of integer scores: the cut for t is the score best − t itself.
+struct IntCuts<'a> {
+    words: &'a [u64],
+    best: i128,
+    max_gap: u128,
+}
+
+impl Cuts for IntCuts<'_> {
+    type Cut = i128;
+
+    /// G_r = min(best − s_r, [`GAP_CAP`]) ≥ t exactly when s_r ≤ best − t, for t ≤ max_gap ≤ GAP_CAP
+    /// (< 2¹²⁷, so the subtraction saturates only for scores no stage produces).
+    fn cut(&self, t: u128) -> i128 {
+        self.best.saturating_sub(t.min(GAP_CAP) as i128)
+    }
+
+    fn everyone(&self) -> i128 {
+        i128::MAX
+    }
+
+    /// Below every score the stages produce (they keep scores within ±2¹²⁵); a score of exactly i128::MIN
+    /// would count as below it, which the level search bounds anyway.
+    fn no_one(&self) -> i128 {
+        i128::MIN
+    }
+
+    type Score = i128;
+
+    fn scores(&self) -> impl Iterator<Item = i128> + '_ {
+        self.words
+            .chunks_exact(2)
+            .map(|w| (i128::from(w[1] as i64) << 64) | i128::from(w[0]))
+    }
+
+    #[inline]
+    fn score(&self, r: usize) -> i128 {
+        load_int(self.words, r)
+    }
+
+    #[inline]
+    fn below(s: i128, cut: i128) -> bool {
+        s <= cut
+    }
+
+    fn count_between(&self, range: core::ops::Range<usize>, upper: i128, lower: i128) -> usize {
+        range
+            .map(|r| usize::from((self.score(r) <= upper) & (self.score(r) > lower)))
+            .sum()
+    }
+
+    fn estimate(&self, rate: f64) -> impl Fn(i128) -> f64 + '_ {
+        let best = self.best as f64;
+        move |s| (best - s as f64) * rate
+    }
+
+    fn max_gap(&self) -> u128 {
+        self.max_gap
+    }
+
+    fn len(&self) -> usize {
+        self.words.len() / 2
+    }
+
+    #[inline]
+    fn gap(&self, r: usize) -> u128 {
+        self.best
+            .checked_sub(self.score(r))
+            .map_or(GAP_CAP, |g| (g.max(0) as u128).min(GAP_CAP))
+    }
 }
 
 /// Proposals drawn (and their scores read) ahead of the coins that judge them.
@@ -85,11 +365,28 @@ const BATCH: usize = 16;
 /// of scores at random positions are then independent and overlap in memory, where one at a time each would
 /// wait for its cache miss. Proposals left over when one is kept are discarded; since they are independent
 /// of the coins that decided to stop, the output distribution is unchanged.
+///
+/// After about n/256 + 64 proposals without a success (the mass is on few candidates), it switches to
+/// the exponential mechanism by levels ([`super::levels`]), which costs two passes over the scores and then
+/// a few rounds. Switching keeps the distribution exact: the rounds are independent and each returns r
+/// with probability ∝ e^{−γ_r} given that it returns at all, so the output of the first successful round
+/// has that distribution whatever the number of rounds before it — and the sampler by levels draws from
+/// the same distribution afresh.
 pub(crate) fn exponential<R: Rng + ?Sized>(rng: &mut R, scores: &impl ExactScores, scale: &Scale) -> usize {
     let n = scores.len();
-    let gap = scores.gaps();
+    let cuts = scores.cuts();
+    let gap = |r| cuts.gap(r);
     let mut bits = Bits::new(rng);
+    let mut batches = (n / 256 + 64) / BATCH;
     loop {
+        if batches == 0 {
+            if let Some(r) = super::levels::exponential(&mut bits, &cuts, scale, super::levels::MAX_LEVEL) {
+                return r;
+            }
+            // Unreachable (the level weights fit in 256 bits): go on with uniform proposals.
+            batches = usize::MAX;
+        }
+        batches -= 1;
         let mut batch = [(0usize, 0u128); BATCH];
         for p in batch.iter_mut() {
             p.0 = sample::uniform_index(bits.rng(), n);

@@ -3,8 +3,9 @@
 //! Every selector runs in one of two arithmetics ([`Arithmetic`]):
 //! * **exact** (the default): the output distribution is exactly the mathematical mechanism's on the
 //!   scores floored onto the grid of Δ, with every coin an exact rational or exp(−γ) of a rational γ
-//!   ([`crate::exact`] and the exact selectors of this module). The exponential mechanism is sampled by rejection from uniform
-//!   proposals; report-noisy-max with Gumbel noise *is* the exponential mechanism and with Exponential
+//!   ([`crate::exact`] and the exact selectors of this module). The exponential mechanism is sampled by
+//!   rejection, from uniform proposals first and, when those keep failing, from proposals by level of γ
+//!   that are close to the target (`levels`); report-noisy-max with Gumbel noise *is* the exponential mechanism and with Exponential
 //!   noise *is* permute-and-flip (same distributions), so those run exactly too; report-noisy-max with
 //!   Laplace noise has no exact form here and is refused with [`Error::Unsupported`].
 //! * **float**: the textbook floating-point samplers on the scaled gaps x(r) = ε (s(r) − s*) / (2Δ) ≤ 0.
@@ -16,6 +17,7 @@
 
 pub(crate) mod exact;
 mod exponential;
+mod levels;
 mod noisy_max;
 mod permute_flip;
 mod topk;

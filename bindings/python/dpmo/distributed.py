@@ -15,7 +15,7 @@ coins that are exact and independent, so partitions can flip them where the scor
   flipped independently. Each partition flips its coins (from its own stream) and reports |H_j| and a
   uniform element of H_j; the driver picks partition j with probability |H_j| / Σ|H| (an exact integer
   draw) and returns its element — a uniform element of H.
-* **Exponential mechanism / Gumbel noise** (rounds after the maximum). dpmo samples it by rejection: propose
+* **Exponential mechanism / Gumbel noise** (rounds after the maximum). Here it is sampled by rejection: propose
   r uniformly among the n candidates, keep it with its coin, repeat. The proposals come from one stream that
   every partition derives identically (so no proposal list is shipped); each partition flips, from its own
   stream, the coins of the proposals it holds, and reports the first position kept; the driver takes the
