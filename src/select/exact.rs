@@ -86,7 +86,7 @@ impl ExactScores for FloatScores<'_> {
             best: self.grid.floor(top),
             top,
             bottom,
-            per_unit: libm::ldexp(1.0, -self.grid.exponent()),
+            exponent: self.grid.exponent(),
         }
     }
 }
@@ -118,7 +118,8 @@ struct FloatCuts<'a> {
     best: Floor,
     top: f64,
     bottom: f64,
-    per_unit: f64,
+    /// The grid's binary exponent: one grid unit is 2^exponent.
+    exponent: i32,
 }
 
 /// The position of a finite double in the order of the doubles, as an unsigned integer (−0 and +0 share
@@ -151,7 +152,7 @@ impl Cuts for FloatCuts<'_> {
         if !reaches(bottom) {
             return self.bottom;
         }
-        let guess = order_key(self.top - t as f64 / self.per_unit).clamp(bottom, top);
+        let guess = order_key(self.top - libm::ldexp(t as f64, self.exponent)).clamp(bottom, top);
         // Establish reaches(lo), !reaches(hi), bottom ≤ lo < hi ≤ top; top never reaches, bottom does.
         let (mut lo, mut hi) = (guess, guess);
         let mut step = 1u64;
@@ -218,7 +219,8 @@ impl Cuts for FloatCuts<'_> {
     }
 
     fn estimate(&self, rate: f64) -> impl Fn(f64) -> f64 + '_ {
-        let (top, k) = (self.top, self.per_unit * rate);
+        // γ per unit of score, as one product: 2^−exponent alone overflows for the finest grids.
+        let (top, k) = (self.top, libm::ldexp(rate, -self.exponent));
         move |s| (top - s) * k
     }
 

@@ -230,6 +230,8 @@ mod tests {
         let boundaries: Vec<f64> = (0..400).map(|i| -((i % 9) as f64)).collect();
         let ties: Vec<f64> = (0..300).map(|i| if i % 3 == 0 { 0.5 } else { -1.25 }).collect();
         let large: Vec<f64> = (0..500).map(|i| 1e15 - 0.3e14 * (unit(i) * 12.0).floor()).collect();
+        // Δ = 4 · 2^−1074: the grid unit 2^−1084 is finer than any double, so 2^1084 overflows.
+        let tiny: Vec<f64> = (0..300).map(|i| 5e-324 * ((i * 7) % 50) as f64).collect();
         // Half the mass on level 8: one best and 3,000 candidates with γ = 8 (3,000 e^{−8} ≈ 1).
         let mut far = vec![-16.0; 3000];
         far.push(0.0);
@@ -240,6 +242,7 @@ mod tests {
             ("boundaries", boundaries, 1.0, 2.0),
             ("ties", ties, 1.0, 1.5),
             ("large", large, 0.3e14, 0.7),
+            ("subnormal", tiny, 2e-323, 1.0),
         ]
     }
 
