@@ -77,12 +77,12 @@ pub(crate) fn levels<'c, C: Cuts>(
 
 impl<C: Cuts, E: Fn(C::Score) -> f64> Levels<'_, C, E> {
     /// The level of a score: the ℓ ≤ F with the score below cut[ℓ] and not below cut[ℓ + 1], i.e.
-    /// min(⌊γ⌋, F). The estimate only chooses where the search starts (NaN and overflow cast to 0 or to
-    /// F); it is almost always right, which two comparisons confirm.
+    /// min(⌊γ⌋, F). The estimate only chooses where the search starts (clamped to [0, F]; NaN gives F, as
+    /// does overflow); it is almost always right, which two comparisons confirm.
     #[inline]
     pub(crate) fn level(&self, s: C::Score) -> usize {
         let top = self.top;
-        let e = ((self.estimate)(s) as usize).min(top);
+        let e = ((self.estimate)(s).min(top as f64) as i32).max(0) as usize;
         let mut l = e;
         if !C::below(s, self.cut[e]) | C::below(s, self.cut[e + 1]) {
             while l < top && C::below(s, self.cut[l + 1]) {
