@@ -72,8 +72,9 @@ def selection_libraries(scores):
 
 def bench_selection():
     print("\n## Single selection, CPU time per selection (interleaved rounds; median; ratio to dpmo exponential)")
-    print("Δ = 1, ε = 1; two kinds of scores: N(0, 10²), a clear best (few candidates within γ < 1 of it, so the")
-    print("exact sampler makes about n proposals), and uniform on [0, 100) (many near the best: few proposals)\n")
+    print("Δ = 1, ε = 1; two kinds of scores: N(0, 10²), a clear best (few candidates within γ < 1 of it: the")
+    print("exact sampler's uniform proposals fail and it samples by levels of γ), and uniform on [0, 100) (many")
+    print("near the best: a few uniform proposals)\n")
     sizes = [10**3, 10**4] if QUICK else [10**3, 10**4, 10**5, 10**6]
     rounds = 3 if QUICK else 5
     rs = np.random.default_rng(1)
