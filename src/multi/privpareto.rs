@@ -18,18 +18,17 @@
 //! saturation argument in [`crate::sensitivity`]), so privacy never depends on where the walk stops; a
 //! caller may cap it with `max_distance`.
 
-use super::{finite, round_epsilon, shape, size, take, MultiScratchLen};
+use super::{finite, round_epsilon, shape, take, MultiScratchLen};
 use crate::dampen::exact::{plain_end, plain_run, utility_limit, PLAIN_UNITS};
 use crate::dampen::Dampening;
 use crate::exact::{scale::distance_beyond_cap, Grid};
-use crate::pareto::{
-    advance_sums, pareto_scores_sized, pareto_sensitivity, pareto_sensitivity_from_sums,
-    pareto_sensitivity_scratch_len, scores_scratch_len, Dominance,
-};
+use crate::pareto::walk::{self, Live, CLOSED};
+use crate::pareto::{dominator_counts, self_scratch_len, Dominance};
 use crate::select::exact::{as_words, load_int, store_int};
 use crate::select::{exponential_probabilities, select, select_int, Arithmetic, Selector};
-use crate::sensitivity::{LocalSensitivity, Subset, MAX_SATURATION};
+use crate::sensitivity::{LocalSensitivity, MAX_SATURATION};
 use crate::{Error, MAX_OBJECTIVES};
+use core::mem::size_of;
 use rand_core::Rng;
 
 /// Which sensitivity PrivPareto uses.
@@ -49,38 +48,70 @@ pub enum ParetoSensitivity<'a> {
     },
 }
 
-/// Scratch lengths for [`select_privpareto`] and [`privpareto_probabilities`] with n candidates and m
-/// objectives (either sensitivity, either arithmetic): O(n m) values, O(n) indices.
-pub fn privpareto_scratch_len(n: usize, m: usize) -> Result<MultiScratchLen, Error> {
-    let (order, sums) = stage_scratch(n, m)?;
-    // compact utilities n·m, running sums of the objectives' δ at the current distance n·m, Pareto scores
-    // n, δ^PS at the current distance n and at a probed one n, the δ^PS stage's own scratch, integer
-    // scores 2n, breakpoints 2n
-    let values = size(&[(n, m), (n, m), (n, 3), (sums, 1), (n, 4)])?;
-    // the stages' sort orders and Fenwick tree, candidate map n, permutation n, open flags n
-    let indices = size(&[(order, 1), (n, 3)])?;
-    Ok(MultiScratchLen { values, indices })
+// The `u32` arrays are carved out of the `usize` scratch.
+const _: () = assert!(size_of::<usize>() >= size_of::<u32>() && size_of::<usize>().is_multiple_of(size_of::<u32>()));
+
+/// `usize` words holding `k` `u32`s.
+fn words_for_u32(k: usize) -> Option<usize> {
+    let per = size_of::<usize>() / size_of::<u32>();
+    Some(k.checked_add(per - 1)? / per)
 }
 
-/// The index and value scratch the score stage needs (shared by the Pareto score and δ^PS).
-fn stage_scratch(n: usize, m: usize) -> Result<(usize, usize), Error> {
-    let s = pareto_sensitivity_scratch_len(n, m)?;
-    Ok((s.indices.max(scores_scratch_len(n, m)?), s.values))
+/// Views `usize` scratch as `u32`s (no reallocation: the same bytes, twice as many items on 64-bit).
+fn as_u32(x: &mut [usize]) -> &mut [u32] {
+    let len = x.len() * (size_of::<usize>() / size_of::<u32>());
+    // SAFETY: usize is at least as aligned as u32 and a whole number of u32s long (checked above), and every
+    // bit pattern is a valid u32; the returned slice borrows `x` mutably for its whole life, so nothing else
+    // can observe the reinterpretation.
+    unsafe { core::slice::from_raw_parts_mut(x.as_mut_ptr().cast::<u32>(), len) }
+}
+
+/// The stage area (`usize` words) shared by the three stages of a round, which never live at once: the
+/// Pareto score's dominance count, the δ^PS walk (two `u32` δ^PS arrays and the probes' scratch), the
+/// selector's permutation.
+fn stage_len(n: usize, m: usize) -> Option<usize> {
+    let walk = if m <= 2 {
+        words_for_u32(walk::sweep_len32(n, m)?.checked_add(n.checked_mul(2)?)?)?
+    } else {
+        words_for_u32(n.checked_mul(2)?)?.checked_add(walk::sweep_len_wide(n, m)?)?
+    };
+    Some(self_scratch_len(n, m)?.max(walk).max(n))
+}
+
+/// Scratch lengths for [`select_privpareto`] and [`privpareto_probabilities`] with n candidates and m
+/// objectives (either sensitivity, either arithmetic):
+///
+/// - `values` = (3m + 2) n: the objectives' running δ sums (n m), the corners of the δ^PS probes (2 n m,
+///   which also hold the scores handed to a floating-point selector) and the integer scores or dampening
+///   breakpoints (2 n, two words each);
+/// - `indices` = 2n + S: the candidate map and the dominator counts (n each), and a stage area S shared by
+///   the Pareto score, the δ^PS walk and the selector, which never live at once. On 64-bit targets S is
+///   5n + 1 for m ≤ 2 (the Pareto score's count; the walk needs (5 + 2m) n / 2 + 1); for m ≥ 3 the larger
+///   of the score's count and n + the δ^PS count's (see [`crate::pareto::pareto_sensitivity_scratch_len`]).
+///
+/// At m = 2 on a 64-bit target that is 15 n + 1 words: 60 bytes per candidate per objective.
+///
+/// Errors: a length overflows `usize` → [`Error::Overflow`]; n ≥ 2³² (candidates are indexed by `u32`
+/// in the walk) → [`Error::CapacityExceeded`].
+pub fn privpareto_scratch_len(n: usize, m: usize) -> Result<MultiScratchLen, Error> {
+    if n > u32::MAX as usize {
+        return Err(Error::CapacityExceeded);
+    }
+    let values = n.checked_mul(m.checked_mul(3).and_then(|v| v.checked_add(2)).ok_or(Error::Overflow)?);
+    let indices = stage_len(n, m).and_then(|s| s.checked_add(n.checked_mul(2)?));
+    match (values, indices) {
+        (Some(values), Some(indices)) => Ok(MultiScratchLen { values, indices }),
+        _ => Err(Error::Overflow),
+    }
 }
 
 struct Parts<'a> {
-    compact: &'a mut [f64],
-    running: &'a mut [f64],
-    scores: &'a mut [f64],
-    sweep: &'a mut [f64],
-    probe: &'a mut [f64],
     sums: &'a mut [f64],
-    ints: &'a mut [u64],
+    corners: &'a mut [f64],
     walk: &'a mut [u64],
-    order: &'a mut [usize],
     map: &'a mut [usize],
-    perm: &'a mut [usize],
-    open: &'a mut [usize],
+    dominators: &'a mut [usize],
+    stage: &'a mut [usize],
 }
 
 fn split<'a>(n: usize, m: usize, mut values: &'a mut [f64], mut indices: &'a mut [usize]) -> Result<Parts<'a>, Error> {
@@ -88,20 +119,13 @@ fn split<'a>(n: usize, m: usize, mut values: &'a mut [f64], mut indices: &'a mut
     if values.len() < need.values || indices.len() < need.indices {
         return Err(Error::ScratchTooSmall);
     }
-    let (order, sums) = stage_scratch(n, m)?;
     Ok(Parts {
-        compact: take(&mut values, n * m)?,
-        running: take(&mut values, n * m)?,
-        scores: take(&mut values, n)?,
-        sweep: take(&mut values, n)?,
-        probe: take(&mut values, n)?,
-        sums: take(&mut values, sums)?,
-        ints: as_words(take(&mut values, 2 * n)?),
+        sums: take(&mut values, n * m)?,
+        corners: take(&mut values, 2 * n * m)?,
         walk: as_words(take(&mut values, 2 * n)?),
-        order: take(&mut indices, order)?,
         map: take(&mut indices, n)?,
-        perm: take(&mut indices, n)?,
-        open: take(&mut indices, n)?,
+        dominators: take(&mut indices, n)?,
+        stage: indices,
     })
 }
 
@@ -114,17 +138,25 @@ fn check_local(sensitivity: &ParetoSensitivity<'_>, n: usize, m: usize) -> Resul
     Ok(())
 }
 
+/// The dominator counts −PS of the first `live` candidates of the map into `p.dominators`.
+fn score_round(p: &mut Parts<'_>, utilities: &[f64], live: usize, m: usize, dominance: Dominance) {
+    let map = &p.map[..live];
+    let u = |r: usize, i: usize| utilities[map[r] * m + i];
+    dominator_counts(live, m, u, dominance, p.dominators, p.stage);
+}
+
 /// Integer scores of one round with local sensitivity: PS dampened with δ^PS (exactly, see the module
-/// documentation) into `p.ints[..2 live]`; returns their sensitivity in grid units.
+/// documentation) into `p.walk[..2 live]`; returns their sensitivity in grid units.
 ///
 /// δ^PS is non-decreasing in t (intervals only widen), so where it takes the same values at t and at t + L − 1
 /// for every candidate that still matters, it is constant in between: the walk crosses such a run in one step
-/// ([`plain_run`]), and the run's length is found by doubling then halving L. Each probe is one evaluation
-/// of δ^PS at one distance, O(n log n) for m ≤ 2; the number of probes grows with the number of distinct
-/// values δ^PS takes, not with the distance reached.
+/// ([`plain_run`]), and the run's length is found by doubling then halving L. Each probe evaluates δ^PS at
+/// one distance for the open candidates only ([`walk::probe`]); the number of probes grows with the number
+/// of distinct values δ^PS takes, not with the distance reached.
 #[allow(clippy::too_many_arguments)]
 fn dampened_round(
     p: &mut Parts<'_>,
+    utilities: &[f64],
     live: usize,
     m: usize,
     deltas: &[LocalSensitivity<'_>],
@@ -132,74 +164,79 @@ fn dampened_round(
     dampening: Dampening,
     epsilon: f64,
 ) -> Result<u64, Error> {
-    let grid = Grid::of((live - 1) as f64)?;
+    let n = live;
+    let grid = Grid::of((n - 1) as f64)?;
     let units = grid.units();
     let limit = if max_distance > 0 {
         max_distance.min(MAX_SATURATION)
     } else {
         distance_beyond_cap(epsilon)
     };
-    let mut views: heapless::Vec<Subset<'_>, MAX_OBJECTIVES> = heapless::Vec::new();
+    let map = &p.map[..n];
+    let mut subs: heapless::Vec<Live<'_, '_>, MAX_OBJECTIVES> = heapless::Vec::new();
     for d in deltas {
-        views
-            .push(Subset::new(*d, &p.map[..live]))
-            .map_err(|_| Error::CapacityExceeded)?;
+        subs.push(Live { d, map }).map_err(|_| Error::CapacityExceeded)?;
     }
-    let mut subs: heapless::Vec<LocalSensitivity<'_>, MAX_OBJECTIVES> = heapless::Vec::new();
-    for v in &views {
-        subs.push(v.sensitivity()?).map_err(|_| Error::CapacityExceeded)?;
-    }
-    let compact = &p.compact[..live * m];
-    let (order, sums, running) = (&mut *p.order, &mut *p.sums, &mut p.running[..live * m]);
-    // The objectives' running sums are kept at the current distance in `running` and at the last probed
-    // one in `sums[..live m]`, and advanced term by term (bit-identical to summing from 0), so a probe at
-    // t + L costs O(n m L) for the sums rather than O(n m (t + L)). `pareto_sensitivity` at distance 0
-    // validates the inputs once.
-    let (mut running_at, mut probe_at): (Option<usize>, Option<usize>) = (None, None);
-    let mut delta_at = |tq: usize, out: &mut [f64], current: bool| -> Result<(), Error> {
-        if running_at.is_none() {
-            pareto_sensitivity(compact, m, &subs, tq, out, order, sums)?;
-            running.copy_from_slice(&sums[..live * m]);
-            (running_at, probe_at) = (Some(tq), Some(tq));
-            return Ok(());
-        }
-        if current {
-            advance_sums(&subs, live, running, running_at, tq)?;
-            running_at = Some(tq);
-        }
-        if current || probe_at.is_none_or(|p| p > tq) {
-            sums[..live * m].copy_from_slice(running);
-            probe_at = running_at;
-        }
-        advance_sums(&subs, live, &mut sums[..live * m], probe_at, tq)?;
-        probe_at = Some(tq);
-        pareto_sensitivity_from_sums(compact, &subs, live, tq, out, order, sums);
-        Ok(())
+    let u = |r: usize, i: usize| utilities[map[r] * m + i];
+    let (running, corners, walk) = (&mut p.sums[..n * m], &mut p.corners[..2 * n * m], &mut p.walk[..2 * n]);
+    let dominators = &p.dominators[..n];
+    // The stage area: δ^PS at the walk's distance (`cur`, CLOSED once a candidate no longer matters) and
+    // at the last probe (`probed`), then the probes' own scratch.
+    let (deltas32, wide) = if m <= 2 {
+        (as_u32(p.stage), &mut [][..])
+    } else {
+        let (a, b) = p.stage.split_at_mut(words_for_u32(2 * n).ok_or(Error::Overflow)?);
+        (as_u32(a), b)
     };
-    let (scores, ints, walk, open) = (&p.scores[..live], &mut *p.ints, &mut *p.walk, &mut p.open[..live]);
-    let (current, probe) = (&mut p.sweep[..live], &mut p.probe[..live]);
-    let u = |r: usize| grid.floor_clamped(scores[r], utility_limit(units));
-    // Breakpoints b(t) (plain) or running sums b(T) (shifted) live in `walk`; `open[r]` = 1 while it matters
-    // (plain: its interval is not found yet; shifted: its δ^PS is below n − 1).
-    for (r, o) in open.iter_mut().enumerate() {
-        store_int(walk, r, 0);
-        *o = 1;
+    let (cur, rest) = deltas32.split_at_mut(n);
+    let (probed, narrow) = rest.split_at_mut(n);
+    if m <= 2 {
+        for order in narrow[..2 * m * n].chunks_exact_mut(n) {
+            for (k, slot) in order.iter_mut().enumerate() {
+                *slot = k as u32;
+            }
+        }
     }
+    let score = |r: usize| grid.floor_clamped(-(dominators[r] as f64), utility_limit(units));
+    // Breakpoints b(t) (plain) or running sums b(T) (shifted) live in `walk`, replaced by the final score
+    // when a plain candidate's interval is found; `cur[r]` = CLOSED once it no longer matters (plain: its
+    // interval is found; shifted: its δ^PS is n − 1, and stays so).
+    cur.fill(0);
+    for r in 0..n {
+        store_int(walk, r, 0);
+    }
+    // The running sums S_i are kept at the walk's distance (advanced term by term, bit-identical to summing
+    // from 0); a probe at t + L adds the terms in between on the fly.
+    walk::advance(&subs, n, running, None, 0)?;
+    let mut running_at = 0;
+    let mut probe_at: Option<usize> = None;
+    let mut still_open = n;
+    let mut eval = |tq: usize, cur: &[u32], probed: &mut [u32], running: &[f64], running_at: usize, q: usize| {
+        walk::corners(u, &subs, n, running, running_at, tq, corners)?;
+        walk::probe(n, m, corners, |r| cur[r] != CLOSED, q, probed, narrow, wide);
+        Ok::<(), Error>(())
+    };
     let mut t = 0;
     let mut run = 1usize;
-    let mut still_open = live;
     if limit > 0 {
-        delta_at(0, current, true)?;
+        eval(0, cur, probed, running, running_at, still_open)?;
+        cur.copy_from_slice(probed);
+        probe_at = Some(0);
     }
     while t < limit && still_open > 0 {
         // The longest run [t, t + len) on which δ^PS of every open candidate keeps its value at t.
-        let same = |probe: &[f64], open: &[usize]| (0..live).all(|r| open[r] == 0 || probe[r] == current[r]);
+        let same = |probed: &[u32], cur: &[u32]| (0..n).all(|r| cur[r] == CLOSED || probed[r] == cur[r]);
         let mut len = 1;
         let mut step = run.min(limit - t);
         while step > 1 {
-            delta_at(t + len + step - 2, probe, false)?;
-            if same(probe, open) {
+            let tq = t + len + step - 2;
+            eval(tq, cur, probed, running, running_at, still_open)?;
+            probe_at = Some(tq);
+            if same(probed, cur) {
                 len += step - 1;
+                // Every later probe of this run, and the walk's next distance, lie beyond t + len − 1.
+                walk::advance(&subs, n, running, Some(running_at), t + len - 1)?;
+                running_at = t + len - 1;
                 step = (step * 2).min(limit - t - len + 1);
             } else {
                 step /= 2;
@@ -209,17 +246,22 @@ fn dampened_round(
             }
         }
         run = (len * 2).max(2);
-        for r in 0..live {
-            let w = grid.ceil_capped(current[r], units);
+        for (r, c) in cur.iter_mut().enumerate() {
+            let closed = *c == CLOSED;
+            let w = if closed {
+                units
+            } else {
+                grid.ceil_capped(f64::from(*c), units)
+            };
             let mut b = load_int(walk, r) as u128;
             match dampening {
                 Dampening::Plain => {
-                    if open[r] == 0 {
+                    if closed {
                         continue;
                     }
-                    if let Some(s) = plain_run(u(r), t, len, w, &mut b) {
-                        store_int(ints, r, s);
-                        open[r] = 0;
+                    if let Some(s) = plain_run(score(r), t, len, w, &mut b) {
+                        store_int(walk, r, s);
+                        *c = CLOSED;
                         still_open -= 1;
                         continue;
                     }
@@ -228,8 +270,8 @@ fn dampened_round(
                     // Every candidate's sum runs to the same distance; one whose δ^PS reached n − 1 keeps it
                     // (δ^PS never decreases), so once all have, further distances add N to every score alike.
                     b += len as u128 * u128::from(w);
-                    if open[r] == 1 && w == units {
-                        open[r] = 0;
+                    if !closed && w == units {
+                        *c = CLOSED;
                         still_open -= 1;
                     }
                 }
@@ -238,16 +280,27 @@ fn dampened_round(
         }
         t += len;
         if t < limit && still_open > 0 {
-            delta_at(t, current, true)?;
+            walk::advance(&subs, n, running, Some(running_at), t)?;
+            running_at = t;
+            // A probe at t (the run's failed end) already holds δ^PS at t of every candidate still open.
+            if probe_at != Some(t) {
+                eval(t, cur, probed, running, running_at, still_open)?;
+                probe_at = Some(t);
+            }
+            for (c, &d) in cur.iter_mut().zip(probed.iter()) {
+                if *c != CLOSED {
+                    *c = d;
+                }
+            }
         }
     }
-    for (r, &o) in open.iter().enumerate() {
+    for (r, &c) in cur.iter().enumerate() {
         let s = match dampening {
-            Dampening::Plain if o == 0 => continue,
-            Dampening::Plain => plain_end(u(r), t, units, load_int(walk, r) as u128),
-            Dampening::Shifted => u(r) + load_int(walk, r),
+            Dampening::Plain if c == CLOSED => continue,
+            Dampening::Plain => plain_end(score(r), t, units, load_int(walk, r) as u128),
+            Dampening::Shifted => score(r) + load_int(walk, r),
         };
-        store_int(ints, r, s);
+        store_int(walk, r, s);
     }
     Ok(match dampening {
         Dampening::Plain => PLAIN_UNITS,
@@ -265,11 +318,12 @@ fn as_unit_scores(ints: &[u64], units: u64, out: &mut [f64]) {
     }
 }
 
-/// One round of selection over the first `live` rows of `p.compact`; returns the position picked.
+/// One round of selection over the first `live` candidates of the map; returns the position picked.
 #[allow(clippy::too_many_arguments)]
 fn select_round<R: Rng + ?Sized>(
     rng: &mut R,
     p: &mut Parts<'_>,
+    utilities: &[f64],
     live: usize,
     m: usize,
     dominance: Dominance,
@@ -278,28 +332,26 @@ fn select_round<R: Rng + ?Sized>(
     epsilon: f64,
     arithmetic: Arithmetic,
 ) -> Result<usize, Error> {
-    pareto_scores_sized(&p.compact[..live * m], m, dominance, &mut p.scores[..live], p.order)?;
+    score_round(p, utilities, live, m, dominance);
     match *sensitivity {
-        ParetoSensitivity::Global => select(
-            rng,
-            selector,
-            &p.scores[..live],
-            (live - 1) as f64,
-            epsilon,
-            p.perm,
-            arithmetic,
-        ),
+        ParetoSensitivity::Global => {
+            let scores = &mut p.corners[..live];
+            for (s, &c) in scores.iter_mut().zip(p.dominators.iter()) {
+                *s = -(c as f64);
+            }
+            select(rng, selector, scores, (live - 1) as f64, epsilon, p.stage, arithmetic)
+        }
         ParetoSensitivity::Local {
             deltas,
             max_distance,
             dampening,
         } => {
-            let units = dampened_round(p, live, m, deltas, max_distance, dampening, epsilon)?;
+            let units = dampened_round(p, utilities, live, m, deltas, max_distance, dampening, epsilon)?;
             match arithmetic {
-                Arithmetic::Exact => select_int(rng, selector, &p.ints[..2 * live], units, epsilon, p.perm),
+                Arithmetic::Exact => select_int(rng, selector, &p.walk[..2 * live], units, epsilon, p.stage),
                 Arithmetic::Float => {
-                    as_unit_scores(&p.ints[..2 * live], units, &mut p.sweep[..live]);
-                    select(rng, selector, &p.sweep[..live], 1.0, epsilon, p.perm, arithmetic)
+                    as_unit_scores(&p.walk[..2 * live], units, &mut p.corners[..live]);
+                    select(rng, selector, &p.corners[..live], 1.0, epsilon, p.stage, arithmetic)
                 }
             }
         }
@@ -350,7 +402,6 @@ pub fn select_privpareto<R: Rng + ?Sized>(
     }
     let mut p = split(n, m, values, indices)?;
     finite(utilities)?;
-    p.compact.copy_from_slice(utilities);
     for (i, x) in p.map.iter_mut().enumerate() {
         *x = i;
     }
@@ -361,11 +412,21 @@ pub fn select_privpareto<R: Rng + ?Sized>(
             // The last candidate left is determined by the earlier (private) picks.
             0
         } else {
-            select_round(rng, &mut p, live, m, dominance, &sensitivity, selector, eps, arithmetic)?
+            select_round(
+                rng,
+                &mut p,
+                utilities,
+                live,
+                m,
+                dominance,
+                &sensitivity,
+                selector,
+                eps,
+                arithmetic,
+            )?
         };
         let chosen = p.map[pick];
         live -= 1;
-        p.compact.copy_within(live * m..(live + 1) * m, pick * m);
         p.map[pick] = p.map[live];
         // The freed slot keeps the pick; the picks are copied to `out` only once every round succeeded.
         p.map[live] = chosen;
@@ -402,21 +463,23 @@ pub fn privpareto_probabilities(
         out[0] = 1.0;
         return Ok(());
     }
-    p.compact.copy_from_slice(utilities);
     for (i, x) in p.map.iter_mut().enumerate() {
         *x = i;
     }
-    pareto_scores_sized(&p.compact[..n * m], m, dominance, &mut p.scores[..n], p.order)?;
-    match sensitivity {
-        ParetoSensitivity::Global => exponential_probabilities(&p.scores[..n], (n - 1) as f64, epsilon, out),
+    score_round(&mut p, utilities, n, m, dominance);
+    let units = match sensitivity {
+        ParetoSensitivity::Global => {
+            for (s, &c) in p.corners[..n].iter_mut().zip(p.dominators.iter()) {
+                *s = -(c as f64);
+            }
+            return exponential_probabilities(&p.corners[..n], (n - 1) as f64, epsilon, out);
+        }
         ParetoSensitivity::Local {
             deltas,
             max_distance,
             dampening,
-        } => {
-            let units = dampened_round(&mut p, n, m, deltas, max_distance, dampening, epsilon)?;
-            as_unit_scores(&p.ints[..2 * n], units, &mut p.sweep[..n]);
-            exponential_probabilities(&p.sweep[..n], 1.0, epsilon, out)
-        }
-    }
+        } => dampened_round(&mut p, utilities, n, m, deltas, max_distance, dampening, epsilon)?,
+    };
+    as_unit_scores(&p.walk[..2 * n], units, &mut p.corners[..n]);
+    exponential_probabilities(&p.corners[..n], 1.0, epsilon, out)
 }

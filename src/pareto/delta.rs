@@ -78,7 +78,7 @@ fn accumulate(deltas: &[LocalSensitivity<'_>], n: usize, t: usize, base: &mut [f
 }
 
 /// k as a double, rounded up (exact below 2^53).
-fn count_up(k: usize) -> f64 {
+pub(super) fn count_up(k: usize) -> f64 {
     let f = k as f64;
     if (f as u128) < k as u128 {
         next_up(f)
@@ -187,38 +187,24 @@ pub(crate) fn advance_sums(
     let first = from.map_or(0, |f| f.saturating_add(1));
     for (i, d) in deltas.iter().enumerate() {
         let terms = d.saturation().min(t.saturating_add(1));
-        if d.constant_below_saturation(0).is_some() {
-            let k = count_up(terms);
-            for r in 0..n {
-                if let Some(c) = d.constant_below_saturation(r) {
-                    base[r * m + i] = mul_up(c, k);
-                }
-            }
-        } else {
-            for j in first..terms {
-                for r in 0..n {
-                    let s = &mut base[r * m + i];
-                    *s = add_up(*s, d.delta(r, j)?);
+        if from.is_some() && first >= terms {
+            continue; // no new term below saturation: neither a sum nor a product changes
+        }
+        let k = count_up(terms);
+        // Each candidate on its own: a function may know the constant of some candidates only.
+        for r in 0..n {
+            let s = &mut base[r * m + i];
+            match d.constant_below_saturation(r) {
+                Some(c) => *s = mul_up(c, k),
+                None => {
+                    for j in first..terms {
+                        *s = add_up(*s, d.delta(r, j)?);
+                    }
                 }
             }
         }
     }
     Ok(())
-}
-
-/// δ^PS(x, t, r) of every candidate into `out` from running sums already at distance t in
-/// `values[..n m]` (see [`advance_sums`]); the rest of `values` and `indices` is scratch as for
-/// [`pareto_sensitivity`], whose checks the caller has made.
-pub(crate) fn pareto_sensitivity_from_sums(
-    utilities: &[f64],
-    deltas: &[LocalSensitivity<'_>],
-    n: usize,
-    t: usize,
-    out: &mut [f64],
-    indices: &mut [usize],
-    values: &mut [f64],
-) {
-    from_sums(utilities, deltas, n, t, values, indices, |r, v| out[r] = v);
 }
 
 /// Fills the row-major n × `columns` table `out[r * columns + t]` = δ^PS(x, t, r) for t < `columns`

@@ -1,0 +1,366 @@
+//! δ^PS probes for a walk over distances (local PrivPareto's dampening, [`crate::multi`]): δ^PS(x, t, r)
+//! at one distance t, only for the candidates the walk still needs ("open"), from running sums kept at an
+//! earlier distance, with no allocation and little memory.
+//!
+//! Each probe computes the 2m corner arrays hi_i, lo_i of every candidate at t (structure of arrays, the
+//! same directed rounding as [`super::pareto_sensitivity`], so the values are bit-identical) and then the
+//! identity of [`super::delta`]:
+//!
+//! δ^PS(x, t, r) = #{r′ : hi(r′) ≥ lo(r) in every objective} − 1 − #{r′ : lo(r′) > hi(r) in every objective}
+//!
+//! for the open candidates r only, in one of two ways:
+//! - **direct** when few are open: for each open r, one pass over the corner arrays (O(n m) per open
+//!   candidate, branch-free, contiguous);
+//! - **sweep** for m ≤ 2 otherwise: the four (2m) orders of the candidates by hi_i and by lo_i are *kept
+//!   between probes* and repaired by an insertion sort, since corners move monotonically with t and
+//!   rarely cross: O(n + inversions), with a full O(n log n) sort when the inversions exceed a budget of
+//!   8n moves (so no input makes a probe quadratic). One pair of orders serves both counts (points hi and
+//!   queries lo for the first, points lo and queries hi for the second); then one merge per count gives the
+//!   thresholds in objective 1 and a sweep over objective 0 with a Fenwick tree over the ranks in objective
+//!   1 counts, O(n log n). Every array is `u32` (so n ≤ 2³² − 1).
+//! - for m ≥ 3 the sweep is [`super::count::dominance_counts`] over every candidate.
+//!
+//! Memory beyond the running sums: 2 n m doubles for the corners and, for m ≤ 2, (3 + 2m) n + 1 `u32`
+//! ([`sweep_len32`]).
+
+use super::count::{self, dominance_counts};
+use super::delta::count_up;
+use crate::float::{add_up, cmp, mul_up, sub_down};
+use crate::sensitivity::LocalSensitivity;
+use crate::Error;
+
+/// Marks a candidate the walk no longer needs in the δ^PS arrays.
+pub(crate) const CLOSED: u32 = u32::MAX;
+
+/// At most this many open candidates are counted directly (one pass each) rather than by the sweep.
+pub(crate) const DIRECT_MAX: usize = 24;
+
+/// `u32` words the m ≤ 2 sweep needs for n candidates: 2m orders, ranks, thresholds, a Fenwick tree.
+pub(crate) fn sweep_len32(n: usize, m: usize) -> Option<usize> {
+    n.checked_mul(3 + 2 * m)?.checked_add(1)
+}
+
+/// `usize` words the m ≥ 3 sweep needs: the two counts and [`dominance_counts`]' scratch.
+pub(crate) fn sweep_len_wide(n: usize, m: usize) -> Option<usize> {
+    count::scratch_len(n, m)?.checked_add(n.checked_mul(2)?)
+}
+
+/// Objective i's sensitivity seen through the walk's candidate map: candidate r is `map[r]` of `d`, with
+/// the saturation max(T, 1) that [`crate::sensitivity::Subset`] gives it (the same values, read without a
+/// dynamic call per term).
+#[derive(Clone, Copy)]
+pub(crate) struct Live<'a, 'b> {
+    pub(crate) d: &'b LocalSensitivity<'a>,
+    pub(crate) map: &'b [usize],
+}
+
+impl Live<'_, '_> {
+    fn saturation(&self) -> usize {
+        self.d.saturation().max(1)
+    }
+
+    fn constant(&self, r: usize) -> Option<f64> {
+        self.d.constant_below_saturation(self.map[r])
+    }
+
+    fn delta(&self, r: usize, j: usize) -> Result<f64, Error> {
+        self.d.delta(self.map[r], j)
+    }
+
+    /// The part of S_i(t, ·) beyond the saturation, the same for every candidate: Some(Δ_i ⊗ (t + 1 − T)).
+    fn saturated(&self, t: usize) -> Option<f64> {
+        let sat = self.saturation();
+        (t >= sat).then(|| mul_up(self.d.global(), count_up(t - sat + 1)))
+    }
+}
+
+/// The base of S_i(t, r) (its terms below the saturation T, see [`super::delta`]) from the base at
+/// distance `at` ≤ t (`None`: from nothing): a product when the candidate's δ_i is constant, else the terms
+/// added one by one in order, exactly as [`super::delta::advance_sums`] does (bit-identical to a sum from
+/// 0).
+#[inline]
+fn base_at(d: &Live<'_, '_>, r: usize, base: f64, at: Option<usize>, t: usize) -> Result<f64, Error> {
+    let sat = d.saturation();
+    let terms = sat.min(t.saturating_add(1));
+    let first = at.map_or(0, |a| sat.min(a.saturating_add(1)));
+    if terms <= first && at.is_some() {
+        return Ok(base);
+    }
+    if let Some(c) = d.constant(r) {
+        return Ok(mul_up(c, count_up(terms)));
+    }
+    let mut s = if at.is_some() { base } else { 0.0 };
+    for j in first..terms {
+        s = add_up(s, d.delta(r, j)?);
+    }
+    Ok(s)
+}
+
+/// Brings the running bases `running[i·n + r]` (objective-major) from distance `from` to `to` ≥ `from`
+/// (`None`: from nothing).
+pub(crate) fn advance(
+    deltas: &[Live<'_, '_>],
+    n: usize,
+    running: &mut [f64],
+    from: Option<usize>,
+    to: usize,
+) -> Result<(), Error> {
+    for (d, row) in deltas.iter().zip(running.chunks_exact_mut(n)) {
+        let sat = d.saturation();
+        if from.is_some_and(|f| sat.min(f.saturating_add(1)) >= sat.min(to.saturating_add(1))) {
+            continue;
+        }
+        for (r, b) in row.iter_mut().enumerate() {
+            *b = base_at(d, r, *b, from, to)?;
+        }
+    }
+    Ok(())
+}
+
+/// Fills `corners` (2 m n doubles: hi_i at `[2i·n..]`, lo_i at `[(2i+1)·n..]`) at distance `t` ≥ `at` from
+/// the running bases at distance `at`, so that they equal those of [`super::pareto_sensitivity`] at t bit
+/// for bit. `u(r, i)` is the utility.
+pub(crate) fn corners(
+    u: impl Fn(usize, usize) -> f64,
+    deltas: &[Live<'_, '_>],
+    n: usize,
+    running: &[f64],
+    at: usize,
+    t: usize,
+    corners: &mut [f64],
+) -> Result<(), Error> {
+    for (i, (d, row)) in deltas.iter().zip(running.chunks_exact(n)).enumerate() {
+        let sat = d.saturation();
+        let moves = sat.min(t.saturating_add(1)) > sat.min(at.saturating_add(1));
+        let extra = d.saturated(t);
+        let (hi, lo) = corners[2 * i * n..(2 * i + 2) * n].split_at_mut(n);
+        for (r, ((h, l), &b)) in hi.iter_mut().zip(lo.iter_mut()).zip(row).enumerate() {
+            let base = if moves { base_at(d, r, b, Some(at), t)? } else { b };
+            let s = match extra {
+                Some(e) => add_up(base, e),
+                None => base,
+            };
+            let x = u(r, i);
+            *h = add_up(x, s);
+            *l = sub_down(x, s);
+        }
+    }
+    Ok(())
+}
+
+/// δ^PS at the distance of `corners` for every r with `open(r)`, written to `out[r]` (others untouched);
+/// `q` is the number of open candidates. `narrow` is the m ≤ 2 sweep's scratch ([`sweep_len32`]), `wide`
+/// the m ≥ 3 one's ([`sweep_len_wide`]); the orders in `narrow` are kept between calls (any permutation of
+/// 0..n is valid on entry; the caller fills them once with one).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn probe(
+    n: usize,
+    m: usize,
+    corners: &[f64],
+    open: impl Fn(usize) -> bool,
+    q: usize,
+    out: &mut [u32],
+    narrow: &mut [u32],
+    wide: &mut [usize],
+) {
+    let top = (n - 1) as u32;
+    let finish = |reach: usize, beyond: usize| reach.saturating_sub(1).saturating_sub(beyond).min(n - 1) as u32;
+    if q <= DIRECT_MAX || (m >= 3 && q.saturating_mul(16) <= n) {
+        for r in (0..n).filter(|&r| open(r)) {
+            out[r] = direct(n, m, corners, r).min(top);
+        }
+        return;
+    }
+    if m >= 3 {
+        let (reach, rest) = wide.split_at_mut(n);
+        let (beyond, rest) = rest.split_at_mut(n);
+        let hi = |k: usize, i: usize| corners[2 * i * n + k];
+        let lo = |k: usize, i: usize| corners[(2 * i + 1) * n + k];
+        dominance_counts(n, m, hi, lo, false, reach, rest);
+        dominance_counts(n, m, lo, hi, true, beyond, rest);
+        for r in (0..n).filter(|&r| open(r)) {
+            out[r] = finish(reach[r], beyond[r]);
+        }
+        return;
+    }
+    let (orders, rest) = narrow.split_at_mut(2 * m * n);
+    for (k, order) in orders.chunks_exact_mut(n).enumerate() {
+        repair(order, &corners[k * n..(k + 1) * n]);
+    }
+    let (rank, rest) = rest.split_at_mut(n);
+    let (thr, fen) = rest.split_at_mut(n);
+    let fen = &mut fen[..n + 1];
+    let side = |k: usize| (&corners[k * n..(k + 1) * n], &orders[k * n..(k + 1) * n]);
+    // The second objective's sides, when there is one.
+    let second = |k: usize| (m == 2).then(|| side(k));
+    // reach(r) = #{r′ : hi(r′) ≥ lo(r)}: points hi, queries lo.
+    count(
+        side(0),
+        side(1),
+        second(2),
+        second(3),
+        false,
+        &open,
+        rank,
+        thr,
+        fen,
+        |r, c| {
+            out[r] = c;
+        },
+    );
+    // beyond(r) = #{r′ : lo(r′) > hi(r)}: points lo, queries hi.
+    count(
+        side(1),
+        side(0),
+        second(3),
+        second(2),
+        true,
+        &open,
+        rank,
+        thr,
+        fen,
+        |r, c| {
+            out[r] = finish(out[r] as usize, c as usize);
+        },
+    );
+}
+
+/// Both counts of one candidate by a pass over the corners: reach − 1 − beyond (saturating).
+fn direct(n: usize, m: usize, c: &[f64], r: usize) -> u32 {
+    let (mut reach, mut beyond) = (0u32, 0u32);
+    if m <= 2 {
+        let (hi0, lo0) = (&c[..n], &c[n..2 * n]);
+        let (a0, b0) = (lo0[r], hi0[r]);
+        if m == 1 {
+            for (&h, &l) in hi0.iter().zip(lo0) {
+                reach += u32::from(h >= a0);
+                beyond += u32::from(l > b0);
+            }
+        } else {
+            let (hi1, lo1) = (&c[2 * n..3 * n], &c[3 * n..4 * n]);
+            let (a1, b1) = (lo1[r], hi1[r]);
+            for (((&h0, &l0), &h1), &l1) in hi0.iter().zip(lo0).zip(hi1).zip(lo1) {
+                reach += u32::from((h0 >= a0) & (h1 >= a1));
+                beyond += u32::from((l0 > b0) & (l1 > b1));
+            }
+        }
+    } else {
+        for k in 0..n {
+            let (mut all_hi, mut all_lo) = (true, true);
+            for i in 0..m {
+                let (hi, lo) = (&c[2 * i * n..], &c[(2 * i + 1) * n..]);
+                all_hi &= hi[k] >= lo[r];
+                all_lo &= lo[k] > hi[r];
+            }
+            reach += u32::from(all_hi);
+            beyond += u32::from(all_lo);
+        }
+    }
+    reach.saturating_sub(1).saturating_sub(beyond)
+}
+
+/// Sorts `order` (a permutation) ascending by `v`: insertion sort from the order it holds, or a full sort
+/// once the moves exceed 8n.
+fn repair(order: &mut [u32], v: &[f64]) {
+    let n = order.len();
+    let budget = 8 * n + 64;
+    let mut moves = 0;
+    for j in 1..n {
+        let x = order[j];
+        let key = v[x as usize];
+        let mut i = j;
+        while i > 0 && v[order[i - 1] as usize] > key {
+            order[i] = order[i - 1];
+            i -= 1;
+        }
+        order[i] = x;
+        moves += j - i;
+        if moves > budget {
+            order.sort_unstable_by(|&a, &b| cmp(v[a as usize], v[b as usize]));
+            return;
+        }
+    }
+}
+
+/// A Fenwick tree of `u32` counts over positions 0..len − 1 (slot 0 unused).
+fn fen_add(tree: &mut [u32], pos: usize) {
+    let mut i = pos + 1;
+    while i < tree.len() {
+        tree[i] += 1;
+        i += i & i.wrapping_neg();
+    }
+}
+
+fn fen_prefix(tree: &[u32], end: usize) -> u32 {
+    let mut i = end.min(tree.len() - 1);
+    let mut sum = 0;
+    while i > 0 {
+        sum += tree[i];
+        i &= i - 1;
+    }
+    sum
+}
+
+/// For every open query r: #{points p : x0(p) ≥ y0(r) and x1(p) ≥ y1(r)} (`>` when `strict`), passed to
+/// `emit(r, count)`. Each side is (values, ascending order); the second objective's are `None` when m = 1.
+#[allow(clippy::too_many_arguments)]
+fn count(
+    (x0, px0): (&[f64], &[u32]),
+    (y0, qy0): (&[f64], &[u32]),
+    x1: Option<(&[f64], &[u32])>,
+    y1: Option<(&[f64], &[u32])>,
+    strict: bool,
+    open: &impl Fn(usize) -> bool,
+    rank: &mut [u32],
+    thr: &mut [u32],
+    fen: &mut [u32],
+    mut emit: impl FnMut(usize, u32),
+) {
+    let n = px0.len();
+    let covers = |x: f64, y: f64| if strict { x > y } else { x >= y };
+    let two = if let (Some((x1, px1)), Some((y1, qy1))) = (x1, y1) {
+        // rank[p]: how many points have a smaller x1 (ties share it); thr[r]: how many points do not cover
+        // query r in objective 1. A point covers r there ⇔ rank[p] ≥ thr[r].
+        let mut lower = 0;
+        for j in 0..n {
+            let p = px1[j] as usize;
+            if j == 0 || x1[p] != x1[px1[j - 1] as usize] {
+                lower = j;
+            }
+            rank[p] = lower as u32;
+        }
+        let mut below = 0;
+        for &r in qy1 {
+            let r = r as usize;
+            if !open(r) {
+                continue;
+            }
+            let y = y1[r];
+            while below < n && !covers(x1[px1[below] as usize], y) {
+                below += 1;
+            }
+            thr[r] = below as u32;
+        }
+        fen.fill(0);
+        true
+    } else {
+        false
+    };
+    // Objective 0, descending: insert every point that covers the query before counting it.
+    let mut next = 0;
+    for &r in qy0.iter().rev() {
+        let r = r as usize;
+        if !open(r) {
+            continue;
+        }
+        let y = y0[r];
+        while next < n && covers(x0[px0[n - 1 - next] as usize], y) {
+            if two {
+                fen_add(fen, rank[px0[n - 1 - next] as usize] as usize);
+            }
+            next += 1;
+        }
+        let c = next as u32 - if two { fen_prefix(fen, thr[r] as usize) } else { 0 };
+        emit(r, c);
+    }
+}
