@@ -211,15 +211,24 @@ fn dampened_round(
     let mut running_at = 0;
     let mut probe_at: Option<usize> = None;
     let mut still_open = n;
-    let mut eval = |tq: usize, cur: &[u32], probed: &mut [u32], running: &[f64], running_at: usize, q: usize| {
-        walk::corners(u, &subs, n, running, running_at, tq, corners)?;
+    let mut eval = |tq: usize,
+                    cur: &[u32],
+                    probed: &mut [u32],
+                    running: &mut [f64],
+                    running_at: &mut usize,
+                    commit: bool,
+                    q: usize| {
+        walk::corners(u, &subs, n, running, *running_at, tq, commit, corners)?;
+        if commit {
+            *running_at = tq;
+        }
         walk::probe(n, m, corners, |r| cur[r] != CLOSED, q, probed, narrow, wide);
         Ok::<(), Error>(())
     };
     let mut t = 0;
     let mut run = 1usize;
     if limit > 0 {
-        eval(0, cur, probed, running, running_at, still_open)?;
+        eval(0, cur, probed, running, &mut running_at, true, still_open)?;
         cur.copy_from_slice(probed);
         probe_at = Some(0);
     }
@@ -230,13 +239,16 @@ fn dampened_round(
         let mut step = run.min(limit - t);
         while step > 1 {
             let tq = t + len + step - 2;
-            eval(tq, cur, probed, running, running_at, still_open)?;
+            // A probe at t + len is where the walk goes next whether it succeeds or not: its sums are kept.
+            eval(tq, cur, probed, running, &mut running_at, step == 2, still_open)?;
             probe_at = Some(tq);
             if same(probed, cur) {
                 len += step - 1;
                 // Every later probe of this run, and the walk's next distance, lie beyond t + len − 1.
-                walk::advance(&subs, n, running, Some(running_at), t + len - 1)?;
-                running_at = t + len - 1;
+                if running_at < t + len - 1 {
+                    walk::advance(&subs, n, running, Some(running_at), t + len - 1)?;
+                    running_at = t + len - 1;
+                }
                 step = (step * 2).min(limit - t - len + 1);
             } else {
                 step /= 2;
@@ -280,11 +292,13 @@ fn dampened_round(
         }
         t += len;
         if t < limit && still_open > 0 {
-            walk::advance(&subs, n, running, Some(running_at), t)?;
-            running_at = t;
+            if running_at < t {
+                walk::advance(&subs, n, running, Some(running_at), t)?;
+                running_at = t;
+            }
             // A probe at t (the run's failed end) already holds δ^PS at t of every candidate still open.
             if probe_at != Some(t) {
-                eval(t, cur, probed, running, running_at, still_open)?;
+                eval(t, cur, probed, running, &mut running_at, true, still_open)?;
                 probe_at = Some(t);
             }
             for (c, &d) in cur.iter_mut().zip(probed.iter()) {

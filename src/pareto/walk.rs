@@ -25,7 +25,7 @@
 
 use super::count::{self, dominance_counts};
 use super::delta::count_up;
-use crate::float::{add_up, cmp, mul_up, sub_down};
+use crate::float::{cmp, mul_up};
 use crate::sensitivity::LocalSensitivity;
 use crate::Error;
 
@@ -45,6 +45,49 @@ pub(crate) fn sweep_len_wide(n: usize, m: usize) -> Option<usize> {
     count::scratch_len(n, m)?.checked_add(n.checked_mul(2)?)
 }
 
+/// [`crate::float::add_up`] without branches (the same result for every pair of doubles, see the tests):
+/// the probes compute 2 n m corners each and the sign of the rounding error is data-dependent, so branches
+/// would mispredict about half the time.
+#[inline(always)]
+fn add_up(a: f64, b: f64) -> f64 {
+    let (s, err) = two_sum(a, b);
+    // A NaN error (s infinite or NaN) is not > 0: s is returned as it is, as `add_up` does.
+    step(s, err > 0.0, false)
+}
+
+/// [`crate::float::sub_down`] without branches.
+#[inline(always)]
+fn sub_down(a: f64, b: f64) -> f64 {
+    let (s, err) = two_sum(a, -b);
+    step(s, err < 0.0, true)
+}
+
+#[inline(always)]
+fn two_sum(a: f64, b: f64) -> (f64, f64) {
+    let s = a + b;
+    let bb = s - a;
+    (s, (a - (s - bb)) + (b - bb))
+}
+
+/// s moved one ulp up (`down` false) or down (`down` true) when `apply`, for finite s; s itself otherwise.
+/// From ±0 the step goes to the least subnormal of that direction, as `next_up`/`next_down` do.
+#[inline(always)]
+fn step(s: f64, apply: bool, down: bool) -> f64 {
+    let bits = s.to_bits();
+    let zero = s == 0.0;
+    let negative = (bits >> 63) == 1;
+    // Away from zero when the step goes the sign's way, towards it otherwise.
+    let away = negative == down;
+    let moved = if away {
+        bits.wrapping_add(1)
+    } else {
+        bits.wrapping_sub(1)
+    };
+    let from_zero = if down { (1u64 << 63) | 1 } else { 1 };
+    let moved = if zero { from_zero } else { moved };
+    f64::from_bits(if apply { moved } else { bits })
+}
+
 /// Objective i's sensitivity seen through the walk's candidate map: candidate r is `map[r]` of `d`, with
 /// the saturation max(T, 1) that [`crate::sensitivity::Subset`] gives it (the same values, read without a
 /// dynamic call per term).
@@ -59,10 +102,18 @@ impl Live<'_, '_> {
         self.d.saturation().max(1)
     }
 
+    /// False when no candidate's δ is a known constant (tables and shared slices), so the per-candidate
+    /// question need not be asked.
+    fn may_be_constant(&self) -> bool {
+        self.d.is_fallible() || self.d.constant_below_saturation(0).is_some()
+    }
+
+    #[inline(always)]
     fn constant(&self, r: usize) -> Option<f64> {
         self.d.constant_below_saturation(self.map[r])
     }
 
+    #[inline(always)]
     fn delta(&self, r: usize, j: usize) -> Result<f64, Error> {
         self.d.delta(self.map[r], j)
     }
@@ -78,15 +129,16 @@ impl Live<'_, '_> {
 /// distance `at` ≤ t (`None`: from nothing): a product when the candidate's δ_i is constant, else the terms
 /// added one by one in order, exactly as [`super::delta::advance_sums`] does (bit-identical to a sum from
 /// 0).
-#[inline]
-fn base_at(d: &Live<'_, '_>, r: usize, base: f64, at: Option<usize>, t: usize) -> Result<f64, Error> {
+/// `constants`: [`Live::may_be_constant`].
+#[inline(always)]
+fn base_at(d: &Live<'_, '_>, constants: bool, r: usize, base: f64, at: Option<usize>, t: usize) -> Result<f64, Error> {
     let sat = d.saturation();
     let terms = sat.min(t.saturating_add(1));
     let first = at.map_or(0, |a| sat.min(a.saturating_add(1)));
     if terms <= first && at.is_some() {
         return Ok(base);
     }
-    if let Some(c) = d.constant(r) {
+    if let Some(c) = d.constant(r).filter(|_| constants) {
         return Ok(mul_up(c, count_up(terms)));
     }
     let mut s = if at.is_some() { base } else { 0.0 };
@@ -110,8 +162,9 @@ pub(crate) fn advance(
         if from.is_some_and(|f| sat.min(f.saturating_add(1)) >= sat.min(to.saturating_add(1))) {
             continue;
         }
+        let constants = d.may_be_constant();
         for (r, b) in row.iter_mut().enumerate() {
-            *b = base_at(d, r, *b, from, to)?;
+            *b = base_at(d, constants, r, *b, from, to)?;
         }
     }
     Ok(())
@@ -119,23 +172,34 @@ pub(crate) fn advance(
 
 /// Fills `corners` (2 m n doubles: hi_i at `[2i·n..]`, lo_i at `[(2i+1)·n..]`) at distance `t` ≥ `at` from
 /// the running bases at distance `at`, so that they equal those of [`super::pareto_sensitivity`] at t bit
-/// for bit. `u(r, i)` is the utility.
+/// for bit. `u(r, i)` is the utility. With `commit`, the running bases are left at t (as [`advance`] would
+/// leave them, without reading the terms twice); otherwise they are not changed.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn corners(
     u: impl Fn(usize, usize) -> f64,
     deltas: &[Live<'_, '_>],
     n: usize,
-    running: &[f64],
+    running: &mut [f64],
     at: usize,
     t: usize,
+    commit: bool,
     corners: &mut [f64],
 ) -> Result<(), Error> {
-    for (i, (d, row)) in deltas.iter().zip(running.chunks_exact(n)).enumerate() {
+    for (i, (d, row)) in deltas.iter().zip(running.chunks_exact_mut(n)).enumerate() {
         let sat = d.saturation();
         let moves = sat.min(t.saturating_add(1)) > sat.min(at.saturating_add(1));
         let extra = d.saturated(t);
+        let constants = d.may_be_constant();
         let (hi, lo) = corners[2 * i * n..(2 * i + 2) * n].split_at_mut(n);
-        for (r, ((h, l), &b)) in hi.iter_mut().zip(lo.iter_mut()).zip(row).enumerate() {
-            let base = if moves { base_at(d, r, b, Some(at), t)? } else { b };
+        for (r, ((h, l), b)) in hi.iter_mut().zip(lo.iter_mut()).zip(row.iter_mut()).enumerate() {
+            let base = if moves {
+                base_at(d, constants, r, *b, Some(at), t)?
+            } else {
+                *b
+            };
+            if commit {
+                *b = base;
+            }
             let s = match extra {
                 Some(e) => add_up(base, e),
                 None => base,
@@ -362,5 +426,69 @@ fn count(
         }
         let c = next as u32 - if two { fen_prefix(fen, thr[r] as usize) } else { 0 };
         emit(r, c);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::float;
+
+    /// The branch-free roundings equal the library's on special values and on random pairs, including
+    /// signed zeros, subnormals, infinities, overflow and NaN.
+    #[test]
+    fn branch_free_rounding_equals_the_library() {
+        let special = [
+            0.0,
+            -0.0,
+            f64::from_bits(1),
+            -f64::from_bits(1),
+            f64::MIN_POSITIVE,
+            1.0,
+            -1.0,
+            0.1,
+            -0.3,
+            1e-300,
+            3e300,
+            f64::MAX,
+            f64::MIN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+        ];
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let mut values: [f64; 64] = [0.0; 64];
+        values[..special.len()].copy_from_slice(&special);
+        for v in values[special.len()..].iter_mut() {
+            let x = f64::from_bits(next());
+            *v = if x.is_nan() { 0.5 } else { x };
+        }
+        let mut pairs = 0;
+        for &a in &values {
+            for &b in &values {
+                for (a, b) in [(a, b), (a * 1e-3, b), (a, b * 0.7 + 1.0)] {
+                    let (x, y) = (add_up(a, b), float::add_up(a, b));
+                    assert!(
+                        x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()),
+                        "add_up({a:e}, {b:e})"
+                    );
+                    let (x, y) = (sub_down(a, b), float::sub_down(a, b));
+                    assert!(
+                        x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()),
+                        "sub_down({a:e}, {b:e})"
+                    );
+                    pairs += 1;
+                }
+            }
+        }
+        // Pairs whose sum is inexact both ways round, so both branches of `step` are taken.
+        assert!(float::add_up(0.1, 0.2) > 0.1 + 0.2 || float::add_up(0.1, 0.7) > 0.1 + 0.7);
+        assert_eq!(pairs, 3 * 64 * 64);
     }
 }
