@@ -145,6 +145,32 @@ fn score_round(p: &mut Parts<'_>, utilities: &[f64], live: usize, m: usize, domi
     dominator_counts(live, m, u, dominance, p.dominators, p.stage);
 }
 
+/// The least run length L ≤ `cap` after which every open candidate's plain dampening interval is found if
+/// δ^PS keeps its value at t on [t, t + L) (the rule of [`plain_run`]), or `cap`.
+fn settling_len(cur: &[u32], walk: &[u64], score: &impl Fn(usize) -> i128, grid: &Grid, cap: usize) -> usize {
+    let units = grid.units();
+    let mut need = 1usize;
+    for (r, &c) in cur.iter().enumerate() {
+        if c == CLOSED {
+            continue;
+        }
+        let w = u128::from(grid.ceil_capped(f64::from(c), units));
+        let (u, b) = (score(r), load_int(walk, r) as u128);
+        let a = u.unsigned_abs();
+        if w == 0 {
+            return cap;
+        }
+        // u ≥ 0 settles once b + L w > a, u < 0 once b + L w ≥ a (and a > b while open).
+        let gap = a.saturating_sub(b);
+        let len = if u >= 0 { gap / w + 1 } else { gap.div_ceil(w).max(1) };
+        if len >= cap as u128 {
+            return cap;
+        }
+        need = need.max(len as usize);
+    }
+    need
+}
+
 /// Integer scores of one round with local sensitivity: PS dampened with δ^PS (exactly, see the module
 /// documentation) into `p.walk[..2 live]`; returns their sensitivity in grid units.
 ///
@@ -233,30 +259,35 @@ fn dampened_round(
         probe_at = Some(0);
     }
     while t < limit && still_open > 0 {
-        // The longest run [t, t + len) on which δ^PS of every open candidate keeps its value at t.
+        // The longest run [t, t + len) on which δ^PS of every open candidate keeps its value at t, up to
+        // `need`: with plain dampening, a run of that length would settle every open candidate (each one's
+        // breakpoints advance by its δ^PS at t), so no longer run is ever needed.
         let same = |probed: &[u32], cur: &[u32]| (0..n).all(|r| cur[r] == CLOSED || probed[r] == cur[r]);
-        let mut len = 1;
-        let mut step = run.min(limit - t);
-        while step > 1 {
-            let tq = t + len + step - 2;
-            // A probe at t + len is where the walk goes next whether it succeeds or not: its sums are kept.
-            eval(tq, cur, probed, running, &mut running_at, step == 2, still_open)?;
-            probe_at = Some(tq);
+        let need = match dampening {
+            Dampening::Plain => settling_len(cur, walk, &score, &grid, limit - t),
+            Dampening::Shifted => limit - t,
+        };
+        // Offsets: δ^PS is the same at t + a as at t; at t + f it differs (`failed`) or f = need.
+        let (mut a, mut f, mut failed) = (0, need, false);
+        let mut step = run;
+        while a + 1 < f {
+            let x = if failed { a + (f - a) / 2 } else { (a + step).min(f - 1) };
+            // A probe at t + a + 1 is where the walk goes next whether it succeeds or not: its sums are kept.
+            eval(t + x, cur, probed, running, &mut running_at, x == a + 1, still_open)?;
+            probe_at = Some(t + x);
             if same(probed, cur) {
-                len += step - 1;
-                // Every later probe of this run, and the walk's next distance, lie beyond t + len − 1.
-                if running_at < t + len - 1 {
-                    walk::advance(&subs, n, running, Some(running_at), t + len - 1)?;
-                    running_at = t + len - 1;
+                a = x;
+                step *= 2;
+                // Every later probe of this run, and the walk's next distance, lie beyond t + a.
+                if running_at < t + a {
+                    walk::advance(&subs, n, running, Some(running_at), t + a)?;
+                    running_at = t + a;
                 }
-                step = (step * 2).min(limit - t - len + 1);
             } else {
-                step /= 2;
-            }
-            if t + len >= limit {
-                break;
+                (f, failed) = (x, true);
             }
         }
+        let len = a + 1;
         run = (len * 2).max(2);
         for (r, c) in cur.iter_mut().enumerate() {
             let closed = *c == CLOSED;

@@ -33,7 +33,7 @@ use crate::Error;
 pub(crate) const CLOSED: u32 = u32::MAX;
 
 /// At most this many open candidates are counted directly (one pass each) rather than by the sweep.
-pub(crate) const DIRECT_MAX: usize = 24;
+pub(crate) const DIRECT_MAX: usize = 64;
 
 /// `u32` words the m ≤ 2 sweep needs for n candidates: 2m orders, ranks, thresholds, a Fenwick tree.
 pub(crate) fn sweep_len32(n: usize, m: usize) -> Option<usize> {
@@ -69,23 +69,17 @@ fn two_sum(a: f64, b: f64) -> (f64, f64) {
     (s, (a - (s - bb)) + (b - bb))
 }
 
-/// s moved one ulp up (`down` false) or down (`down` true) when `apply`, for finite s; s itself otherwise.
-/// From ±0 the step goes to the least subnormal of that direction, as `next_up`/`next_down` do.
+/// s moved one ulp up (`down` false) or down (`down` true) when `apply`, s itself otherwise. `apply` is only
+/// ever true for a finite nonzero s (an inexact sum): a sum that rounds to zero is exact (a + b = 0 only
+/// for b = −a, and sums in the subnormal range are exact), and an infinite or NaN sum has a NaN error. So
+/// the step is ±1 on the bits: away from zero when the direction is the sign's, towards it otherwise.
 #[inline(always)]
 fn step(s: f64, apply: bool, down: bool) -> f64 {
     let bits = s.to_bits();
-    let zero = s == 0.0;
-    let negative = (bits >> 63) == 1;
-    // Away from zero when the step goes the sign's way, towards it otherwise.
-    let away = negative == down;
-    let moved = if away {
-        bits.wrapping_add(1)
-    } else {
-        bits.wrapping_sub(1)
-    };
-    let from_zero = if down { (1u64 << 63) | 1 } else { 1 };
-    let moved = if zero { from_zero } else { moved };
-    f64::from_bits(if apply { moved } else { bits })
+    // +1 for a positive s, −1 (all ones) for a negative one: one ulp up.
+    let up = 1 | ((bits as i64 >> 63) as u64);
+    let d = if down { up.wrapping_neg() } else { up };
+    f64::from_bits(bits.wrapping_add(d & u64::from(apply).wrapping_neg()))
 }
 
 /// Objective i's sensitivity seen through the walk's candidate map: candidate r is `map[r]` of `d`, with
@@ -229,6 +223,9 @@ pub(crate) fn probe(
 ) {
     let top = (n - 1) as u32;
     let finish = |reach: usize, beyond: usize| reach.saturating_sub(1).saturating_sub(beyond).min(n - 1) as u32;
+    if q <= DIRECT_MAX && m <= 2 {
+        return direct_narrow(n, m, corners, open, out);
+    }
     if q <= DIRECT_MAX || (m >= 3 && q.saturating_mul(16) <= n) {
         for r in (0..n).filter(|&r| open(r)) {
             out[r] = direct(n, m, corners, r).min(top);
@@ -287,6 +284,50 @@ pub(crate) fn probe(
             out[r] = finish(out[r] as usize, c as usize);
         },
     );
+}
+
+/// Points per block of the direct count: four blocks of corners stay in the L1 cache while every open
+/// candidate is counted against them.
+const BLOCK: usize = 512;
+
+/// The direct count for m ≤ 2 and at most [`DIRECT_MAX`] open candidates: one pass over the corners in
+/// blocks, each block counted against every open candidate (so the corners are read from memory once, not
+/// once per open candidate).
+fn direct_narrow(n: usize, m: usize, c: &[f64], open: impl Fn(usize) -> bool, out: &mut [u32]) {
+    let mut list = [0usize; DIRECT_MAX];
+    let mut q = 0;
+    for r in (0..n).filter(|&r| open(r)).take(DIRECT_MAX) {
+        list[q] = r;
+        q += 1;
+    }
+    let list = &list[..q];
+    let (mut reach, mut beyond) = ([0u32; DIRECT_MAX], [0u32; DIRECT_MAX]);
+    let (hi0, lo0) = (&c[..n], &c[n..2 * n]);
+    // With m = 1 the second objective is the first again (its comparisons then repeat the first's).
+    let (hi1, lo1) = if m == 2 {
+        (&c[2 * n..3 * n], &c[3 * n..4 * n])
+    } else {
+        (hi0, lo0)
+    };
+    let mut start = 0;
+    while start < n {
+        let end = (start + BLOCK).min(n);
+        let (h0, l0, h1, l1) = (&hi0[start..end], &lo0[start..end], &hi1[start..end], &lo1[start..end]);
+        for (k, &r) in list.iter().enumerate() {
+            let (a0, a1, b0, b1) = (lo0[r], lo1[r], hi0[r], hi1[r]);
+            let (mut x, mut y) = (0u32, 0u32);
+            for (((&h0, &l0), &h1), &l1) in h0.iter().zip(l0).zip(h1).zip(l1) {
+                x += u32::from((h0 >= a0) & (h1 >= a1));
+                y += u32::from((l0 > b0) & (l1 > b1));
+            }
+            reach[k] += x;
+            beyond[k] += y;
+        }
+        start = end;
+    }
+    for (k, &r) in list.iter().enumerate() {
+        out[r] = reach[k].saturating_sub(1).saturating_sub(beyond[k]).min((n - 1) as u32);
+    }
 }
 
 /// Both counts of one candidate by a pass over the corners: reach − 1 − beyond (saturating).
