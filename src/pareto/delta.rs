@@ -321,6 +321,38 @@ mod tests {
     use super::*;
     use crate::sensitivity::DeltaSource;
 
+    /// A δ function that knows the constant of some candidates only: each candidate's sum is its own
+    /// (the sums once took the product form for every candidate when candidate 0 had a constant, leaving
+    /// the others at 0, which made δ^PS too small). Checked against the literal definition.
+    #[test]
+    fn a_constant_known_for_some_candidates_only() {
+        struct Half;
+        impl crate::sensitivity::DeltaFunction for Half {
+            fn delta(&self, r: usize, t: usize) -> f64 {
+                if r % 2 == 0 {
+                    0.5
+                } else {
+                    0.25 * (1 + t % 2) as f64
+                }
+            }
+            fn constant(&self, r: usize) -> Option<f64> {
+                (r % 2 == 0).then_some(0.5)
+            }
+        }
+        let u = [0.0, 0.0, 1.0, 0.5, 2.0, 1.0, 3.0, 1.5, 4.0, 2.0, 5.0, 2.5];
+        let s = LocalSensitivity::new(DeltaSource::Function(&Half), 8.0, 8, 6).unwrap();
+        let deltas = [s, s];
+        let need = pareto_sensitivity_scratch_len(6, 2).unwrap();
+        let (mut idx, mut val) = ([0usize; 256], [0.0; 64]);
+        assert!(idx.len() >= need.indices && val.len() >= need.values);
+        for t in 0..10 {
+            let (mut fast, mut naive) = ([0.0; 6], [0.0; 6]);
+            pareto_sensitivity(&u, 2, &deltas, t, &mut fast, &mut idx, &mut val).unwrap();
+            pareto_sensitivity_naive(&u, 2, &deltas, t, Dominance::Weak, &mut naive).unwrap();
+            assert_eq!(fast, naive, "t = {t}");
+        }
+    }
+
     /// PrivPareto paper, Example 4.6: δ^PS(x, 0, b) = 1.
     #[test]
     fn example_4_6() {

@@ -472,8 +472,244 @@ fn count(
 
 #[cfg(test)]
 mod tests {
+    extern crate std;
     use super::*;
     use crate::float;
+    use crate::pareto::{pareto_sensitivity, pareto_sensitivity_scratch_len};
+    use crate::sensitivity::{DeltaFunction, DeltaSource};
+    use std::vec;
+    use std::vec::Vec;
+
+    struct Xorshift(u64);
+
+    impl Xorshift {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+
+        fn below(&mut self, k: u64) -> usize {
+            (self.next() % k) as usize
+        }
+    }
+
+    /// A δ function that knows the constant of the even candidates only (the per-candidate question
+    /// [`advance_sums`](super::super::delta::advance_sums) once answered for all from candidate 0).
+    struct HalfConstant;
+
+    impl DeltaFunction for HalfConstant {
+        fn delta(&self, r: usize, t: usize) -> f64 {
+            if r % 2 == 0 {
+                0.75
+            } else {
+                0.25 * (1 + (r + t) % 3) as f64
+            }
+        }
+
+        fn constant(&self, r: usize) -> Option<f64> {
+            (r % 2 == 0).then_some(0.75)
+        }
+    }
+
+    /// Which engine a check runs: the real one, or a deliberately broken variant the check must catch.
+    #[derive(Clone, Copy, PartialEq)]
+    enum Variant {
+        Real,
+        /// The second count with `≥` instead of `>` (ties counted as beyond).
+        NonStrictBeyond,
+        /// The kept orders used as they are, not repaired.
+        StaleOrders,
+    }
+
+    /// Probes at a random walk of distances, with random open sets (all, many, few), against
+    /// `pareto_sensitivity` at the same distance; returns the number of mismatching values.
+    fn check(seed: u64, n: usize, m: usize, ties: bool, source: usize, variant: Variant) -> usize {
+        let mut g = Xorshift(seed);
+        let u: Vec<f64> = (0..n * m)
+            .map(|_| {
+                if ties {
+                    g.below(5) as f64 * 0.5
+                } else {
+                    (g.next() >> 11) as f64 / (1u64 << 53) as f64 * 10.0
+                }
+            })
+            .collect();
+        let per: Vec<Vec<f64>> = (0..m)
+            .map(|_| (0..n).map(|_| g.below(5) as f64 * 0.25).collect())
+            .collect();
+        let cols = 6;
+        let tables: Vec<Vec<f64>> = (0..m)
+            .map(|i| {
+                (0..n * cols)
+                    .map(|k| per[i][k / cols] + 0.125 * (k % cols) as f64 + 0.1)
+                    .collect()
+            })
+            .collect();
+        let half = HalfConstant;
+        let deltas: Vec<LocalSensitivity<'_>> = (0..m)
+            .map(|i| {
+                let src = match (source + i) % 3 {
+                    0 => DeltaSource::PerCandidate(&per[i]),
+                    1 => DeltaSource::Table {
+                        values: &tables[i],
+                        columns: cols,
+                    },
+                    _ => DeltaSource::Function(&half),
+                };
+                LocalSensitivity::new(src, 2.0, 9, n).unwrap()
+            })
+            .collect();
+        let map: Vec<usize> = (0..n).collect();
+        let live: Vec<Live<'_, '_>> = deltas.iter().map(|d| Live { d, map: &map }).collect();
+        let mut running = vec![0.0; n * m];
+        let mut corner = vec![0.0; 2 * n * m];
+        let mut narrow = vec![0u32; sweep_len32(n, m.min(2)).unwrap()];
+        let mut wide = vec![0usize; if m >= 3 { sweep_len_wide(n, m).unwrap() } else { 0 }];
+        for order in narrow[..2 * m.min(2) * n].chunks_exact_mut(n) {
+            for (k, o) in order.iter_mut().enumerate() {
+                *o = k as u32;
+            }
+        }
+        let need = pareto_sensitivity_scratch_len(n, m).unwrap();
+        let (mut idx, mut val) = (vec![0usize; need.indices], vec![0.0; need.values]);
+        let mut want = vec![0.0; n];
+        let mut got = vec![CLOSED; n];
+        let mut bad = 0;
+        advance(&live, n, &mut running, None, 0).unwrap();
+        let mut at = 0;
+        for round in 0..12 {
+            let t = at + g.below(4) + if round % 4 == 3 { 9 } else { 0 };
+            let commit = g.below(2) == 0;
+            corners(|r, i| u[r * m + i], &live, n, &mut running, at, t, commit, &mut corner).unwrap();
+            if commit {
+                at = t;
+            }
+            let open: Vec<bool> = match round % 3 {
+                0 => vec![true; n],
+                1 => (0..n).map(|_| g.below(4) != 0).collect(),
+                _ => (0..n).map(|_| g.below(n as u64 / 4 + 1) == 0).collect(),
+            };
+            let q = open.iter().filter(|&&o| o).count();
+            got.fill(CLOSED);
+            match variant {
+                Variant::Real => probe(n, m, &corner, |r| open[r], q, &mut got, &mut narrow, &mut wide),
+                Variant::NonStrictBeyond | Variant::StaleOrders => broken(
+                    n,
+                    m,
+                    &corner,
+                    &open,
+                    &mut got,
+                    &mut narrow,
+                    variant == Variant::StaleOrders,
+                ),
+            }
+            pareto_sensitivity(&u, m, &deltas, t, &mut want, &mut idx, &mut val).unwrap();
+            for r in 0..n {
+                let expect = if open[r] { want[r] as u32 } else { CLOSED };
+                bad += usize::from(got[r] != expect);
+            }
+        }
+        bad
+    }
+
+    /// The m ≤ 2 sweep with one deliberate fault, for [`check`] to catch.
+    fn broken(n: usize, m: usize, c: &[f64], open: &[bool], out: &mut [u32], narrow: &mut [u32], stale: bool) {
+        let (orders, rest) = narrow.split_at_mut(2 * m * n);
+        if !stale {
+            for (k, order) in orders.chunks_exact_mut(n).enumerate() {
+                repair(order, &c[k * n..(k + 1) * n]);
+            }
+        }
+        let (rank, rest) = rest.split_at_mut(n);
+        let (thr, fen) = rest.split_at_mut(n);
+        let fen = &mut fen[..n + 1];
+        let side = |k: usize| (&c[k * n..(k + 1) * n], &orders[k * n..(k + 1) * n]);
+        let second = |k: usize| (m == 2).then(|| side(k));
+        let open = |r: usize| open[r];
+        count(
+            side(0),
+            side(1),
+            second(2),
+            second(3),
+            false,
+            &open,
+            rank,
+            thr,
+            fen,
+            |r, x| out[r] = x,
+        );
+        count(
+            side(1),
+            side(0),
+            second(3),
+            second(2),
+            stale,
+            &open,
+            rank,
+            thr,
+            fen,
+            |r, x| {
+                out[r] = (out[r] as usize)
+                    .saturating_sub(1)
+                    .saturating_sub(x as usize)
+                    .min(n - 1) as u32;
+            },
+        );
+    }
+
+    /// The probes equal `pareto_sensitivity` for m = 1, 2, 3, with and without heavy ties, every kind of
+    /// δ source (a function that knows only some candidates' constants included), sizes on both sides of
+    /// the direct count's threshold, open sets of every size and distances moving up and down.
+    #[test]
+    fn probes_equal_pareto_sensitivity() {
+        for m in 1..=3 {
+            for n in [1usize, 2, 3, 7, 40, 150, 400] {
+                for ties in [true, false] {
+                    for source in 0..3 {
+                        let bad = check(0x5eed + (n * 10 + m) as u64, n, m, ties, source, Variant::Real);
+                        assert_eq!(bad, 0, "m = {m}, n = {n}, ties {ties}, source {source}");
+                    }
+                }
+            }
+        }
+    }
+
+    /// The check above catches a sweep that counts ties as beyond and one that skips the order repair.
+    #[test]
+    fn probe_check_catches_broken_variants() {
+        for variant in [Variant::NonStrictBeyond, Variant::StaleOrders] {
+            let bad: usize = (0..3).map(|s| check(0xbad + s, 300, 2, true, 1, variant)).sum();
+            assert!(bad > 0, "a broken variant went unnoticed");
+        }
+    }
+
+    /// The repair sorts from any starting permutation, within its move budget or by the full sort.
+    #[test]
+    fn repair_sorts_any_permutation() {
+        let mut g = Xorshift(77);
+        for n in [0usize, 1, 2, 10, 1000] {
+            let v: Vec<f64> = (0..n).map(|_| g.below(17) as f64 - 8.0).collect();
+            for start in 0..3 {
+                let mut order: Vec<u32> = (0..n as u32).collect();
+                match start {
+                    0 => {}
+                    1 => order.reverse(),
+                    _ => {
+                        for k in (1..n).rev() {
+                            order.swap(k, g.below(k as u64 + 1));
+                        }
+                    }
+                }
+                repair(&mut order, &v);
+                assert!(order.windows(2).all(|w| v[w[0] as usize] <= v[w[1] as usize]));
+                let mut seen = order.clone();
+                seen.sort_unstable();
+                assert!(seen.iter().enumerate().all(|(k, &o)| o as usize == k));
+            }
+        }
+    }
 
     /// The branch-free roundings equal the library's on special values and on random pairs, including
     /// signed zeros, subnormals, infinities, overflow and NaN.
