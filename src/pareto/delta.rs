@@ -329,14 +329,14 @@ mod tests {
         struct Half;
         impl crate::sensitivity::DeltaFunction for Half {
             fn delta(&self, r: usize, t: usize) -> f64 {
-                if r % 2 == 0 {
+                if r.is_multiple_of(2) {
                     0.5
                 } else {
                     0.25 * (1 + t % 2) as f64
                 }
             }
             fn constant(&self, r: usize) -> Option<f64> {
-                (r % 2 == 0).then_some(0.5)
+                r.is_multiple_of(2).then_some(0.5)
             }
         }
         let u = [0.0, 0.0, 1.0, 0.5, 2.0, 1.0, 3.0, 1.5, 4.0, 2.0, 5.0, 2.5];

@@ -501,7 +501,7 @@ mod tests {
 
     impl DeltaFunction for HalfConstant {
         fn delta(&self, r: usize, t: usize) -> f64 {
-            if r % 2 == 0 {
+            if r.is_multiple_of(2) {
                 0.75
             } else {
                 0.25 * (1 + (r + t) % 3) as f64
@@ -509,7 +509,7 @@ mod tests {
         }
 
         fn constant(&self, r: usize) -> Option<f64> {
-            (r % 2 == 0).then_some(0.75)
+            r.is_multiple_of(2).then_some(0.75)
         }
     }
 
