@@ -597,3 +597,70 @@ fn automatic_saturation_equals_the_table_on_larger_inputs() {
         }
     }
 }
+
+/// Shifted dampening stops by the cap rule (every open candidate already ≥ the cap below the best final
+/// score) and still gives exactly the unbounded table's probabilities; stopping at the cap distance
+/// instead (saturating there, as before) gives other probabilities on this input, so the comparison can
+/// tell them apart. C and F have δ^PS = n − 1 from t = 0 (final); D and E keep δ^PS = 1 for 5,000
+/// distances, half a unit of deficit per distance.
+#[test]
+fn shifted_cap_rule_equals_the_unbounded_table() {
+    use dpmo::dampen::exact_dampened_scores;
+    use dpmo::exact::scale::distance_beyond_cap;
+    use dpmo::pareto::{
+        pareto_scores, pareto_scores_scratch_len, pareto_sensitivity_scratch_len, pareto_sensitivity_table,
+    };
+    // C, D, E, F (two objectives); δ per candidate, Δ = 1000, saturated at 5,000.
+    let u = [0.0, 0.0, 10.0, 0.0, 0.0, 10.0, -1.0, -1.0];
+    let per = [1000.0, 0.0, 0.0, 1000.0];
+    let (n, m, eps) = (4, 2, 64.0);
+    let s = LocalSensitivity::new(DeltaSource::PerCandidate(&per), 1000.0, 5000, n).unwrap();
+    let deltas = [s, s];
+    let mut ps = vec![0.0; n];
+    let mut order = vec![0usize; pareto_scores_scratch_len(n).unwrap()];
+    pareto_scores(&u, m, Dominance::Textbook, &mut ps, &mut order).unwrap();
+    let probabilities_of = |columns: usize| {
+        let s = pareto_sensitivity_scratch_len(n, m).unwrap();
+        let (mut tix, mut tv) = (vec![0usize; s.indices], vec![0.0; s.values]);
+        let mut table = vec![0.0; n * columns];
+        pareto_sensitivity_table(&u, m, &deltas, columns, &mut table, &mut tix, &mut tv).unwrap();
+        let d = LocalSensitivity::new(
+            DeltaSource::Table {
+                values: &table,
+                columns,
+            },
+            (n - 1) as f64,
+            columns,
+            n,
+        )
+        .unwrap();
+        let mut ints = vec![0i128; n];
+        let units = exact_dampened_scores(&ps, &d, Dampening::Shifted, &mut ints).unwrap();
+        let best = ints.iter().copied().max().unwrap();
+        let unit: Vec<f64> = ints.iter().map(|&x| -((best - x) as f64 / units as f64)).collect();
+        let mut p = vec![0.0; n];
+        exponential_probabilities(&unit, 1.0, eps, &mut p).unwrap();
+        (
+            p,
+            table[columns - 1] == (n - 1) as f64 && table[2 * columns - 1] == (n - 1) as f64,
+        )
+    };
+    let (unbounded, saturated) = probabilities_of(5002);
+    assert!(saturated, "the reference table must reach n − 1 for D and E");
+    let (truncated, _) = probabilities_of(distance_beyond_cap(eps));
+    let need = privpareto_scratch_len(n, m).unwrap();
+    let (mut v, mut ix) = (vec![0.0; need.values], vec![0usize; need.indices]);
+    let mut auto = vec![0.0; n];
+    let sens = ParetoSensitivity::Local {
+        deltas: &deltas,
+        max_distance: 0,
+        dampening: Dampening::Shifted,
+    };
+    privpareto_probabilities(&u, m, Dominance::Textbook, sens, eps, &mut auto, &mut v, &mut ix).unwrap();
+    assert_eq!(auto, unbounded);
+    assert!(auto[1] == 0.0 && auto[2] == 0.0 && auto[3] > 0.0, "{auto:?}");
+    assert_ne!(
+        truncated, unbounded,
+        "the old stopping distance must be distinguishable here"
+    );
+}

@@ -171,6 +171,85 @@ fn settling_len(cur: &[u32], walk: &[u64], score: &impl Fn(usize) -> i128, grid:
     need
 }
 
+/// The shifted walk's stopping rule: true when some candidate's score is final (its δ^PS is n − 1) and
+/// every open candidate's score so far is at least `cap_gap` below the best final one. An open score only
+/// decreases relative to a final one (each further distance adds at most N to it and exactly N to a final
+/// score), so the open candidates are beyond the selectors' cap both now and in the unbounded table, and
+/// the best score is final: see the module documentation.
+fn shifted_capped(cur: &[u32], walk: &[u64], score: &impl Fn(usize) -> i128, cap_gap: u128) -> bool {
+    let (mut best_final, mut best_open) = (None::<i128>, None::<i128>);
+    for (r, &c) in cur.iter().enumerate() {
+        let s = score(r) + load_int(walk, r);
+        let slot = if c == CLOSED { &mut best_final } else { &mut best_open };
+        *slot = Some(slot.map_or(s, |b| b.max(s)));
+    }
+    match (best_final, best_open) {
+        (Some(f), Some(o)) => f > o && (f - o) as u128 >= cap_gap,
+        _ => false,
+    }
+}
+
+/// The least run length L ≤ `cap` after which [`shifted_capped`] holds if δ^PS keeps its value at t on
+/// [t, t + L), or `cap`: a final score gains N per distance and an open one w(r) < N, so the gap between
+/// the best final score and open candidate r's grows by N − w(r) per distance.
+fn shifted_settling_len(
+    cur: &[u32],
+    walk: &[u64],
+    score: &impl Fn(usize) -> i128,
+    grid: &Grid,
+    cap_gap: u128,
+    cap: usize,
+) -> usize {
+    let units = grid.units();
+    let Some(best) = cur
+        .iter()
+        .enumerate()
+        .filter(|&(_, &c)| c == CLOSED)
+        .map(|(r, _)| score(r) + load_int(walk, r))
+        .max()
+    else {
+        return cap;
+    };
+    let mut need = 1usize;
+    for (r, &c) in cur.iter().enumerate() {
+        if c == CLOSED {
+            continue;
+        }
+        let w = grid.ceil_capped(f64::from(c), units);
+        let gain = u128::from(units - w.min(units));
+        let gap = best - (score(r) + load_int(walk, r));
+        let missing = if gap >= 0 {
+            cap_gap.saturating_sub(gap as u128)
+        } else {
+            cap_gap + gap.unsigned_abs()
+        };
+        if gain == 0 {
+            return cap;
+        }
+        let len = missing.div_ceil(gain).max(1);
+        if len >= cap as u128 {
+            return cap;
+        }
+        need = need.max(len as usize);
+    }
+    need
+}
+
+/// Shifted dampening: marks CLOSED every open candidate whose δ^PS is n − 1 (it stays so, and its score
+/// is final up to the N every candidate gains per distance from then on); returns how many. Plain: 0.
+fn final_scores(cur: &mut [u32], dampening: Dampening) -> usize {
+    if dampening == Dampening::Plain {
+        return 0;
+    }
+    let top = (cur.len() - 1) as u32;
+    let mut closed = 0;
+    for c in cur.iter_mut().filter(|c| **c == top) {
+        *c = CLOSED;
+        closed += 1;
+    }
+    closed
+}
+
 /// Integer scores of one round with local sensitivity: PS dampened with δ^PS (exactly, see the module
 /// documentation) into `p.walk[..2 live]`; returns their sensitivity in grid units.
 ///
@@ -193,11 +272,17 @@ fn dampened_round(
     let n = live;
     let grid = Grid::of((n - 1) as f64)?;
     let units = grid.units();
-    let limit = if max_distance > 0 {
-        max_distance.min(MAX_SATURATION)
-    } else {
-        distance_beyond_cap(epsilon)
+    // Automatic: plain dampening stops at the cap distance L (see the module documentation); shifted
+    // dampening stops by the cap rule below, or once δ^PS = n − 1 for every candidate, within the largest
+    // saturation distance.
+    let beyond = distance_beyond_cap(epsilon);
+    let limit = match (max_distance, dampening) {
+        (0, Dampening::Plain) => beyond,
+        (0, Dampening::Shifted) => MAX_SATURATION,
+        (d, _) => d.min(MAX_SATURATION),
     };
+    // The cap rule applies to the automatic mode only (a caller's `max_distance` defines its own table).
+    let cap_gap = (max_distance == 0 && beyond < MAX_SATURATION).then(|| beyond as u128 * u128::from(grid.units()));
     let map = &p.map[..n];
     let mut subs: heapless::Vec<Live<'_, '_>, MAX_OBJECTIVES> = heapless::Vec::new();
     for d in deltas {
@@ -257,6 +342,7 @@ fn dampened_round(
         eval(0, cur, probed, running, &mut running_at, true, still_open)?;
         cur.copy_from_slice(probed);
         probe_at = Some(0);
+        still_open -= final_scores(cur, dampening);
     }
     while t < limit && still_open > 0 {
         // The longest run [t, t + len) on which δ^PS of every open candidate keeps its value at t, up to
@@ -265,13 +351,20 @@ fn dampened_round(
         let same = |probed: &[u32], cur: &[u32]| (0..n).all(|r| cur[r] == CLOSED || probed[r] == cur[r]);
         let need = match dampening {
             Dampening::Plain => settling_len(cur, walk, &score, &grid, limit - t),
-            Dampening::Shifted => limit - t,
+            Dampening::Shifted => match cap_gap {
+                Some(c) => shifted_settling_len(cur, walk, &score, &grid, c, limit - t),
+                None => limit - t,
+            },
         };
         // Offsets: δ^PS is the same at t + a as at t; at t + f it differs (`failed`) or f = need.
         let (mut a, mut f, mut failed) = (0, need, false);
         let mut step = run;
         while a + 1 < f {
-            let x = if failed { a + (f - a) / 2 } else { (a + step).min(f - 1) };
+            let x = if failed {
+                a + (f - a) / 2
+            } else {
+                (a + step.max(2) - 1).min(f - 1)
+            };
             // A probe at t + a + 1 is where the walk goes next whether it succeeds or not: its sums are kept.
             eval(t + x, cur, probed, running, &mut running_at, x == a + 1, still_open)?;
             probe_at = Some(t + x);
@@ -313,15 +406,17 @@ fn dampened_round(
                     // Every candidate's sum runs to the same distance; one whose δ^PS reached n − 1 keeps it
                     // (δ^PS never decreases), so once all have, further distances add N to every score alike.
                     b += len as u128 * u128::from(w);
-                    if !closed && w == units {
-                        *c = CLOSED;
-                        still_open -= 1;
-                    }
                 }
             }
             store_int(walk, r, b as i128);
         }
         t += len;
+        if dampening == Dampening::Shifted
+            && still_open > 0
+            && cap_gap.is_some_and(|c| shifted_capped(cur, walk, &score, c))
+        {
+            break;
+        }
         if t < limit && still_open > 0 {
             if running_at < t {
                 walk::advance(&subs, n, running, Some(running_at), t)?;
@@ -337,6 +432,7 @@ fn dampened_round(
                     *c = d;
                 }
             }
+            still_open -= final_scores(cur, dampening);
         }
     }
     for (r, &c) in cur.iter().enumerate() {
