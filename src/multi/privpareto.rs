@@ -154,16 +154,18 @@ fn settling_len(cur: &[u32], walk: &[u64], score: &impl Fn(usize) -> i128, grid:
         if c == CLOSED {
             continue;
         }
-        let w = u128::from(grid.ceil_capped(f64::from(c), units));
+        let w = grid.ceil_capped(f64::from(c), units);
         let (u, b) = (score(r), load_int(walk, r) as u128);
-        let a = u.unsigned_abs();
         if w == 0 {
             return cap;
         }
-        // u ≥ 0 settles once b + L w > a, u < 0 once b + L w ≥ a (and a > b while open).
-        let gap = a.saturating_sub(b);
+        // u ≥ 0 settles once b + L w > a, u < 0 once b + L w ≥ a (and a > b while open). |u| ≤ N (the
+        // Pareto score is within n − 1 of 0) and b < |u| while open, so the gap fits in 64 bits.
+        let Ok(gap) = u64::try_from(u.unsigned_abs().saturating_sub(b)) else {
+            return cap;
+        };
         let len = if u >= 0 { gap / w + 1 } else { gap.div_ceil(w).max(1) };
-        if len >= cap as u128 {
+        if len >= cap as u64 {
             return cap;
         }
         need = need.max(len as usize);
@@ -176,10 +178,10 @@ fn settling_len(cur: &[u32], walk: &[u64], score: &impl Fn(usize) -> i128, grid:
 /// decreases relative to a final one (each further distance adds at most N to it and exactly N to a final
 /// score), so the open candidates are beyond the selectors' cap both now and in the unbounded table, and
 /// the best score is final: see the module documentation.
-fn shifted_capped(cur: &[u32], walk: &[u64], score: &impl Fn(usize) -> i128, cap_gap: u128) -> bool {
+fn shifted_capped(cur: &[u32], walk: &[u64], cap_gap: u128) -> bool {
     let (mut best_final, mut best_open) = (None::<i128>, None::<i128>);
     for (r, &c) in cur.iter().enumerate() {
-        let s = score(r) + load_int(walk, r);
+        let s = load_int(walk, r);
         let slot = if c == CLOSED { &mut best_final } else { &mut best_open };
         *slot = Some(slot.map_or(s, |b| b.max(s)));
     }
@@ -192,47 +194,42 @@ fn shifted_capped(cur: &[u32], walk: &[u64], score: &impl Fn(usize) -> i128, cap
 /// The least run length L ≤ `cap` after which [`shifted_capped`] holds if δ^PS keeps its value at t on
 /// [t, t + L), or `cap`: a final score gains N per distance and an open one w(r) < N, so the gap between
 /// the best final score and open candidate r's grows by N − w(r) per distance.
-fn shifted_settling_len(
-    cur: &[u32],
-    walk: &[u64],
-    score: &impl Fn(usize) -> i128,
-    grid: &Grid,
-    cap_gap: u128,
-    cap: usize,
-) -> usize {
+fn shifted_settling_len(cur: &[u32], walk: &[u64], grid: &Grid, cap_gap: u128, cap: usize) -> usize {
     let units = grid.units();
     let Some(best) = cur
         .iter()
         .enumerate()
         .filter(|&(_, &c)| c == CLOSED)
-        .map(|(r, _)| score(r) + load_int(walk, r))
+        .map(|(r, _)| load_int(walk, r))
         .max()
     else {
         return cap;
     };
-    let mut need = 1usize;
+    // An upper bound is enough (the walk only stops searching a run there): the largest gap still missing
+    // over the least gain, one division per step.
+    let (mut missing, mut gain) = (0u128, u128::MAX);
     for (r, &c) in cur.iter().enumerate() {
         if c == CLOSED {
             continue;
         }
-        let w = grid.ceil_capped(f64::from(c), units);
-        let gain = u128::from(units - w.min(units));
-        let gap = best - (score(r) + load_int(walk, r));
-        let missing = if gap >= 0 {
+        gain = gain.min(u128::from(units - grid.ceil_capped(f64::from(c), units).min(units)));
+        let gap = best - load_int(walk, r);
+        let short = if gap >= 0 {
             cap_gap.saturating_sub(gap as u128)
         } else {
             cap_gap + gap.unsigned_abs()
         };
-        if gain == 0 {
-            return cap;
-        }
-        let len = missing.div_ceil(gain).max(1);
-        if len >= cap as u128 {
-            return cap;
-        }
-        need = need.max(len as usize);
+        missing = missing.max(short);
     }
-    need
+    if gain == 0 || gain == u128::MAX {
+        return cap;
+    }
+    let len = missing.div_ceil(gain).max(1);
+    if len >= cap as u128 {
+        cap
+    } else {
+        len as usize
+    }
 }
 
 /// Shifted dampening: marks CLOSED every open candidate whose δ^PS is n − 1 (it stays so, and its score
@@ -312,9 +309,14 @@ fn dampened_round(
     // Breakpoints b(t) (plain) or running sums b(T) (shifted) live in `walk`, replaced by the final score
     // when a plain candidate's interval is found; `cur[r]` = CLOSED once it no longer matters (plain: its
     // interval is found; shifted: its δ^PS is n − 1, and stays so).
+    // Shifted: `walk` holds the score so far, U + b(T), from the start (the cap rule reads it every step).
     cur.fill(0);
     for r in 0..n {
-        store_int(walk, r, 0);
+        let start = match dampening {
+            Dampening::Plain => 0,
+            Dampening::Shifted => score(r),
+        };
+        store_int(walk, r, start);
     }
     // The running sums S_i are kept at the walk's distance (advanced term by term, bit-identical to summing
     // from 0); a probe at t + L adds the terms in between on the fly.
@@ -352,7 +354,7 @@ fn dampened_round(
         let need = match dampening {
             Dampening::Plain => settling_len(cur, walk, &score, &grid, limit - t),
             Dampening::Shifted => match cap_gap {
-                Some(c) => shifted_settling_len(cur, walk, &score, &grid, c, limit - t),
+                Some(c) => shifted_settling_len(cur, walk, &grid, c, limit - t),
                 None => limit - t,
             },
         };
@@ -405,16 +407,14 @@ fn dampened_round(
                 Dampening::Shifted => {
                     // Every candidate's sum runs to the same distance; one whose δ^PS reached n − 1 keeps it
                     // (δ^PS never decreases), so once all have, further distances add N to every score alike.
-                    b += len as u128 * u128::from(w);
+                    // (The score so far is signed: two's complement wraps back to it.)
+                    b = b.wrapping_add(len as u128 * u128::from(w));
                 }
             }
             store_int(walk, r, b as i128);
         }
         t += len;
-        if dampening == Dampening::Shifted
-            && still_open > 0
-            && cap_gap.is_some_and(|c| shifted_capped(cur, walk, &score, c))
-        {
+        if dampening == Dampening::Shifted && still_open > 0 && cap_gap.is_some_and(|c| shifted_capped(cur, walk, c)) {
             break;
         }
         if t < limit && still_open > 0 {
@@ -439,7 +439,7 @@ fn dampened_round(
         let s = match dampening {
             Dampening::Plain if c == CLOSED => continue,
             Dampening::Plain => plain_end(score(r), t, units, load_int(walk, r) as u128),
-            Dampening::Shifted => score(r) + load_int(walk, r),
+            Dampening::Shifted => load_int(walk, r),
         };
         store_int(walk, r, s);
     }
