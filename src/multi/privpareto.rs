@@ -146,8 +146,16 @@ fn score_round(p: &mut Parts<'_>, utilities: &[f64], live: usize, m: usize, domi
 }
 
 /// The least run length L ≤ `cap` after which every open candidate's plain dampening interval is found if
-/// δ^PS keeps its value at t on [t, t + L) (the rule of [`plain_run`]), or `cap`.
-fn settling_len(cur: &[u32], walk: &[u64], score: &impl Fn(usize) -> i128, grid: &Grid, cap: usize) -> usize {
+/// δ^PS keeps its value at t on [t, t + L) (the rule of [`plain_run`]), or `cap`. With `to_cap` (automatic
+/// mode: the distances left to the cap distance), a dominated candidate also settles by reaching it.
+fn settling_len(
+    cur: &[u32],
+    walk: &[u64],
+    score: &impl Fn(usize) -> i128,
+    grid: &Grid,
+    to_cap: Option<usize>,
+    cap: usize,
+) -> usize {
     let units = grid.units();
     let mut need = 1usize;
     for (r, &c) in cur.iter().enumerate() {
@@ -156,21 +164,67 @@ fn settling_len(cur: &[u32], walk: &[u64], score: &impl Fn(usize) -> i128, grid:
         }
         let w = grid.ceil_capped(f64::from(c), units);
         let (u, b) = (score(r), load_int(walk, r) as u128);
+        let capped = to_cap.filter(|_| u < 0).map(|d| d.max(1));
         if w == 0 {
-            return cap;
+            match capped {
+                Some(d) => {
+                    need = need.max(d.min(cap));
+                    continue;
+                }
+                None => return cap,
+            }
         }
         // u ≥ 0 settles once b + L w > a, u < 0 once b + L w ≥ a (and a > b while open). |u| ≤ N (the
         // Pareto score is within n − 1 of 0) and b < |u| while open, so the gap fits in 64 bits.
         let Ok(gap) = u64::try_from(u.unsigned_abs().saturating_sub(b)) else {
             return cap;
         };
-        let len = if u >= 0 { gap / w + 1 } else { gap.div_ceil(w).max(1) };
+        let mut len = if u >= 0 { gap / w + 1 } else { gap.div_ceil(w).max(1) };
+        if let Some(d) = capped {
+            len = len.min(d as u64);
+        }
         if len >= cap as u64 {
             return cap;
         }
         need = need.max(len as usize);
     }
     need
+}
+
+/// The plain walk's stopping rule after `t` distances, with L = `beyond` (a gap of L units of
+/// sensitivity is beyond the selectors' cap): an open dominated candidate (U < 0) has D < −t, an open
+/// non-dominated one (U = 0) has D ≥ t, and a closed one its exact D (`walk` holds ⌊M D⌋). True when
+/// - no non-dominated candidate is open and t ≥ L: every non-dominated candidate's D ≥ 0 is exact, and
+///   every open one is more than L below it, saturated at t (D ≤ −t) or not;
+/// - exactly one non-dominated candidate B is open, t ≥ L and every other candidate's D is below t − L:
+///   B is the best (D ≥ t, saturated at t or not) and every other candidate is beyond the cap from it.
+///
+/// Otherwise the walk goes on (two open non-dominated candidates are ordered only by their exact D).
+fn plain_capped(cur: &[u32], walk: &[u64], score: &impl Fn(usize) -> i128, t: usize, beyond: usize) -> bool {
+    if t < beyond {
+        return false;
+    }
+    let mut top = None;
+    for (r, &c) in cur.iter().enumerate() {
+        if c != CLOSED && score(r) >= 0 {
+            if top.is_some() {
+                return false;
+            }
+            top = Some(r);
+        }
+    }
+    let Some(top) = top else {
+        return true;
+    };
+    let below = PLAIN_UNITS as i128 * (t - beyond) as i128;
+    cur.iter().enumerate().all(|(r, &c)| {
+        r == top
+            || if c == CLOSED {
+                load_int(walk, r) < below
+            } else {
+                -(PLAIN_UNITS as i128) * (t as i128) < below
+            }
+    })
 }
 
 /// The shifted walk's stopping rule: true when some candidate's score is final (its δ^PS is n − 1) and
@@ -269,14 +323,12 @@ fn dampened_round(
     let n = live;
     let grid = Grid::of((n - 1) as f64)?;
     let units = grid.units();
-    // Automatic: plain dampening stops at the cap distance L (see the module documentation); shifted
-    // dampening stops by the cap rule below, or once δ^PS = n − 1 for every candidate, within the largest
-    // saturation distance.
+    // Automatic: the walk stops by the cap rules below (see the module documentation), or once every
+    // candidate is settled, within the largest saturation distance.
     let beyond = distance_beyond_cap(epsilon);
-    let limit = match (max_distance, dampening) {
-        (0, Dampening::Plain) => beyond,
-        (0, Dampening::Shifted) => MAX_SATURATION,
-        (d, _) => d.min(MAX_SATURATION),
+    let limit = match max_distance {
+        0 => MAX_SATURATION,
+        d => d.min(MAX_SATURATION),
     };
     // The cap rule applies to the automatic mode only (a caller's `max_distance` defines its own table).
     let cap_gap = (max_distance == 0 && beyond < MAX_SATURATION).then(|| beyond as u128 * u128::from(grid.units()));
@@ -352,7 +404,14 @@ fn dampened_round(
         // breakpoints advance by its δ^PS at t), so no longer run is ever needed.
         let same = |probed: &[u32], cur: &[u32]| (0..n).all(|r| cur[r] == CLOSED || probed[r] == cur[r]);
         let need = match dampening {
-            Dampening::Plain => settling_len(cur, walk, &score, &grid, limit - t),
+            Dampening::Plain => settling_len(
+                cur,
+                walk,
+                &score,
+                &grid,
+                cap_gap.map(|_| beyond.saturating_sub(t)),
+                limit - t,
+            ),
             Dampening::Shifted => match cap_gap {
                 Some(c) => shifted_settling_len(cur, walk, &grid, c, limit - t),
                 None => limit - t,
@@ -414,8 +473,14 @@ fn dampened_round(
             store_int(walk, r, b as i128);
         }
         t += len;
-        if dampening == Dampening::Shifted && still_open > 0 && cap_gap.is_some_and(|c| shifted_capped(cur, walk, c)) {
-            break;
+        if still_open > 0 && cap_gap.is_some() {
+            let capped = match dampening {
+                Dampening::Plain => plain_capped(cur, walk, &score, t, beyond),
+                Dampening::Shifted => cap_gap.is_some_and(|c| shifted_capped(cur, walk, c)),
+            };
+            if capped {
+                break;
+            }
         }
         if t < limit && still_open > 0 {
             if running_at < t {
@@ -623,4 +688,134 @@ pub fn privpareto_probabilities(
     };
     as_unit_scores(&p.walk[..2 * n], units, &mut p.corners[..n]);
     exponential_probabilities(&p.corners[..n], 1.0, epsilon, out)
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use super::*;
+    use crate::dampen::exact_dampened_scores;
+    use crate::pareto::pareto_sensitivity_scratch_len;
+    use crate::pareto::{pareto_scores, pareto_scores_scratch_len, pareto_sensitivity_table};
+    use crate::sensitivity::DeltaSource;
+    use std::vec;
+    use std::vec::Vec;
+
+    /// The integer scores of one local round and their units per unit of sensitivity.
+    fn walk_scores(
+        u: &[f64],
+        m: usize,
+        deltas: &[LocalSensitivity<'_>],
+        eps: f64,
+        damp: Dampening,
+        max: usize,
+    ) -> (Vec<i128>, u64) {
+        let n = u.len() / m;
+        let need = privpareto_scratch_len(n, m).unwrap();
+        let (mut values, mut indices) = (vec![0.0; need.values], vec![0usize; need.indices]);
+        let mut p = split(n, m, &mut values, &mut indices).unwrap();
+        for (i, x) in p.map.iter_mut().enumerate() {
+            *x = i;
+        }
+        score_round(&mut p, u, n, m, Dominance::Textbook);
+        let units = dampened_round(&mut p, u, n, m, deltas, max, damp, eps).unwrap();
+        ((0..n).map(|r| load_int(p.walk, r)).collect(), units)
+    }
+
+    /// The integer scores of the table form with `columns` distances of δ^PS.
+    fn table_scores(
+        u: &[f64],
+        m: usize,
+        deltas: &[LocalSensitivity<'_>],
+        damp: Dampening,
+        columns: usize,
+    ) -> (Vec<i128>, u64, bool) {
+        let n = u.len() / m;
+        let mut ps = vec![0.0; n];
+        let mut order = vec![0usize; pareto_scores_scratch_len(n).unwrap()];
+        pareto_scores(u, m, Dominance::Textbook, &mut ps, &mut order).unwrap();
+        let s = pareto_sensitivity_scratch_len(n, m).unwrap();
+        let (mut tix, mut tv) = (vec![0usize; s.indices], vec![0.0; s.values]);
+        let mut table = vec![0.0; n * columns];
+        pareto_sensitivity_table(u, m, deltas, columns, &mut table, &mut tix, &mut tv).unwrap();
+        let full = (0..n).all(|r| table[r * columns + columns - 1] == (n - 1) as f64);
+        let d = LocalSensitivity::new(
+            DeltaSource::Table {
+                values: &table,
+                columns,
+            },
+            (n - 1) as f64,
+            columns,
+            n,
+        )
+        .unwrap();
+        let mut ints = vec![0i128; n];
+        let units = exact_dampened_scores(&ps, &d, damp, &mut ints).unwrap();
+        (ints, units, full)
+    }
+
+    /// Same distribution for the exact selectors: every candidate's gap to the best is the same in both, or
+    /// beyond the cap (L units of sensitivity) in both.
+    fn same_capped(a: &[i128], b: &[i128], units: u64, eps: f64) -> bool {
+        let cap = distance_beyond_cap(eps) as i128 * i128::from(units);
+        let (ba, bb) = (*a.iter().max().unwrap(), *b.iter().max().unwrap());
+        a.iter()
+            .zip(b)
+            .all(|(&x, &y)| ba - x == bb - y || (ba - x >= cap && bb - y >= cap))
+    }
+
+    /// A non-dominated candidate B still open at the cap distance L (δ^PS(B) = 0 until t = 99) while A is
+    /// settled at D = 3: stopping at L would put B only L − 3 above A (not beyond the cap, where the
+    /// unbounded table puts it); the plain rule walks on, and the result equals the unbounded table's in
+    /// the capped sense. Stopping at L (the former rule, `max_distance` = L) is caught by the same check.
+    #[test]
+    fn plain_walk_passes_the_cap_distance_while_a_best_candidate_is_open() {
+        let u = [100.0, 0.0, 0.0, 100.0, 0.0, 96.0];
+        let per = [0.0, 0.0, 1.0];
+        let s = LocalSensitivity::new(DeltaSource::PerCandidate(&per), 1.0, 150, 3).unwrap();
+        let deltas = [s, s];
+        let eps = 64.0;
+        let (want, units, full) = table_scores(&u, 2, &deltas, Dampening::Plain, 400);
+        assert!(full, "the reference table must reach n − 1");
+        let (got, got_units) = walk_scores(&u, 2, &deltas, eps, Dampening::Plain, 0);
+        assert_eq!(units, got_units);
+        assert!(same_capped(&got, &want, units, eps), "{got:?} vs {want:?}");
+        let (old, _) = walk_scores(&u, 2, &deltas, eps, Dampening::Plain, distance_beyond_cap(eps));
+        assert!(
+            !same_capped(&old, &want, units, eps),
+            "stopping at L must be caught: {old:?} vs {want:?}"
+        );
+    }
+
+    /// The automatic walk equals the unbounded table in the capped sense on random small inputs (ties,
+    /// δ growing with t, both dampenings, several ε), including inputs where the cap rules stop it early.
+    #[test]
+    fn automatic_walk_equals_the_unbounded_table_in_the_capped_sense() {
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = |k: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % k) as usize
+        };
+        for case in 0..80 {
+            let (n, m) = (2 + case % 7, 1 + case % 2);
+            let u: Vec<f64> = (0..n * m)
+                .map(|_| next(6) as f64 * if case % 3 == 0 { 20.0 } else { 0.5 })
+                .collect();
+            let per: Vec<f64> = (0..n).map(|_| [0.0, 0.0, 0.25, 1.0][next(4)]).collect();
+            let s = LocalSensitivity::new(DeltaSource::PerCandidate(&per), 1.0, 60, n).unwrap();
+            let deltas = vec![s; m];
+            let eps = [64.0, 16.0, 4.0][case % 3];
+            for damp in [Dampening::Plain, Dampening::Shifted] {
+                let (want, units, full) = table_scores(&u, m, &deltas, damp, 400);
+                assert!(full, "case {case}: the reference table must reach n − 1");
+                let (got, _) = walk_scores(&u, m, &deltas, eps, damp, 0);
+                assert!(
+                    same_capped(&got, &want, units, eps),
+                    "case {case} {damp:?}: {got:?} vs {want:?}"
+                );
+            }
+        }
+    }
 }
