@@ -2,21 +2,48 @@
 //!
 //! **Local sensitivity without a table.** The local mechanism dampens the Pareto score PS with δ^PS
 //! (Def. 4.5). Dampening a candidate only needs δ^PS(t, r) up to the interval that contains PS(r), so δ^PS
-//! is evaluated at the distances the walk needs ([`pareto_sensitivity`] at one t, for all candidates) and
-//! each candidate keeps only its running breakpoint: O(n m) memory, no `columns` to guess. δ^PS never
-//! decreases in t, so a run of distances on which it keeps its value is crossed in one step, its length
-//! found by doubling and halving. PS and δ^PS are integers, so the dampening is exact (the exact stage of
+//! is evaluated at the distances the walk needs and each candidate keeps only its running breakpoint: O(n m)
+//! memory, no `columns` to guess. δ^PS never decreases in t, so a run of distances on which it keeps its
+//! value is crossed in one step; the run's end is searched by doubling then bisection, and never further
+//! than the walk needs (plain: the length after which every open candidate's interval is found at its
+//! current δ^PS; shifted: the length after which the cap rule below would hold). Each probe evaluates δ^PS
+//! at one distance for the candidates still open only (`pareto::walk`): every candidate's corners,
+//! then a sweep over orders kept from the previous probe while many are open, or one blocked pass over the
+//! corners when few are. PS and δ^PS are integers, so the dampening is exact (the exact stage of
 //! [`crate::dampen`](mod@crate::dampen)) in both arithmetics; the arithmetic only chooses the selector.
 //!
-//! **Where the walk stops (automatic saturation).** Plain dampening stops as soon as every candidate's
-//! interval is found. A candidate still open after T distances with PS < 0 has D < −T, while a non-dominated
-//! candidate (PS = 0, D ≥ 0) always exists; from T ≥ [`distance_beyond_cap`](ε) on, its γ exceeds the exact
-//! selectors' cap [`GAMMA_CAP`](crate::exact::GAMMA_CAP) whether D is computed to the end or saturated at T,
-//! so stopping there gives exactly the distribution of the unbounded table. Shifted dampening stops when
-//! δ^PS = n − 1 for every candidate (further distances add the same amount to every score), or at that same
-//! limit. Saturating at any distance keeps δ^PS admissible (Local Dampening paper, Lemma 3.5 and the
-//! saturation argument in [`crate::sensitivity`]), so privacy never depends on where the walk stops; a
-//! caller may cap it with `max_distance`.
+//! **Where the walk stops (automatic saturation).** Let L = [`distance_beyond_cap`]`(ε)`: a score gap of L
+//! units of sensitivity has γ beyond the exact selectors' cap [`GAMMA_CAP`](crate::exact::GAMMA_CAP), so
+//! the selectors weigh every candidate at least L below the best alike, e^{−GAMMA_CAP}. The walk stops at a
+//! run boundary T when the scores it has are, candidate by candidate, either those of the unbounded table
+//! (δ^PS walked until it is n − 1 for every candidate) or beyond the cap both there and here; the
+//! distribution of the exact selectors is then exactly the unbounded table's.
+//! - *Plain.* A closed candidate's D is exact; an open dominated one (PS < 0) has D < −T (saturated at T
+//!   or not); an open non-dominated one (PS = 0) has D ≥ T. The walk stops when T ≥ L and either no
+//!   non-dominated candidate is open (each open one is more than L below a closed non-dominated one, D ≥ 0)
+//!   or exactly one, B, is and every other candidate's D is below T − L (B is the best and the others are
+//!   beyond the cap from it, whatever B's exact D). With two open non-dominated candidates it goes on: only
+//!   their exact D orders them.
+//! - *Shifted.* Scores are U + Σ_t δ′(t); once δ^PS(r) = n − 1 it stays so and r's score is final up to the
+//!   N every candidate gains per further distance. Each further distance adds at most N to an open
+//!   candidate's score, so its gap to a final score only grows. The walk stops when every candidate is
+//!   final, or when some is and every open candidate is already L N below the best final score (then
+//!   the best is final, and every open candidate is beyond the cap both here and in the unbounded table).
+//!   On Enron (ε = 1/3 per round) L = 6,146 while δ^PS saturates by t ≈ 700, so there the walk runs to
+//!   saturation.
+//! - Otherwise the walk ends at [`MAX_SATURATION`] distances, or at the caller's `max_distance`, and δ^PS is
+//!   saturated there to n − 1. Saturating at any distance keeps δ^PS admissible (Local Dampening paper,
+//!   Lemma 3.5 and the saturation argument in [`crate::sensitivity`]), so privacy never depends on where
+//!   the walk stops.
+//!
+//! The floating-point selectors compute weights e^{−γ} in doubles, which are 0 beyond the cap (e^{−1024}
+//! underflows), so the same holds for them, except noisy max with Laplace noise, where a candidate beyond
+//! the cap could win only with probability below e^{−1000} (two continuous Laplace draws a gap apart).
+//!
+//! **Memory** ([`privpareto_scratch_len`]): the candidate map and dominator counts, the objectives'
+//! running δ sums, the probes' corners, the breakpoints (replaced by the final scores) and a stage area
+//! that the Pareto score's count, the walk's `u32` arrays and the selector's permutation use in turn;
+//! 15 n + 1 words at m = 2 on 64-bit targets, 60 bytes per candidate per objective.
 
 use super::{finite, round_epsilon, shape, take, MultiScratchLen};
 use crate::dampen::exact::{plain_end, plain_run, utility_limit, PLAIN_UNITS};
@@ -91,15 +118,14 @@ fn stage_len(n: usize, m: usize) -> Option<usize> {
 ///
 /// At m = 2 on a 64-bit target that is 15 n + 1 words: 60 bytes per candidate per objective.
 ///
-/// Errors: a length overflows `usize` → [`Error::Overflow`]; n ≥ 2³² (candidates are indexed by `u32`
-/// in the walk) → [`Error::CapacityExceeded`].
+/// Errors: a length overflows `usize` → [`Error::Overflow`]; otherwise n ≥ 2³² (candidates are indexed by
+/// `u32` in the walk) → [`Error::CapacityExceeded`]. [`select_privpareto`] and
+/// [`privpareto_probabilities`] report these too.
 pub fn privpareto_scratch_len(n: usize, m: usize) -> Result<MultiScratchLen, Error> {
-    if n > u32::MAX as usize {
-        return Err(Error::CapacityExceeded);
-    }
     let values = n.checked_mul(m.checked_mul(3).and_then(|v| v.checked_add(2)).ok_or(Error::Overflow)?);
     let indices = stage_len(n, m).and_then(|s| s.checked_add(n.checked_mul(2)?));
     match (values, indices) {
+        (Some(_), Some(_)) if u32::try_from(n).is_err() => Err(Error::CapacityExceeded),
         (Some(values), Some(indices)) => Ok(MultiScratchLen { values, indices }),
         _ => Err(Error::Overflow),
     }
@@ -233,16 +259,18 @@ fn plain_capped(cur: &[u32], walk: &[u64], score: &impl Fn(usize) -> i128, t: us
 /// score), so the open candidates are beyond the selectors' cap both now and in the unbounded table, and
 /// the best score is final: see the module documentation.
 fn shifted_capped(cur: &[u32], walk: &[u64], cap_gap: u128) -> bool {
-    let (mut best_final, mut best_open) = (None::<i128>, None::<i128>);
+    // Plain integers with i128::MIN for "none" (scores stay within ±2¹²⁵): an `Option` here compiles to a
+    // comparison with the payload of a `None`, which valgrind flags as a jump on an uninitialised value.
+    let (mut best_final, mut best_open) = (i128::MIN, i128::MIN);
     for (r, &c) in cur.iter().enumerate() {
         let s = load_int(walk, r);
         let slot = if c == CLOSED { &mut best_final } else { &mut best_open };
-        *slot = Some(slot.map_or(s, |b| b.max(s)));
+        *slot = (*slot).max(s);
     }
-    match (best_final, best_open) {
-        (Some(f), Some(o)) => f > o && (f - o) as u128 >= cap_gap,
-        _ => false,
-    }
+    best_final != i128::MIN
+        && best_open != i128::MIN
+        && best_final > best_open
+        && (best_final - best_open) as u128 >= cap_gap
 }
 
 /// The least run length L ≤ `cap` after which [`shifted_capped`] holds if δ^PS keeps its value at t on
@@ -374,7 +402,9 @@ fn dampened_round(
     // from 0); a probe at t + L adds the terms in between on the fly.
     walk::advance(&subs, n, running, None, 0)?;
     let mut running_at = 0;
-    let mut probe_at: Option<usize> = None;
+    // The distance of the last probe (usize::MAX: none yet; a plain integer, so no comparison reads the
+    // payload of a `None`, which valgrind would flag).
+    let mut probe_at = usize::MAX;
     let mut still_open = n;
     let mut eval = |tq: usize,
                     cur: &[u32],
@@ -395,7 +425,7 @@ fn dampened_round(
     if limit > 0 {
         eval(0, cur, probed, running, &mut running_at, true, still_open)?;
         cur.copy_from_slice(probed);
-        probe_at = Some(0);
+        probe_at = 0;
         still_open -= final_scores(cur, dampening);
     }
     while t < limit && still_open > 0 {
@@ -428,7 +458,7 @@ fn dampened_round(
             };
             // A probe at t + a + 1 is where the walk goes next whether it succeeds or not: its sums are kept.
             eval(t + x, cur, probed, running, &mut running_at, x == a + 1, still_open)?;
-            probe_at = Some(t + x);
+            probe_at = t + x;
             if same(probed, cur) {
                 a = x;
                 step *= 2;
@@ -488,9 +518,9 @@ fn dampened_round(
                 running_at = t;
             }
             // A probe at t (the run's failed end) already holds δ^PS at t of every candidate still open.
-            if probe_at != Some(t) {
+            if probe_at != t {
                 eval(t, cur, probed, running, &mut running_at, true, still_open)?;
-                probe_at = Some(t);
+                probe_at = t;
             }
             for (c, &d) in cur.iter_mut().zip(probed.iter()) {
                 if *c != CLOSED {
