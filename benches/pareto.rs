@@ -10,6 +10,8 @@
 //!    `pareto_scores_naive` and `pareto_sensitivity_naive`, interleaved, with their outputs compared.
 //! 3. **Enron** (`../shared/data/enron/Email-Enron.txt`, skipped when absent): full private selections.
 //!
+//! `cargo bench --bench pareto -- --quick enron` runs only the named sections (`targets`, `naive`, `enron`).
+//!
 //! Not a test: nothing here asserts a time; the targets are printed beside the results.
 
 mod harness;
@@ -405,8 +407,18 @@ fn main() {
     if opts.quick {
         println!("--quick: 5 rounds of ≥ 10 ms, smaller sizes.");
     }
-    targets(&opts);
-    versus_naive(&opts);
-    enron(&opts);
+    // Section names among the arguments (`targets`, `naive`, `enron`) run only those sections.
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let named = ["targets", "naive", "enron"];
+    let chosen = |s: &str| !args.iter().any(|a| named.contains(&a.as_str())) || args.iter().any(|a| a == s);
+    if chosen("targets") {
+        targets(&opts);
+    }
+    if chosen("naive") {
+        versus_naive(&opts);
+    }
+    if chosen("enron") {
+        enron(&opts);
+    }
     session.end();
 }

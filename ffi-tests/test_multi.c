@@ -328,24 +328,30 @@ static void test_weighted(void) {
 static void test_scratch_lens(void) {
     size_t v = SENTINEL_Z, ix = SENTINEL_Z, n;
     uint32_t k10;
-    TEST("privpareto_scratch_len: 5nm + 7n doubles, the score stage's indices plus 3n, the same for global and local");
+    TEST("privpareto_scratch_len: (3m + 2)n doubles, 2n indices plus the stages' shared area, the same for global and local");
     CHECK_STATUS(dpmo_privpareto_scratch_len(7, 3, &v, &ix), DPMO_OK);
-    CHECK_EQ(v, 5 * 7 * 3 + 7 * 7);
+    CHECK_EQ(v, (3 * 3 + 2) * 7);
     {
-        /* the score stage's scratch plus the 3n of the rounds: at least δ^PS's, at most the larger of δ^PS's
-         * and the Pareto score's for any m (the stages run one after the other; the Pareto score is sized
-         * for the m at hand, not for eight objectives) */
+        /* 2n plus one stage area: at least the δ^PS count's scratch (less its own 2n counts) plus the walk's
+         * two 32-bit δ^PS arrays, at most that or the Pareto score's for any m (the stages run one after the
+         * other; the Pareto score is sized for the m at hand, not for eight objectives) */
         size_t a = 0, sx = 0, sv = 0;
         CHECK_STATUS(dpmo_pareto_scores_scratch_len(7, &a), DPMO_OK);
         CHECK_STATUS(dpmo_pareto_sensitivity_scratch_len(7, 3, &sx, &sv), DPMO_OK);
-        CHECK(ix >= sx + 3 * 7);
-        CHECK(ix <= (a > sx ? a : sx) + 3 * 7);
+        CHECK(ix >= sx + 2 * 7);
+        CHECK(ix <= (a > sx + 2 * 7 ? a : sx + 2 * 7) + 2 * 7);
     }
     for (n = 1; n < 40; n += 7) {
         size_t v1 = 0, i1 = 0;
         CHECK_STATUS(dpmo_privpareto_scratch_len(n, 2, &v1, &i1), DPMO_OK);
-        CHECK_EQ(v1, 5 * n * 2 + 7 * n);
-        CHECK(i1 >= 3 * n);
+        CHECK_EQ(v1, (3 * 2 + 2) * n);
+        /* 64-bit: 2n + 5n + 1; 32-bit: 2n + 9n + 1 (the walk's 32-bit arrays take a word each) */
+        CHECK_EQ(i1, sizeof(size_t) == 8 ? 7 * n + 1 : 11 * n + 1);
+    }
+    if (sizeof(size_t) == 8) {
+        /* candidates are indexed by 32-bit integers in the walk */
+        CHECK_STATUS(dpmo_privpareto_scratch_len((size_t)1 << 32, 2, &v, &ix), DPMO_CAPACITY_EXCEEDED);
+        CHECK_STATUS(dpmo_privpareto_scratch_len(((size_t)1 << 32) - 1, 2, &v, &ix), DPMO_OK);
     }
     v = ix = SENTINEL_Z;
     CHECK_STATUS(dpmo_privpareto_scratch_len(7, 3, NULL, &ix), DPMO_NULL_POINTER);

@@ -1384,10 +1384,14 @@ enum dpmo_status dpmo_weighted_sensitivity_table(const double *weights,
 /**
  * Writes the scratch lengths `dpmo_select_privpareto` and `dpmo_privpareto_probabilities` need for n
  * candidates and m objectives, global or local, in either arithmetic: `*out_values_len` doubles
- * (5 n m + 7 n) and `*out_indices_len` size_t (O(n): the score stage's sorts and counts plus 3n). Memory
- * is O(n m): δ^PS is never tabulated.
+ * ((3m + 2) n: the running δ sums, the δ^PS probes' corners, the breakpoints or integer scores) and
+ * `*out_indices_len` size_t (2n plus a stage area shared by the Pareto score's count, the δ^PS walk's
+ * 32-bit arrays and the selector's permutation: 5n + 1 for m ≤ 2 on 64-bit targets, 9n + 1 for m = 2 on
+ * 32-bit ones; for m ≥ 3 the larger of the score's count and n plus the δ^PS count's). At m = 2 on a
+ * 64-bit target that is 120 bytes per candidate. Memory is O(n m): δ^PS is never tabulated.
  *
- * Errors: null, misaligned or overlapping outputs; a length not representable → `DPMO_OVERFLOW`.
+ * Errors: null, misaligned or overlapping outputs; a length not representable → `DPMO_OVERFLOW`;
+ * otherwise n ≥ 2³² → `DPMO_CAPACITY_EXCEEDED`.
  *
  * # Safety
  * `out_values_len`, `out_indices_len`: one writable size_t each.

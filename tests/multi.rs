@@ -501,3 +501,166 @@ fn automatic_saturation_equals_the_unbounded_table() {
         }
     }
 }
+
+/// The same equality on inputs large enough for every path of the δ^PS probes (the sweep with its kept
+/// orders while many candidates are open, the direct count once few are, the divide-and-conquer count for
+/// m = 3), with heavy ties, m = 1, 2, 3, both dominance relations and both dampenings; the reference is the
+/// table up to the automatic limit (beyond which, here, δ^PS is n − 1 for every candidate).
+#[test]
+fn automatic_saturation_equals_the_table_on_larger_inputs() {
+    use dpmo::dampen::exact_dampened_scores;
+    use dpmo::exact::scale::distance_beyond_cap;
+    use dpmo::pareto::{
+        pareto_scores, pareto_scores_scratch_len, pareto_sensitivity_scratch_len, pareto_sensitivity_table,
+    };
+    let mut g = rng(47);
+    for case in 0..12 {
+        let n = [70, 130, 200][case % 3];
+        let m = 1 + case % 3;
+        let u: Vec<f64> = (0..n * m)
+            .map(|_| (dpmo::sample::uniform_index(&mut g, 9) as f64) * 0.5)
+            .collect();
+        let eps = [1.0, 4.0][case % 2];
+        let limit = distance_beyond_cap(eps);
+        let per: Vec<Vec<f64>> = (0..m)
+            .map(|_| {
+                (0..n)
+                    .map(|_| [0.0, 0.25, 0.5][dpmo::sample::uniform_index(&mut g, 3)])
+                    .collect()
+            })
+            .collect();
+        let tables: Vec<Vec<f64>> = (0..m)
+            .map(|i| {
+                (0..n * 5)
+                    .map(|k| (per[i][k / 5] + 0.125 * (k % 5) as f64).min(1.0))
+                    .collect()
+            })
+            .collect();
+        let deltas: Vec<LocalSensitivity<'_>> = (0..m)
+            .map(|i| {
+                let src = if (case + i) % 2 == 0 {
+                    DeltaSource::PerCandidate(&per[i])
+                } else {
+                    DeltaSource::Table {
+                        values: &tables[i],
+                        columns: 5,
+                    }
+                };
+                LocalSensitivity::new(src, 1.0, 12, n).unwrap()
+            })
+            .collect();
+        let s = pareto_sensitivity_scratch_len(n, m).unwrap();
+        let (mut tix, mut tv) = (vec![0usize; s.indices], vec![0.0; s.values]);
+        let mut table = vec![0.0; n * limit];
+        pareto_sensitivity_table(&u, m, &deltas, limit, &mut table, &mut tix, &mut tv).unwrap();
+        assert!(
+            (0..n).all(|r| table[r * limit + limit - 1] == (n - 1) as f64),
+            "case {case}: the table must reach n − 1 to stand for the unbounded one"
+        );
+        let d = LocalSensitivity::new(
+            DeltaSource::Table {
+                values: &table,
+                columns: limit,
+            },
+            (n - 1) as f64,
+            limit,
+            n,
+        )
+        .unwrap();
+        for dominance in [Dominance::Weak, Dominance::Textbook] {
+            let mut ps = vec![0.0; n];
+            let mut order = vec![0usize; pareto_scores_scratch_len(n).unwrap()];
+            pareto_scores(&u, m, dominance, &mut ps, &mut order).unwrap();
+            for damp in [Dampening::Plain, Dampening::Shifted] {
+                let need = privpareto_scratch_len(n, m).unwrap();
+                let (mut v, mut ix) = (vec![0.0; need.values], vec![0usize; need.indices]);
+                let mut auto = vec![0.0; n];
+                let sens = ParetoSensitivity::Local {
+                    deltas: &deltas,
+                    max_distance: 0,
+                    dampening: damp,
+                };
+                privpareto_probabilities(&u, m, dominance, sens, eps, &mut auto, &mut v, &mut ix).unwrap();
+                let mut ints = vec![0i128; n];
+                let units = exact_dampened_scores(&ps, &d, damp, &mut ints).unwrap();
+                let best = ints.iter().copied().max().unwrap();
+                let unit: Vec<f64> = ints.iter().map(|&x| -((best - x) as f64 / units as f64)).collect();
+                let mut want = vec![0.0; n];
+                exponential_probabilities(&unit, 1.0, eps, &mut want).unwrap();
+                for (a, b) in auto.iter().zip(&want) {
+                    assert!(
+                        (a - b).abs() <= 1e-12,
+                        "case {case} n={n} m={m} {dominance:?} {damp:?} ε={eps}: {a} vs {b}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Shifted dampening stops by the cap rule (every open candidate already ≥ the cap below the best final
+/// score) and still gives exactly the unbounded table's probabilities; stopping at the cap distance
+/// instead (saturating there, as before) gives other probabilities on this input, so the comparison can
+/// tell them apart. C and F have δ^PS = n − 1 from t = 0 (final); D and E keep δ^PS = 1 for 5,000
+/// distances, half a unit of deficit per distance.
+#[test]
+fn shifted_cap_rule_equals_the_unbounded_table() {
+    use dpmo::dampen::exact_dampened_scores;
+    use dpmo::exact::scale::distance_beyond_cap;
+    use dpmo::pareto::{
+        pareto_scores, pareto_scores_scratch_len, pareto_sensitivity_scratch_len, pareto_sensitivity_table,
+    };
+    // C, D, E, F (two objectives); δ per candidate, Δ = 1000, saturated at 5,000.
+    let u = [0.0, 0.0, 10.0, 0.0, 0.0, 10.0, -1.0, -1.0];
+    let per = [1000.0, 0.0, 0.0, 1000.0];
+    let (n, m, eps) = (4, 2, 64.0);
+    let s = LocalSensitivity::new(DeltaSource::PerCandidate(&per), 1000.0, 5000, n).unwrap();
+    let deltas = [s, s];
+    let mut ps = vec![0.0; n];
+    let mut order = vec![0usize; pareto_scores_scratch_len(n).unwrap()];
+    pareto_scores(&u, m, Dominance::Textbook, &mut ps, &mut order).unwrap();
+    let probabilities_of = |columns: usize| {
+        let s = pareto_sensitivity_scratch_len(n, m).unwrap();
+        let (mut tix, mut tv) = (vec![0usize; s.indices], vec![0.0; s.values]);
+        let mut table = vec![0.0; n * columns];
+        pareto_sensitivity_table(&u, m, &deltas, columns, &mut table, &mut tix, &mut tv).unwrap();
+        let d = LocalSensitivity::new(
+            DeltaSource::Table {
+                values: &table,
+                columns,
+            },
+            (n - 1) as f64,
+            columns,
+            n,
+        )
+        .unwrap();
+        let mut ints = vec![0i128; n];
+        let units = exact_dampened_scores(&ps, &d, Dampening::Shifted, &mut ints).unwrap();
+        let best = ints.iter().copied().max().unwrap();
+        let unit: Vec<f64> = ints.iter().map(|&x| -((best - x) as f64 / units as f64)).collect();
+        let mut p = vec![0.0; n];
+        exponential_probabilities(&unit, 1.0, eps, &mut p).unwrap();
+        (
+            p,
+            table[columns - 1] == (n - 1) as f64 && table[2 * columns - 1] == (n - 1) as f64,
+        )
+    };
+    let (unbounded, saturated) = probabilities_of(5002);
+    assert!(saturated, "the reference table must reach n − 1 for D and E");
+    let (truncated, _) = probabilities_of(distance_beyond_cap(eps));
+    let need = privpareto_scratch_len(n, m).unwrap();
+    let (mut v, mut ix) = (vec![0.0; need.values], vec![0usize; need.indices]);
+    let mut auto = vec![0.0; n];
+    let sens = ParetoSensitivity::Local {
+        deltas: &deltas,
+        max_distance: 0,
+        dampening: Dampening::Shifted,
+    };
+    privpareto_probabilities(&u, m, Dominance::Textbook, sens, eps, &mut auto, &mut v, &mut ix).unwrap();
+    assert_eq!(auto, unbounded);
+    assert!(auto[1] == 0.0 && auto[2] == 0.0 && auto[3] > 0.0, "{auto:?}");
+    assert_ne!(
+        truncated, unbounded,
+        "the old stopping distance must be distinguishable here"
+    );
+}

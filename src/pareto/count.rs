@@ -25,11 +25,11 @@ pub(crate) fn scratch_len(n: usize, m: usize) -> Option<usize> {
 }
 
 /// Scratch (in `usize`) that [`self_dominance_counts`] needs for n points in m coordinates:
-/// (7 + 5W) n + 1 for m ≤ 2; for m ≥ 3 records of n (m + 1) words and a work area of n · max(m + 2, 6)
-/// words or the bitset count's, whichever is larger (see [`dc::scratch_len_mono`]).
+/// (3 + 2W) n + 1 for m ≤ 2 (see [`self_sweep_2d`]); for m ≥ 3 records of n (m + 1) words and a work area
+/// of n · max(m + 2, 6) words or the bitset count's, whichever is larger (see [`dc::scratch_len_mono`]).
 pub(crate) fn self_scratch_len(n: usize, m: usize) -> Option<usize> {
     if m <= 2 {
-        sweep_scratch_len(n)
+        n.checked_mul(3 + 2 * radix::WORDS)?.checked_add(1)
     } else {
         dc::scratch_len_mono(n, m)
     }
@@ -79,7 +79,50 @@ where
     if m >= 3 {
         return dc::counts_mono(n, m, x, dc::TUNING, counts, scratch);
     }
-    sweep_2d(n, m, &x, &x, false, counts, scratch);
+    self_sweep_2d(n, m, &x, counts, scratch);
+}
+
+/// The m ≤ 2 case of [`self_dominance_counts`]: [`sweep_2d`] with the points as their own queries, so one
+/// order per coordinate and no thresholds (a point's threshold is its own rank), in (3 + 2W) n + 1 words:
+/// the ranks of coordinate 1 are computed first (its order, keys and sort buffer are then free), then the
+/// descending order of coordinate 0 with its keys, and the Fenwick tree takes the sort buffer's place.
+fn self_sweep_2d<X>(n: usize, m: usize, x: &X, counts: &mut [usize], scratch: &mut [usize])
+where
+    X: Fn(usize, usize) -> f64,
+{
+    let w = radix::WORDS;
+    let (rank, rest) = scratch.split_at_mut(n);
+    let (order, rest) = rest.split_at_mut(n);
+    let (keys, work) = rest.split_at_mut(w * n);
+    if m == 2 {
+        // rank[k]: how many points have a smaller coordinate 1 than point k (ties share it).
+        fill_identity(order);
+        radix::sort_by_key(order, |k| key_of(x(k, 1)), keys, work);
+        let mut lower = 0;
+        for j in 0..n {
+            if j == 0 || radix::load(keys, j) != radix::load(keys, j - 1) {
+                lower = j;
+            }
+            rank[order[j]] = lower;
+        }
+    }
+    // Descending order in coordinate 0 = ascending order of the complemented keys.
+    fill_identity(order);
+    radix::sort_by_key(order, |k| !key_of(x(k, 0)), keys, work);
+    let mut fen = Fenwick::new(&mut work[..n + 1]);
+    let mut next = 0;
+    for j in 0..n {
+        // Every point tied with point order[j] in coordinate 0 covers it there: insert the whole block first.
+        let yk = radix::load(keys, j);
+        while next < n && radix::load(keys, next) <= yk {
+            if m == 2 {
+                fen.add(rank[order[next]]);
+            }
+            next += 1;
+        }
+        let q = order[j];
+        counts[q] = if m == 2 { next - fen.prefix(rank[q]) } else { next };
+    }
 }
 
 /// The m ≤ 2 case of [`dominance_counts`].

@@ -78,7 +78,7 @@ fn accumulate(deltas: &[LocalSensitivity<'_>], n: usize, t: usize, base: &mut [f
 }
 
 /// k as a double, rounded up (exact below 2^53).
-fn count_up(k: usize) -> f64 {
+pub(super) fn count_up(k: usize) -> f64 {
     let f = k as f64;
     if (f as u128) < k as u128 {
         next_up(f)
@@ -187,38 +187,24 @@ pub(crate) fn advance_sums(
     let first = from.map_or(0, |f| f.saturating_add(1));
     for (i, d) in deltas.iter().enumerate() {
         let terms = d.saturation().min(t.saturating_add(1));
-        if d.constant_below_saturation(0).is_some() {
-            let k = count_up(terms);
-            for r in 0..n {
-                if let Some(c) = d.constant_below_saturation(r) {
-                    base[r * m + i] = mul_up(c, k);
-                }
-            }
-        } else {
-            for j in first..terms {
-                for r in 0..n {
-                    let s = &mut base[r * m + i];
-                    *s = add_up(*s, d.delta(r, j)?);
+        if from.is_some() && first >= terms {
+            continue; // no new term below saturation: neither a sum nor a product changes
+        }
+        let k = count_up(terms);
+        // Each candidate on its own: a function may know the constant of some candidates only.
+        for r in 0..n {
+            let s = &mut base[r * m + i];
+            match d.constant_below_saturation(r) {
+                Some(c) => *s = mul_up(c, k),
+                None => {
+                    for j in first..terms {
+                        *s = add_up(*s, d.delta(r, j)?);
+                    }
                 }
             }
         }
     }
     Ok(())
-}
-
-/// δ^PS(x, t, r) of every candidate into `out` from running sums already at distance t in
-/// `values[..n m]` (see [`advance_sums`]); the rest of `values` and `indices` is scratch as for
-/// [`pareto_sensitivity`], whose checks the caller has made.
-pub(crate) fn pareto_sensitivity_from_sums(
-    utilities: &[f64],
-    deltas: &[LocalSensitivity<'_>],
-    n: usize,
-    t: usize,
-    out: &mut [f64],
-    indices: &mut [usize],
-    values: &mut [f64],
-) {
-    from_sums(utilities, deltas, n, t, values, indices, |r, v| out[r] = v);
 }
 
 /// Fills the row-major n × `columns` table `out[r * columns + t]` = δ^PS(x, t, r) for t < `columns`
@@ -334,6 +320,38 @@ pub fn pareto_sensitivity_naive(
 mod tests {
     use super::*;
     use crate::sensitivity::DeltaSource;
+
+    /// A δ function that knows the constant of some candidates only: each candidate's sum is its own
+    /// (the sums once took the product form for every candidate when candidate 0 had a constant, leaving
+    /// the others at 0, which made δ^PS too small). Checked against the literal definition.
+    #[test]
+    fn a_constant_known_for_some_candidates_only() {
+        struct Half;
+        impl crate::sensitivity::DeltaFunction for Half {
+            fn delta(&self, r: usize, t: usize) -> f64 {
+                if r.is_multiple_of(2) {
+                    0.5
+                } else {
+                    0.25 * (1 + t % 2) as f64
+                }
+            }
+            fn constant(&self, r: usize) -> Option<f64> {
+                r.is_multiple_of(2).then_some(0.5)
+            }
+        }
+        let u = [0.0, 0.0, 1.0, 0.5, 2.0, 1.0, 3.0, 1.5, 4.0, 2.0, 5.0, 2.5];
+        let s = LocalSensitivity::new(DeltaSource::Function(&Half), 8.0, 8, 6).unwrap();
+        let deltas = [s, s];
+        let need = pareto_sensitivity_scratch_len(6, 2).unwrap();
+        let (mut idx, mut val) = ([0usize; 256], [0.0; 64]);
+        assert!(idx.len() >= need.indices && val.len() >= need.values);
+        for t in 0..10 {
+            let (mut fast, mut naive) = ([0.0; 6], [0.0; 6]);
+            pareto_sensitivity(&u, 2, &deltas, t, &mut fast, &mut idx, &mut val).unwrap();
+            pareto_sensitivity_naive(&u, 2, &deltas, t, Dominance::Weak, &mut naive).unwrap();
+            assert_eq!(fast, naive, "t = {t}");
+        }
+    }
 
     /// PrivPareto paper, Example 4.6: δ^PS(x, 0, b) = 1.
     #[test]

@@ -15,14 +15,15 @@ mod delta;
 mod dominance;
 mod radix;
 mod score;
+pub(crate) mod walk;
 
-pub(crate) use delta::{advance_sums, pareto_sensitivity_from_sums};
+pub(crate) use count::self_scratch_len;
 pub use delta::{
     pareto_sensitivity, pareto_sensitivity_naive, pareto_sensitivity_scratch_len, pareto_sensitivity_table,
 };
 pub use dominance::Dominance;
+pub(crate) use score::dominator_counts;
 pub use score::{pareto_scores, pareto_scores_naive, pareto_scores_scratch_len};
-pub(crate) use score::{pareto_scores_sized, scores_scratch_len};
 
 use crate::{Error, MAX_OBJECTIVES};
 

@@ -85,14 +85,34 @@ pub(crate) fn pareto_scores_sized(
     if scratch.len() < scores_scratch_len(n, m)? {
         return Err(Error::ScratchTooSmall);
     }
-    let u = |k: usize, i: usize| utilities[k * m + i];
     let (covering, rest) = scratch.split_at_mut(n);
-    self_dominance_counts(n, m, u, covering, rest);
+    dominator_counts(n, m, |k, i| utilities[k * m + i], dominance, covering, rest);
+    for (o, &c) in out.iter_mut().zip(covering.iter()) {
+        *o = -(c as f64);
+    }
+    Ok(())
+}
+
+/// `counts[r]` = #{r′ ≠ r : r′ dominates r} = −PS(x, r) for the n candidates whose utility i is `u(r, i)`
+/// (see [`pareto_scores`] for the method). Requires m ≥ 1, finite utilities, `counts.len()` ≥ n and
+/// `scratch.len()` ≥ [`count::self_scratch_len`]`(n, m)` (callers check); then it cannot panic.
+pub(crate) fn dominator_counts<U>(
+    n: usize,
+    m: usize,
+    u: U,
+    dominance: Dominance,
+    counts: &mut [usize],
+    scratch: &mut [usize],
+) where
+    U: Fn(usize, usize) -> f64,
+{
+    let covering = &mut counts[..n];
+    self_dominance_counts(n, m, &u, covering, scratch);
     match dominance {
         // Every candidate covers itself; under weak dominance every other covering candidate dominates.
         Dominance::Weak => {
-            for (o, &c) in out.iter_mut().zip(covering.iter()) {
-                *o = -(c.saturating_sub(1) as f64);
+            for c in covering.iter_mut() {
+                *c = c.saturating_sub(1);
             }
         }
         // Exact copies cover each other without a strict improvement: remove them by their multiplicity.
@@ -103,7 +123,7 @@ pub(crate) fn pareto_scores_sized(
                     .find(|o| *o != Ordering::Equal)
                     .unwrap_or(Ordering::Equal)
             };
-            let order = &mut rest[..n];
+            let order = &mut scratch[..n];
             for (k, slot) in order.iter_mut().enumerate() {
                 *slot = k;
             }
@@ -119,12 +139,8 @@ pub(crate) fn pareto_scores_sized(
                 }
                 start = end;
             }
-            for (o, &c) in out.iter_mut().zip(covering.iter()) {
-                *o = -(c as f64);
-            }
         }
     }
-    Ok(())
 }
 
 /// The O(n² m) reference for [`pareto_scores`]: Def. 4.3 read literally, a double loop over candidate
