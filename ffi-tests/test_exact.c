@@ -728,6 +728,31 @@ static void ext_agg_auto(void) {
     extremes_of(F_AGG);
 }
 
+/* Regression: local PrivPareto with automatic saturation (max_distance 0) once walked the distances one by one
+ * until δ^PS reached the candidates' utility gap when ε was small: n = 2, utilities (0, 0) and (G, G), δ_i = 1,
+ * Δ_i = 2, t_max 3, ε = 1e-12 took 29 s at G = 1e7 (about 3 µs per distance; hours at the 2^32 - 1 cap). Now a
+ * run of constant δ^PS is crossed in one step: G up to 1e12, both dampenings, well within the time limit. */
+static void ext_pareto_far_apart(void) {
+    static const double gaps[3] = {1e7, 1e9, 1e12};
+    const double dl[2] = {1.0, 1.0};
+    dpmo_sensitivity specs[2];
+    dpmo_rng rng = make_rng(DPMO_RNG_CHACHA20, 91);
+    size_t i, damp;
+    specs[0] = make_spec(DPMO_DELTA_PER_CANDIDATE, dl, 2, 0, 2.0, 3);
+    specs[1] = specs[0];
+    for (i = 0; i < 3; i++)
+        for (damp = 0; damp < 2; damp++) {
+            double util[4] = {0.0, 0.0, gaps[i], gaps[i]};
+            size_t out[2] = {SENTINEL_Z, SENTINEL_Z};
+            cfg_t c = cfg(F_PARETO, DPMO_SELECTOR_EXPONENTIAL, util, 2, 0.0, 1e-12);
+            c.m = 2;
+            c.spec = specs;
+            c.damp = (uint32_t)damp;
+            CHECK_EQ(run_cfg(&rng, &c, out, NULL), DPMO_OK);
+            CHECK(out[0] < 2 && out[1] == SENTINEL_Z);
+        }
+}
+
 static void test_extremes(void) {
     fill_sets();
     bounded("extreme inputs: select_exponential", ext_exp);
@@ -739,12 +764,9 @@ static void test_extremes(void) {
     bounded("extreme inputs: select_local_dampening_top_k", ext_ld_topk);
     bounded("extreme inputs: select_privpareto (global, local with max_distance 16)", ext_pareto);
     bounded("extreme inputs: select_privagg (global, local with max_distance 16)", ext_agg);
-    /* LIBRARY BUG (reported): with automatic saturation (max_distance 0) local PrivPareto walks the distances
-     * one by one until δ^PS reaches the candidates' utility gaps when ε is small: n = 2, utilities (0, 0) and
-     * (G, G), δ_i = 1, Δ_i = 2, t_max 3, ε = 1e-12 takes 0.27 s at G = 1e5, 2.9 s at 1e6, 29 s at 1e7 (about
-     * 3 µs per distance: hours at the 2^32 - 1 cap); at ε = 1 it stops at once. Here: ±DBL_MAX, ε 1e-300. */
-    bounded("extreme inputs: select_privpareto local, max_distance 0 (LIBRARY BUG: hangs)", ext_pareto_auto);
+    bounded("extreme inputs: select_privpareto local, max_distance 0", ext_pareto_auto);
     bounded("extreme inputs: select_privagg local, max_distance 0", ext_agg_auto);
+    bounded("automatic saturation with a tiny ε and huge utility gaps (regression)", ext_pareto_far_apart);
 }
 
 /* Where the exact result is defined at these scales, it is also the right one: the mechanism depends only on
