@@ -41,6 +41,8 @@ pub mod rng;
 pub mod sample;
 pub mod select;
 pub mod sensitivity;
+#[cfg(test)]
+mod test_fit;
 
 pub use dampen::{dampen, dampen_shifted, Dampening};
 pub use error::Error;

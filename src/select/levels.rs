@@ -192,19 +192,14 @@ fn uniform_below<R: Rng + ?Sized>(rng: &mut R, bound: U256) -> U256 {
     }
 }
 
-// The integration tests' goodness-of-fit helpers (a path relative to this file's directory).
-#[cfg(test)]
-#[path = "../../tests/common/fit.rs"]
-mod fit;
-
 #[cfg(test)]
 mod tests {
     extern crate std;
 
-    use super::fit::{assert_fits, chi_square_p_value, ALPHA};
     use super::*;
     use crate::exact::Grid;
     use crate::select::exact::{store_int, ExactScores, FloatScores, IntScores};
+    use crate::test_fit::{assert_fits, chi_square_p_value, ALPHA};
     use rand_core::SeedableRng;
     use rand_xoshiro::Xoshiro256PlusPlus;
     use std::vec::Vec;

@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod admissibility;
+#[path = "../../src/test_fit.rs"]
 pub mod fit;
 #[allow(unused_imports)]
 pub use admissibility::*;

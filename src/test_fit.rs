@@ -1,5 +1,5 @@
-//! Goodness of fit at a tiny significance level: shared by the integration tests and, through `#[path]`,
-//! by the core's unit tests of samplers that are not public (`src/select/levels.rs`).
+//! Goodness of fit at a tiny significance level, for tests only: the core's unit tests of samplers that are
+//! not public (`src/select/levels.rs`) and, through `#[path]`, the integration tests (`tests/common`).
 
 extern crate std;
 use statrs::distribution::{ChiSquared, ContinuousCDF};
