@@ -411,16 +411,78 @@ fn multi_objective_inputs_are_validated_and_nothing_is_written() {
     assert_eq!(p, [1.0]);
 }
 
+/// Local PrivPareto's probabilities with automatic saturation (`max_distance` = 0).
+fn automatic_probabilities(
+    u: &[f64],
+    m: usize,
+    dominance: Dominance,
+    deltas: &[LocalSensitivity<'_>],
+    dampening: Dampening,
+    eps: f64,
+) -> Vec<f64> {
+    let n = u.len() / m;
+    let need = privpareto_scratch_len(n, m).unwrap();
+    let (mut v, mut ix) = (vec![0.0; need.values], vec![0usize; need.indices]);
+    let mut p = vec![0.0; n];
+    let sens = ParetoSensitivity::Local {
+        deltas,
+        max_distance: 0,
+        dampening,
+    };
+    privpareto_probabilities(u, m, dominance, sens, eps, &mut p, &mut v, &mut ix).unwrap();
+    p
+}
+
+/// The reference for automatic saturation: PS, the whole δ^PS table up to `columns` distances, exact
+/// dampening with it, and the exponential mechanism's probabilities on the integer scores. Also whether every
+/// candidate's δ^PS has reached n − 1 in the last column (then the table stands for the unbounded one).
+fn table_probabilities(
+    u: &[f64],
+    m: usize,
+    dominance: Dominance,
+    deltas: &[LocalSensitivity<'_>],
+    columns: usize,
+    dampening: Dampening,
+    eps: f64,
+) -> (Vec<f64>, bool) {
+    use dpmo::dampen::exact_dampened_scores;
+    use dpmo::pareto::{
+        pareto_scores, pareto_scores_scratch_len, pareto_sensitivity_scratch_len, pareto_sensitivity_table,
+    };
+    let n = u.len() / m;
+    let mut ps = vec![0.0; n];
+    let mut order = vec![0usize; pareto_scores_scratch_len(n).unwrap()];
+    pareto_scores(u, m, dominance, &mut ps, &mut order).unwrap();
+    let s = pareto_sensitivity_scratch_len(n, m).unwrap();
+    let (mut tix, mut tv) = (vec![0usize; s.indices], vec![0.0; s.values]);
+    let mut table = vec![0.0; n * columns];
+    pareto_sensitivity_table(u, m, deltas, columns, &mut table, &mut tix, &mut tv).unwrap();
+    let saturated = (0..n).all(|r| table[r * columns + columns - 1] == (n - 1) as f64);
+    let d = LocalSensitivity::new(
+        DeltaSource::Table {
+            values: &table,
+            columns,
+        },
+        (n - 1) as f64,
+        columns,
+        n,
+    )
+    .unwrap();
+    let mut ints = vec![0i128; n];
+    let units = exact_dampened_scores(&ps, &d, dampening, &mut ints).unwrap();
+    let best = ints.iter().copied().max().unwrap();
+    let unit: Vec<f64> = ints.iter().map(|&x| -((best - x) as f64 / units as f64)).collect();
+    let mut p = vec![0.0; n];
+    exponential_probabilities(&unit, 1.0, eps, &mut p).unwrap();
+    (p, saturated)
+}
+
 /// Local PrivPareto with automatic saturation (`max_distance` = 0, runs of constant δ^PS crossed at once)
 /// gives exactly the distribution of dampening with the whole δ^PS table up to the automatic limit, on random
 /// utilities with ties and dyadic local sensitivities (per-candidate, and tables whose δ grows with t).
 #[test]
 fn automatic_saturation_equals_the_unbounded_table() {
-    use dpmo::dampen::exact_dampened_scores;
     use dpmo::exact::scale::distance_beyond_cap;
-    use dpmo::pareto::{
-        pareto_scores, pareto_scores_scratch_len, pareto_sensitivity_scratch_len, pareto_sensitivity_table,
-    };
     let mut g = rng(31);
     for case in 0..60 {
         let n = 3 + case % 9;
@@ -459,39 +521,8 @@ fn automatic_saturation_equals_the_unbounded_table() {
             })
             .collect();
         for damp in [Dampening::Plain, Dampening::Shifted] {
-            let need = privpareto_scratch_len(n, m).unwrap();
-            let (mut v, mut ix) = (vec![0.0; need.values], vec![0usize; need.indices]);
-            let mut auto = vec![0.0; n];
-            let sens = ParetoSensitivity::Local {
-                deltas: &deltas,
-                max_distance: 0,
-                dampening: damp,
-            };
-            privpareto_probabilities(&u, m, Dominance::Textbook, sens, eps, &mut auto, &mut v, &mut ix).unwrap();
-            // The reference: PS and the whole δ^PS table up to the same limit, then exact dampening.
-            let mut ps = vec![0.0; n];
-            let mut order = vec![0usize; pareto_scores_scratch_len(n).unwrap()];
-            pareto_scores(&u, m, Dominance::Textbook, &mut ps, &mut order).unwrap();
-            let s = pareto_sensitivity_scratch_len(n, m).unwrap();
-            let (mut tix, mut tv) = (vec![0usize; s.indices], vec![0.0; s.values]);
-            let mut table = vec![0.0; n * limit];
-            pareto_sensitivity_table(&u, m, &deltas, limit, &mut table, &mut tix, &mut tv).unwrap();
-            let d = LocalSensitivity::new(
-                DeltaSource::Table {
-                    values: &table,
-                    columns: limit,
-                },
-                (n - 1) as f64,
-                limit,
-                n,
-            )
-            .unwrap();
-            let mut ints = vec![0i128; n];
-            let units = exact_dampened_scores(&ps, &d, damp, &mut ints).unwrap();
-            let best = ints.iter().copied().max().unwrap();
-            let unit: Vec<f64> = ints.iter().map(|&x| -((best - x) as f64 / units as f64)).collect();
-            let mut want = vec![0.0; n];
-            exponential_probabilities(&unit, 1.0, eps, &mut want).unwrap();
+            let auto = automatic_probabilities(&u, m, Dominance::Textbook, &deltas, damp, eps);
+            let (want, _) = table_probabilities(&u, m, Dominance::Textbook, &deltas, limit, damp, eps);
             for (a, b) in auto.iter().zip(&want) {
                 assert!(
                     (a - b).abs() <= 1e-12,
@@ -508,11 +539,7 @@ fn automatic_saturation_equals_the_unbounded_table() {
 /// table up to the automatic limit (beyond which, here, δ^PS is n − 1 for every candidate).
 #[test]
 fn automatic_saturation_equals_the_table_on_larger_inputs() {
-    use dpmo::dampen::exact_dampened_scores;
     use dpmo::exact::scale::distance_beyond_cap;
-    use dpmo::pareto::{
-        pareto_scores, pareto_scores_scratch_len, pareto_sensitivity_scratch_len, pareto_sensitivity_table,
-    };
     let mut g = rng(47);
     for case in 0..12 {
         let n = [70, 130, 200][case % 3];
@@ -549,44 +576,14 @@ fn automatic_saturation_equals_the_table_on_larger_inputs() {
                 LocalSensitivity::new(src, 1.0, 12, n).unwrap()
             })
             .collect();
-        let s = pareto_sensitivity_scratch_len(n, m).unwrap();
-        let (mut tix, mut tv) = (vec![0usize; s.indices], vec![0.0; s.values]);
-        let mut table = vec![0.0; n * limit];
-        pareto_sensitivity_table(&u, m, &deltas, limit, &mut table, &mut tix, &mut tv).unwrap();
-        assert!(
-            (0..n).all(|r| table[r * limit + limit - 1] == (n - 1) as f64),
-            "case {case}: the table must reach n − 1 to stand for the unbounded one"
-        );
-        let d = LocalSensitivity::new(
-            DeltaSource::Table {
-                values: &table,
-                columns: limit,
-            },
-            (n - 1) as f64,
-            limit,
-            n,
-        )
-        .unwrap();
         for dominance in [Dominance::Weak, Dominance::Textbook] {
-            let mut ps = vec![0.0; n];
-            let mut order = vec![0usize; pareto_scores_scratch_len(n).unwrap()];
-            pareto_scores(&u, m, dominance, &mut ps, &mut order).unwrap();
             for damp in [Dampening::Plain, Dampening::Shifted] {
-                let need = privpareto_scratch_len(n, m).unwrap();
-                let (mut v, mut ix) = (vec![0.0; need.values], vec![0usize; need.indices]);
-                let mut auto = vec![0.0; n];
-                let sens = ParetoSensitivity::Local {
-                    deltas: &deltas,
-                    max_distance: 0,
-                    dampening: damp,
-                };
-                privpareto_probabilities(&u, m, dominance, sens, eps, &mut auto, &mut v, &mut ix).unwrap();
-                let mut ints = vec![0i128; n];
-                let units = exact_dampened_scores(&ps, &d, damp, &mut ints).unwrap();
-                let best = ints.iter().copied().max().unwrap();
-                let unit: Vec<f64> = ints.iter().map(|&x| -((best - x) as f64 / units as f64)).collect();
-                let mut want = vec![0.0; n];
-                exponential_probabilities(&unit, 1.0, eps, &mut want).unwrap();
+                let auto = automatic_probabilities(&u, m, dominance, &deltas, damp, eps);
+                let (want, saturated) = table_probabilities(&u, m, dominance, &deltas, limit, damp, eps);
+                assert!(
+                    saturated,
+                    "case {case}: the table must reach n − 1 to stand for the unbounded one"
+                );
                 for (a, b) in auto.iter().zip(&want) {
                     assert!(
                         (a - b).abs() <= 1e-12,
@@ -605,58 +602,18 @@ fn automatic_saturation_equals_the_table_on_larger_inputs() {
 /// distances, half a unit of deficit per distance.
 #[test]
 fn shifted_cap_rule_equals_the_unbounded_table() {
-    use dpmo::dampen::exact_dampened_scores;
     use dpmo::exact::scale::distance_beyond_cap;
-    use dpmo::pareto::{
-        pareto_scores, pareto_scores_scratch_len, pareto_sensitivity_scratch_len, pareto_sensitivity_table,
-    };
     // C, D, E, F (two objectives); δ per candidate, Δ = 1000, saturated at 5,000.
     let u = [0.0, 0.0, 10.0, 0.0, 0.0, 10.0, -1.0, -1.0];
     let per = [1000.0, 0.0, 0.0, 1000.0];
-    let (n, m, eps) = (4, 2, 64.0);
-    let s = LocalSensitivity::new(DeltaSource::PerCandidate(&per), 1000.0, 5000, n).unwrap();
+    let (m, eps) = (2, 64.0);
+    let s = LocalSensitivity::new(DeltaSource::PerCandidate(&per), 1000.0, 5000, 4).unwrap();
     let deltas = [s, s];
-    let mut ps = vec![0.0; n];
-    let mut order = vec![0usize; pareto_scores_scratch_len(n).unwrap()];
-    pareto_scores(&u, m, Dominance::Textbook, &mut ps, &mut order).unwrap();
-    let probabilities_of = |columns: usize| {
-        let s = pareto_sensitivity_scratch_len(n, m).unwrap();
-        let (mut tix, mut tv) = (vec![0usize; s.indices], vec![0.0; s.values]);
-        let mut table = vec![0.0; n * columns];
-        pareto_sensitivity_table(&u, m, &deltas, columns, &mut table, &mut tix, &mut tv).unwrap();
-        let d = LocalSensitivity::new(
-            DeltaSource::Table {
-                values: &table,
-                columns,
-            },
-            (n - 1) as f64,
-            columns,
-            n,
-        )
-        .unwrap();
-        let mut ints = vec![0i128; n];
-        let units = exact_dampened_scores(&ps, &d, Dampening::Shifted, &mut ints).unwrap();
-        let best = ints.iter().copied().max().unwrap();
-        let unit: Vec<f64> = ints.iter().map(|&x| -((best - x) as f64 / units as f64)).collect();
-        let mut p = vec![0.0; n];
-        exponential_probabilities(&unit, 1.0, eps, &mut p).unwrap();
-        (
-            p,
-            table[columns - 1] == (n - 1) as f64 && table[2 * columns - 1] == (n - 1) as f64,
-        )
-    };
-    let (unbounded, saturated) = probabilities_of(5002);
+    let table = |columns| table_probabilities(&u, m, Dominance::Textbook, &deltas, columns, Dampening::Shifted, eps);
+    let (unbounded, saturated) = table(5002);
     assert!(saturated, "the reference table must reach n − 1 for D and E");
-    let (truncated, _) = probabilities_of(distance_beyond_cap(eps));
-    let need = privpareto_scratch_len(n, m).unwrap();
-    let (mut v, mut ix) = (vec![0.0; need.values], vec![0usize; need.indices]);
-    let mut auto = vec![0.0; n];
-    let sens = ParetoSensitivity::Local {
-        deltas: &deltas,
-        max_distance: 0,
-        dampening: Dampening::Shifted,
-    };
-    privpareto_probabilities(&u, m, Dominance::Textbook, sens, eps, &mut auto, &mut v, &mut ix).unwrap();
+    let (truncated, _) = table(distance_beyond_cap(eps));
+    let auto = automatic_probabilities(&u, m, Dominance::Textbook, &deltas, Dampening::Shifted, eps);
     assert_eq!(auto, unbounded);
     assert!(auto[1] == 0.0 && auto[2] == 0.0 && auto[3] > 0.0, "{auto:?}");
     assert_ne!(
