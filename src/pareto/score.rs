@@ -22,15 +22,6 @@ pub fn pareto_scores_scratch_len(n: usize) -> Result<usize, Error> {
         .ok_or(Error::Overflow)
 }
 
-/// What [`pareto_scores`] actually uses for n candidates in m objectives (at most
-/// [`pareto_scores_scratch_len`]`(n)`, which covers every m): callers inside the crate that know m, such
-/// as PrivPareto, size their scratch by this and so do not pay for eight objectives when they have two.
-pub(crate) fn scores_scratch_len(n: usize, m: usize) -> Result<usize, Error> {
-    count::self_scratch_len(n, m)
-        .and_then(|s| s.checked_add(n))
-        .ok_or(Error::Overflow)
-}
-
 /// Writes the Pareto score PS(x, r) = −#{r′ ≠ r : r′ dominates r} (PrivPareto paper, Def. 4.3, with the
 /// chosen [`Dominance`]) of every candidate into `out[r]`; scores are integers in [−(n − 1), 0].
 ///
@@ -65,24 +56,6 @@ pub fn pareto_scores(
         return Err(Error::LengthMismatch);
     }
     if scratch.len() < pareto_scores_scratch_len(n)? {
-        return Err(Error::ScratchTooSmall);
-    }
-    pareto_scores_sized(utilities, m, dominance, out, scratch)
-}
-
-/// [`pareto_scores`] with scratch checked against [`scores_scratch_len`]`(n, m)` only.
-pub(crate) fn pareto_scores_sized(
-    utilities: &[f64],
-    m: usize,
-    dominance: Dominance,
-    out: &mut [f64],
-    scratch: &mut [usize],
-) -> Result<(), Error> {
-    let n = check_utilities(utilities, m)?;
-    if out.len() != n {
-        return Err(Error::LengthMismatch);
-    }
-    if scratch.len() < scores_scratch_len(n, m)? {
         return Err(Error::ScratchTooSmall);
     }
     let (covering, rest) = scratch.split_at_mut(n);
