@@ -67,11 +67,14 @@ pub fn select_local_dampening<R: Rng + ?Sized>(
         return Err(Error::InvalidEpsilon);
     }
     let n = utilities.len();
+    if arithmetic == Arithmetic::Isochronous {
+        return Err(Error::Unsupported);
+    }
     if arithmetic == Arithmetic::Exact && selector == Selector::NoisyMax(Noise::Laplace) {
         return Err(Error::Unsupported);
     }
     let need = match arithmetic {
-        Arithmetic::Exact => local_dampening_scratch_len(n)?,
+        Arithmetic::Exact | Arithmetic::Isochronous => local_dampening_scratch_len(n)?,
         Arithmetic::Float => n,
     };
     if score_scratch.len() < need || (selector.needs_permutation(arithmetic) && perm_scratch.len() < n) {
@@ -90,7 +93,7 @@ pub fn select_local_dampening<R: Rng + ?Sized>(
                 arithmetic,
             )
         }
-        Arithmetic::Exact => {
+        Arithmetic::Exact | Arithmetic::Isochronous => {
             let words = as_words(&mut score_scratch[..need]);
             let units = dampen_exact(utilities, delta, kind, words)?;
             select_int(rng, selector, words, units, epsilon, perm_scratch)
@@ -127,6 +130,9 @@ pub fn select_local_dampening_top_k<R: Rng + ?Sized>(
     if out.is_empty() || out.len() > n {
         return Err(Error::InvalidArgument);
     }
+    if arithmetic == Arithmetic::Isochronous {
+        return Err(Error::Unsupported);
+    }
     if arithmetic == Arithmetic::Exact && selector == Selector::NoisyMax(Noise::Laplace) {
         return Err(Error::Unsupported);
     }
@@ -153,7 +159,7 @@ pub fn select_local_dampening_top_k<R: Rng + ?Sized>(
                 arithmetic,
             )
         }
-        Arithmetic::Exact => {
+        Arithmetic::Exact | Arithmetic::Isochronous => {
             let need = local_dampening_scratch_len(n)?;
             if dampened.len() < need
                 || score_scratch.len() < need

@@ -113,13 +113,15 @@ fn invalid_inputs_are_refused_by_every_selector() {
     let mut perm = [0; 4];
     for (sel, a) in runnable() {
         assert_eq!(select(&mut g, sel, &[], 1.0, 1.0, &mut perm, a), Err(Error::EmptyInput));
-        assert_eq!(
-            select(&mut g, sel, &[1.0, f64::NAN], 1.0, 1.0, &mut perm, a),
-            Err(Error::NonFiniteInput)
-        );
+        // Scores are data: a NaN counts as −f64::MAX and ±∞ as ±f64::MAX (the public rule), never a status.
+        assert_eq!(select(&mut g, sel, &[1.0, f64::NAN], 1.0, 1.0, &mut perm, a), Ok(0));
         assert_eq!(
             select(&mut g, sel, &[1.0, f64::INFINITY], 1.0, 1.0, &mut perm, a),
-            Err(Error::NonFiniteInput)
+            Ok(1)
+        );
+        assert_eq!(
+            select(&mut g, sel, &[f64::NEG_INFINITY, 1.0], 1.0, 1.0, &mut perm, a),
+            Ok(1)
         );
         assert_eq!(
             select(&mut g, sel, &[1.0], 1.0, 0.0, &mut perm, a),

@@ -212,6 +212,9 @@ pub fn select_privagg<R: Rng + ?Sized>(
     let n = shape(utilities, m)?;
     round_epsilon(epsilon, out.len(), n)?;
     check_local(&sensitivity, n)?;
+    if arithmetic == Arithmetic::Isochronous {
+        return Err(Error::Unsupported);
+    }
     if arithmetic == Arithmetic::Exact && selector == Selector::NoisyMax(Noise::Laplace) {
         return Err(Error::Unsupported);
     }
@@ -230,7 +233,9 @@ pub fn select_privagg<R: Rng + ?Sized>(
     let words = as_words(scores);
     let units = exact_scores(utilities, weights, &sensitivity, |r, s| store_int(words, r, s))?;
     match arithmetic {
-        Arithmetic::Exact => top_k_int(rng, selector, words, units, epsilon, out, as_words(work), map, perm),
+        Arithmetic::Exact | Arithmetic::Isochronous => {
+            top_k_int(rng, selector, words, units, epsilon, out, as_words(work), map, perm)
+        }
         Arithmetic::Float => {
             // The same scores as doubles of sensitivity 1 (relative to the best), for the float selectors.
             let (unit_scores, rest) = work.split_at_mut(n);

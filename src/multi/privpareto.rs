@@ -584,7 +584,9 @@ fn select_round<R: Rng + ?Sized>(
         } => {
             let units = dampened_round(p, utilities, live, m, deltas, max_distance, dampening, epsilon)?;
             match arithmetic {
-                Arithmetic::Exact => select_int(rng, selector, &p.walk[..2 * live], units, epsilon, p.stage),
+                Arithmetic::Exact | Arithmetic::Isochronous => {
+                    select_int(rng, selector, &p.walk[..2 * live], units, epsilon, p.stage)
+                }
                 Arithmetic::Float => {
                     as_unit_scores(&p.walk[..2 * live], units, &mut p.corners[..live]);
                     select(rng, selector, &p.corners[..live], 1.0, epsilon, p.stage, arithmetic)
@@ -633,6 +635,9 @@ pub fn select_privpareto<R: Rng + ?Sized>(
     let n = shape(utilities, m)?;
     let eps = round_epsilon(epsilon, out.len(), n)?;
     check_local(&sensitivity, n, m)?;
+    if arithmetic == Arithmetic::Isochronous {
+        return Err(Error::Unsupported);
+    }
     if arithmetic == Arithmetic::Exact && selector == Selector::NoisyMax(crate::select::Noise::Laplace) {
         return Err(Error::Unsupported);
     }
