@@ -391,7 +391,7 @@ static void test_scratch_lens(void) {
     v = ix = SENTINEL_Z;
     CHECK_STATUS(dpmo_top_k_scratch_len(9, DPMO_SELECTOR_NOISY_MAX_LAPLACE, &v, &ix), DPMO_UNSUPPORTED);
     CHECK_STATUS(dpmo_top_k_scratch_len(9, 5, &v, &ix), DPMO_INVALID_ARGUMENT);
-    CHECK_STATUS(dpmo_top_k_scratch_len(9, DPMO_SELECTOR_EXPONENTIAL | 0x200u, &v, &ix), DPMO_INVALID_ARGUMENT);
+    CHECK_STATUS(dpmo_top_k_scratch_len(9, DPMO_SELECTOR_EXPONENTIAL | 0x400u, &v, &ix), DPMO_INVALID_ARGUMENT);
     CHECK_STATUS(dpmo_top_k_scratch_len(9, UINT32_MAX, &v, &ix), DPMO_INVALID_ARGUMENT);
     CHECK_STATUS(dpmo_top_k_scratch_len(9, 0, NULL, &ix), DPMO_NULL_POINTER);
     CHECK_STATUS(dpmo_top_k_scratch_len(9, 0, &v, NULL), DPMO_NULL_POINTER);
@@ -745,7 +745,17 @@ static void test_selection_errors(void) {
             a.budget = NULL;
             expect(f, "bad epsilon, no budget", &a, DPMO_INVALID_EPSILON);
         }
-        /* Data errors keep the charge (a status that depends on the data is never free). */
+        /* Data errors keep the charge (a status that depends on the data is never free). The plain top-k
+         * functions take scores, which are never a status: NaN counts as -DBL_MAX, +-inf as +-DBL_MAX. */
+        if (has_sensitivity(f)) {
+            a = defaults(f), S_UTIL[3] = nan_();
+            expect(f, "NaN score: chosen by the public rule", &a, DPMO_OK);
+            CHECK(distinct_below(S_OUT, 2, N44));
+            a = defaults(f), S_UTIL[3] = INFINITY;
+            expect(f, "+inf score: chosen by the public rule", &a, DPMO_OK);
+            CHECK(S_OUT[0] == 3);
+            goto argument_errors_decide;
+        }
         a = defaults(f), S_UTIL[3] = nan_();
         expect_charged(f, "NaN utility", &a, DPMO_NON_FINITE_INPUT);
         a = defaults(f), S_UTIL[3] = -INFINITY;
@@ -754,6 +764,7 @@ static void test_selection_errors(void) {
         expect(f, "NaN utility, no budget", &a, DPMO_NON_FINITE_INPUT);
         a = defaults(f), S_UTIL[0] = nan_(), a.deltas = has_deltas(f) && f != F_LD_TOPK ? NULL : a.deltas;
         expect_charged(f, "NaN utility, global", &a, DPMO_NON_FINITE_INPUT);
+    argument_errors_decide:
         /* ... but an argument error, or a budget that cannot pay, decides the status whatever the data: else a
          * deliberately short scratch (or k > n) returns a free status on clean data and a charged one on the
          * NaN neighbour, and "no NaN" is learnt for free. Regression: at 21c59e7 select_privpareto and
@@ -895,8 +906,10 @@ static void test_selection_errors(void) {
             expect(f, "unknown selector 5|float", &a, DPMO_INVALID_ARGUMENT);
             a = defaults(f), a.selector = UINT32_MAX;
             expect(f, "unknown selector max", &a, DPMO_INVALID_ARGUMENT);
-            a = defaults(f), a.selector = DPMO_SELECTOR_EXPONENTIAL | 0x200u;
-            expect(f, "unknown flag bit 0x200", &a, DPMO_INVALID_ARGUMENT);
+            a = defaults(f), a.selector = DPMO_SELECTOR_EXPONENTIAL | 0x400u;
+            expect(f, "unknown flag bit 0x400", &a, DPMO_INVALID_ARGUMENT);
+            a = defaults(f), a.selector = DPMO_SELECTOR_EXPONENTIAL | DPMO_FLOAT | DPMO_ISOCHRONOUS;
+            expect(f, "float and isochronous at once", &a, DPMO_INVALID_ARGUMENT);
             a = defaults(f), a.selector = DPMO_SELECTOR_NOISY_MAX_LAPLACE;
             expect(f, "laplace without DPMO_FLOAT: UNSUPPORTED", &a, DPMO_UNSUPPORTED);
             a = defaults(f), a.selector = DPMO_SELECTOR_NOISY_MAX_LAPLACE, a.deltas = f == F_LD_TOPK ? a.deltas : NULL;
@@ -907,8 +920,8 @@ static void test_selection_errors(void) {
         } else {
             a = defaults(f), a.flags = 1;
             expect(f, "flags 1", &a, DPMO_INVALID_ARGUMENT);
-            a = defaults(f), a.flags = 0x200;
-            expect(f, "flags 0x200", &a, DPMO_INVALID_ARGUMENT);
+            a = defaults(f), a.flags = 0x400;
+            expect(f, "flags 0x400", &a, DPMO_INVALID_ARGUMENT);
             a = defaults(f), a.flags = DPMO_FLOAT | 1u;
             expect(f, "flags DPMO_FLOAT | 1", &a, DPMO_INVALID_ARGUMENT);
             a = defaults(f), a.flags = UINT32_MAX;

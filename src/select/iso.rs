@@ -64,7 +64,7 @@
 //! the capped mechanism, and privacy in small worlds with ε′. `make bench` runs a dudect-style Welch t-test
 //! of the running time on neighbouring score sets.
 
-use super::{Noise, Selector};
+use super::{ct, Noise, Selector};
 use crate::float::{add_up, mul_up};
 use crate::Error;
 use rand_core::Rng;
@@ -101,21 +101,15 @@ const SIGN: u64 = 1 << 63;
 const INF_BITS: u64 = 0x7ff0_0000_0000_0000;
 const MAX_BITS: u64 = 0x7fef_ffff_ffff_ffff;
 
-/// All ones when `c`, else 0.
-#[inline(always)]
-fn mask(c: bool) -> u64 {
-    (c as u64).wrapping_neg()
-}
-
 /// A score made finite by the public rule (NaN → −f64::MAX, ±∞ → ±f64::MAX), and flushed to +0 when its
 /// magnitude is below [`TINY`]. Bit operations only.
 #[inline(always)]
 pub(crate) fn clean(s: f64) -> f64 {
     let b = s.to_bits();
     let magnitude = b & !SIGN;
-    let sign = (b & SIGN) | (mask(magnitude > INF_BITS) & SIGN);
-    let magnitude = magnitude.min(MAX_BITS);
-    let keep = mask(magnitude >= TINY.to_bits());
+    let sign = (b & SIGN) | (ct::lt(INF_BITS, magnitude) & SIGN);
+    let magnitude = ct::min(magnitude, MAX_BITS);
+    let keep = !ct::lt(magnitude, TINY.to_bits());
     f64::from_bits((sign | magnitude) & keep)
 }
 
@@ -124,14 +118,12 @@ pub(crate) fn clean(s: f64) -> f64 {
 #[inline(always)]
 fn order_key(x: f64) -> u64 {
     let b = x.to_bits();
-    let neg = mask(b & SIGN != 0);
-    b ^ (neg | SIGN)
+    b ^ (ct::bit(b >> 63) | SIGN)
 }
 
 #[inline(always)]
 fn from_order_key(k: u64) -> f64 {
-    let neg = mask(k & SIGN == 0);
-    f64::from_bits(k ^ (neg | SIGN))
+    f64::from_bits(k ^ (!ct::bit(k >> 63) | SIGN))
 }
 
 /// The public constants of one isochronous selection over doubles: c′ = ε log₂e / (2Δ) and the clamps of
@@ -161,13 +153,14 @@ impl IsoScale {
         })
     }
 
-    /// y = min(c′ d, 64) for a gap d = s* − s ≥ 0 computed from cleaned scores (normal, +0 or +∞).
+    /// y = min(c′ d, 64) for a gap d = s* − s ≥ 0 computed from cleaned scores (normal, +0 or +∞). A
+    /// negative d (a candidate above the best, only among those left out) gives 64.
     #[inline(always)]
     fn y_of_gap(&self, d: f64) -> f64 {
         let b = d.to_bits();
-        let b = (b & mask(b >= self.d_lo)).min(self.d_hi);
+        let b = ct::min(b & !ct::lt(b, self.d_lo), self.d_hi);
         let y = f64::from_bits(b) * self.c;
-        f64::from_bits(y.to_bits().min(Y_CAP.to_bits()))
+        f64::from_bits(ct::min(y.to_bits(), Y_CAP.to_bits()))
     }
 }
 
@@ -192,7 +185,7 @@ impl<'a> FloatIso<'a> {
     pub(crate) fn new(scores: &'a [f64], scale: IsoScale, live: impl Fn(usize) -> u64) -> Self {
         let mut best = 0u64; // below every key of a finite double
         for (r, &s) in scores.iter().enumerate() {
-            best = best.max(order_key(clean(s)) & live(r));
+            best = ct::max(best, order_key(clean(s)) & live(r));
         }
         FloatIso {
             scores,
@@ -210,10 +203,8 @@ impl IsoScores for FloatIso<'_> {
     #[inline(always)]
     fn y(&self, r: usize) -> f64 {
         // Both operands are cleaned, so nonzero differences are at least 2⁻⁹⁷⁰ ulp-wise ≥ 2⁻¹⁰²²: the
-        // difference is +0, normal, or +∞ (beyond f64::MAX), and ≥ 0 for live candidates. A candidate
-        // above the best is not live; its y is clamped to 0 and masked by the callers anyway.
-        let d = self.best - clean(self.scores[r]);
-        self.scale.y_of_gap(f64::from_bits(d.to_bits() & !mask(d < 0.0)))
+        // difference is +0, normal, or +∞ (beyond f64::MAX), and ≥ 0 for live candidates.
+        self.scale.y_of_gap(self.best - clean(self.scores[r]))
     }
 }
 
@@ -221,7 +212,9 @@ impl IsoScores for FloatIso<'_> {
 /// the [`ROOTS`] of j's bits (chosen by masks, not by an index), 2^{−g} by Horner's rule on [`POLY`].
 #[inline(always)]
 fn poly(f: f64) -> f64 {
-    let j = (f * 16.0) as u32; // exact scaling; truncation is the floor
+    // SAFETY: 16 f ∈ [0, 16) is finite and fits (cvttsd2si, no saturation branches); exact scaling, and
+    // truncation is the floor.
+    let j = unsafe { (f * 16.0).to_int_unchecked::<u32>() };
     let g = f - j as f64 * 0.0625; // exact (Sterbenz, or j = 0)
     let mut q = POLY[7];
     for &a in POLY[..7].iter().rev() {
@@ -230,8 +223,7 @@ fn poly(f: f64) -> f64 {
     let one = 1.0f64.to_bits();
     let mut t = 1.0f64;
     for (b, &root) in ROOTS.iter().enumerate() {
-        let pick = mask(j >> b & 1 == 1);
-        t *= f64::from_bits(one ^ ((one ^ root.to_bits()) & pick));
+        t *= f64::from_bits(ct::pick(ct::bit(u64::from(j >> b)), root.to_bits(), one));
     }
     t * q
 }
@@ -239,7 +231,8 @@ fn poly(f: f64) -> f64 {
 /// y = k + f with k = ⌊y⌋ and f ∈ [0, 1) (exact), for y ∈ [0, 64].
 #[inline(always)]
 fn split(y: f64) -> (u32, f64) {
-    let k = y as u32; // y ≥ 0: truncation is the floor (cvttsd2si, no branch)
+    // SAFETY: y ∈ [0, 64] is finite and fits (cvttsd2si, no saturation branches); truncation is the floor.
+    let k = unsafe { y.to_int_unchecked::<u32>() };
     (k, y - k as f64) // exact (Sterbenz, or k = 0)
 }
 
@@ -283,14 +276,14 @@ fn chunk_weights(s: &impl IsoScores, start: usize) -> [(u64, u32); CHUNK] {
 /// ω′ 2¹²⁶ as an integer (exact): 2⁶² ≤ it ≤ 2¹²⁶.
 #[inline(always)]
 fn fixed_126((m, minus_e): (u64, u32)) -> u128 {
-    u128::from(m) << (74 - minus_e)
+    ct::shl_wide(m, 74 - minus_e)
 }
 
 /// ω′ 2¹²⁸ − 1 as an integer (exact; ω′ = 1 gives 2¹²⁸ − 1 by wrapping): the coin Bernoulli(ω′) is
 /// "128 random bits ≤ this".
 #[inline(always)]
 fn fixed_128_minus_one((m, minus_e): (u64, u32)) -> u128 {
-    (u128::from(m) << (76 - minus_e)).wrapping_sub(1)
+    ct::shl_wide(m, 76 - minus_e).wrapping_sub(1)
 }
 
 /// A 192-bit unsigned integer, little-endian words, with branch-free addition and comparison.
@@ -345,7 +338,8 @@ pub(crate) fn exponential<R: Rng + ?Sized>(rng: &mut R, s: &impl IsoScores, live
     let weights = |start: usize| {
         let w = chunk_weights(s, start);
         core::array::from_fn::<u128, CHUNK, _>(|i| {
-            let keep = u128::from(live((start + i).min(n - 1)) & mask(start + i < n));
+            // The padding past n (a public condition) is dropped.
+            let keep = u128::from(if start + i < n { live(start + i) } else { 0 });
             fixed_126(w[i]) & (keep | keep << 64)
         })
     };
@@ -381,7 +375,8 @@ pub(crate) fn permute_and_flip<R: Rng + ?Sized>(
         let w = chunk_weights(s, start);
         for (i, &wi) in w.iter().enumerate().take(n - start) {
             let u = next_u128(rng);
-            let success = u64::from(u <= fixed_128_minus_one(wi)) & live(start + i);
+            // u ≤ ω′ 2¹²⁸ − 1: no borrow out of the subtraction.
+            let success = (1 - fixed_128_minus_one(wi).overflowing_sub(u).1 as u64) & live(start + i);
             coins[start + i] = success as usize;
             successes += success;
         }
@@ -420,7 +415,7 @@ pub(crate) fn top_k<R: Rng + ?Sized>(
     flags.fill(0);
     for slot in out.iter_mut() {
         let pick = {
-            let live = |r: usize| mask(flags[r] == 0);
+            let live = |r: usize| ct::barrier((flags[r] as u64 ^ 1).wrapping_neg());
             let s = FloatIso::new(scores, scale, live);
             match selector {
                 Selector::Exponential | Selector::NoisyMax(Noise::Gumbel) => exponential(rng, &s, live),
@@ -428,7 +423,7 @@ pub(crate) fn top_k<R: Rng + ?Sized>(
             }
         };
         for (r, f) in flags.iter_mut().enumerate() {
-            *f |= usize::from(r == pick);
+            *f |= (ct::eq(r as u64, pick as u64) & 1) as usize;
         }
         *slot = pick;
     }
