@@ -84,6 +84,46 @@ static void run_all(const double *scores_in, uint32_t mode, dpmo_rng *g) {
     CHECK_STATUS(st, DPMO_OK);
 }
 
+/* Local dampening, plain and shifted, with a table of 4 distances and with one δ per candidate: the
+ * utilities are marked undefined. */
+static void run_local(const double *util_in, uint32_t mode, dpmo_rng *g) {
+    static double u[N], table[4 * N], per[N], scratch[4 * N];
+    static size_t perm[N], index[2 * N], out[K];
+    size_t pick = 0;
+    memcpy(u, util_in, sizeof u);
+    for (int i = 0; i < 4 * N; i++) table[i] = (i % 5 == 0) ? 0.0 : (i % 7) * 0.25;
+    for (int i = 0; i < N; i++) per[i] = (i % 3) * 0.5;
+    const dpmo_sensitivity specs[2] = {
+        {DPMO_DELTA_TABLE, table, 4 * N, 4, NULL, NULL, 2.0, 4},
+        {DPMO_DELTA_PER_CANDIDATE, per, N, 0, NULL, NULL, 2.0, 16},
+    };
+    for (int sp = 0; sp < 2; sp++) {
+        for (uint32_t damp = DPMO_DAMPENING_PLAIN; damp <= DPMO_DAMPENING_SHIFTED; damp++) {
+            for (int s = 0; s < NSEL; s++) {
+                VALGRIND_MAKE_MEM_UNDEFINED(u, sizeof u);
+                dpmo_status st = dpmo_select_local_dampening(g, u, N, &specs[sp], damp, SELECTORS[s] | mode, 1.0,
+                                                             scratch, 2 * N, perm, N, &pick, NULL);
+                VALGRIND_MAKE_MEM_DEFINED(&pick, sizeof pick);
+                VALGRIND_MAKE_MEM_DEFINED(scratch, sizeof scratch);
+                VALGRIND_MAKE_MEM_DEFINED(perm, sizeof perm);
+                CHECK_STATUS(st, DPMO_OK);
+                CHECK(pick < N);
+                VALGRIND_MAKE_MEM_UNDEFINED(u, sizeof u);
+                st = dpmo_select_local_dampening_top_k(g, u, N, &specs[sp], damp, SELECTORS[s] | mode, 1.0, K, out,
+                                                       scratch, 4 * N, index, 2 * N, NULL);
+                VALGRIND_MAKE_MEM_DEFINED(out, sizeof out);
+                VALGRIND_MAKE_MEM_DEFINED(scratch, sizeof scratch);
+                VALGRIND_MAKE_MEM_DEFINED(index, sizeof index);
+                VALGRIND_MAKE_MEM_DEFINED(u, sizeof u);
+                VALGRIND_MAKE_MEM_DEFINED(table, sizeof table);
+                VALGRIND_MAKE_MEM_DEFINED(per, sizeof per);
+                CHECK_STATUS(st, DPMO_OK);
+                CHECK(out[0] < N && out[1] < N && out[2] < N);
+            }
+        }
+    }
+}
+
 static void constant_time(void) {
     TEST("isochronous selectors under memcheck with undefined scores");
     double s[N];
@@ -91,6 +131,7 @@ static void constant_time(void) {
     for (int kind = 0; kind < KINDS; kind++) {
         fill(s, kind);
         run_all(s, DPMO_ISOCHRONOUS, &g);
+        run_local(s, DPMO_ISOCHRONOUS, &g);
     }
 }
 
@@ -104,6 +145,11 @@ static void control(void) {
     run_all(s, 0, &g);
     unsigned after = VALGRIND_COUNT_ERRORS;
     printf("memcheck reported %u errors in the exact selectors\n", after - before);
+    CHECK(after > before);
+    before = after;
+    run_local(s, 0, &g);
+    after = VALGRIND_COUNT_ERRORS;
+    printf("memcheck reported %u errors in exact local dampening\n", after - before);
     CHECK(after > before);
 }
 

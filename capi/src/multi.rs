@@ -954,11 +954,12 @@ pub unsafe extern "C" fn dpmo_select_local_dampening_top_k(
         }
         // SAFETY: the caller promises one readable spec.
         let specs = unsafe { Specs::read(sensitivity, 1) }?;
+        let charge = charge_of(selector, arithmetic, epsilon, n, k)?;
         // SAFETY: forwarded caller contract; `run` checks the outputs disjoint from every buffer, and the
         // sensitivity is built (its values validated) only once the budget is charged.
         unsafe {
             selection.run(
-                epsilon,
+                charge,
                 &[Region::of(utilities, n)],
                 specs.regions(),
                 |g, out, scratch, ix| {

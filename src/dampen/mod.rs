@@ -9,6 +9,7 @@
 //! dampened scores feed any selector with Δ = 1.
 
 pub(crate) mod exact;
+pub(crate) mod iso;
 
 use crate::select::exact::store_int;
 use crate::sensitivity::LocalSensitivity;

@@ -64,6 +64,7 @@
 //! the capped mechanism, and privacy in small worlds with ε′. `make bench` runs a dudect-style Welch t-test
 //! of the running time on neighbouring score sets.
 
+use super::exact::load_int;
 use super::{ct, Noise, Selector};
 use crate::float::{add_up, mul_up};
 use crate::Error;
@@ -205,6 +206,131 @@ impl IsoScores for FloatIso<'_> {
         // Both operands are cleaned, so nonzero differences are at least 2⁻⁹⁷⁰ ulp-wise ≥ 2⁻¹⁰²²: the
         // difference is +0, normal, or +∞ (beyond f64::MAX), and ≥ 0 for live candidates.
         self.scale.y_of_gap(self.best - clean(self.scores[r]))
+    }
+}
+
+/// The public constants of an isochronous selection over integer scores whose sensitivity is `units`
+/// (the exact dampening and weighted-sum stages' output): c′ = ε log₂e / (2 units) and the clamps of the
+/// gap G in those units.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct IntScale {
+    c: f64,
+    g_lo: u128,
+    g_hi: u128,
+}
+
+impl IntScale {
+    /// As [`IsoScale::new`]: c′ must lie in [2⁻¹⁰⁰⁰, 2⁹⁰⁰] ([`Error::Unsupported`]).
+    pub(crate) fn new(epsilon: f64, units: u64) -> Result<Self, Error> {
+        if !(epsilon.is_finite() && epsilon > 0.0) {
+            return Err(Error::InvalidEpsilon);
+        }
+        let c = epsilon * (0.5 * core::f64::consts::LOG2_E) / units.max(1) as f64;
+        if !(c.is_normal() && (libm::ldexp(1.0, -1000)..=libm::ldexp(1.0, 900)).contains(&c)) {
+            return Err(Error::Unsupported);
+        }
+        // Gaps from ⌈64/c′⌉ on have y ≥ 64 (capped); below ⌊2⁻⁸⁰/c′⌋, y < 2⁻⁸⁰ is taken as 0. Gaps never
+        // exceed 2¹²⁶ (the stages keep scores within ±2¹²⁵).
+        let cap = libm::ldexp(1.0, 126);
+        let hi = crate::float::next_up(Y_CAP / c).min(cap);
+        let lo = (libm::ldexp(1.0, -80) / c).min(cap);
+        Ok(IntScale {
+            c,
+            g_lo: lo as u128,
+            g_hi: libm::ceil(hi) as u128,
+        })
+    }
+}
+
+/// Integer scores (two `u64` words each), relative to the best live one.
+pub(crate) struct IntIso<'a> {
+    words: &'a [u64],
+    best: i128,
+    scale: IntScale,
+}
+
+impl<'a> IntIso<'a> {
+    /// `live` as for [`FloatIso::new`]. Scores must lie within ±2¹²⁵ (the stages keep them there).
+    pub(crate) fn new(words: &'a [u64], scale: IntScale, live: impl Fn(usize) -> u64) -> Self {
+        let mut best = -(1i128 << 125);
+        for r in 0..words.len() / 2 {
+            let s = ct::pick_i128(live(r), load_int(words, r), best);
+            best = ct::pick_i128(ct::lt_i128(best, s), s, best);
+        }
+        IntIso { words, best, scale }
+    }
+}
+
+/// G as a double: its four 32-bit limbs (each exact) combined in three roundings, so within 3u; no
+/// subnormal, no branch (a `u128` conversion calls a library routine that branches).
+#[inline(always)]
+fn u128_to_f64(g: u128) -> f64 {
+    let limb = |i: u32| f64::from((g >> (32 * i)) as u32);
+    let two32 = 4_294_967_296.0;
+    ((limb(3) * two32 + limb(2)) * two32 + limb(1)) * two32 + limb(0)
+}
+
+impl IsoScores for IntIso<'_> {
+    fn len(&self) -> usize {
+        self.words.len() / 2
+    }
+
+    /// y = min(c′ G, 64). G carries 3 roundings into the double and c′ four (ε log₂e/2, units, the
+    /// division), the product one: |y′ − y| ≤ 8.01 u · 64 ≤ 2⁻⁴⁴, so ζ ≤ 2^−44.4 as for doubles' scores.
+    #[inline(always)]
+    fn y(&self, r: usize) -> f64 {
+        // A candidate above the best (only among those left out) wraps to a huge gap: y = 64.
+        let g = self.best.wrapping_sub(load_int(self.words, r)) as u128;
+        let g = g & ct::wide(!ct::lt_u128(g, self.scale.g_lo));
+        let g = ct::pick_u128(ct::lt_u128(g, self.scale.g_hi), g, self.scale.g_hi);
+        let y = u128_to_f64(g) * self.scale.c;
+        f64::from_bits(ct::min(y.to_bits(), Y_CAP.to_bits()))
+    }
+}
+
+/// The isochronous `selector` on integer scores: the exponential mechanism (and Gumbel noise) or
+/// permute-and-flip (and Exponential noise, with `coins` of length ≥ n).
+pub(crate) fn select_int<R: Rng + ?Sized>(
+    rng: &mut R,
+    selector: Selector,
+    words: &[u64],
+    scale: IntScale,
+    coins: &mut [usize],
+) -> usize {
+    let everyone = |_| u64::MAX;
+    let s = IntIso::new(words, scale, everyone);
+    match selector {
+        Selector::PermuteAndFlip | Selector::NoisyMax(Noise::Exponential) => permute_and_flip(rng, &s, everyone, coins),
+        _ => exponential(rng, &s, everyone),
+    }
+}
+
+/// k rounds of [`select_int`] among the candidates not chosen yet (as [`top_k`] for doubles).
+pub(crate) fn top_k_int<R: Rng + ?Sized>(
+    rng: &mut R,
+    selector: Selector,
+    words: &[u64],
+    scale: IntScale,
+    out: &mut [usize],
+    flags: &mut [usize],
+    coins: &mut [usize],
+) {
+    flags.fill(0);
+    for slot in out.iter_mut() {
+        let pick = {
+            let live = |r: usize| ct::barrier((flags[r] as u64 ^ 1).wrapping_neg());
+            let s = IntIso::new(words, scale, live);
+            match selector {
+                Selector::PermuteAndFlip | Selector::NoisyMax(Noise::Exponential) => {
+                    permute_and_flip(rng, &s, live, coins)
+                }
+                _ => exponential(rng, &s, live),
+            }
+        };
+        for (r, f) in flags.iter_mut().enumerate() {
+            *f |= (ct::eq(r as u64, pick as u64) & 1) as usize;
+        }
+        *slot = pick;
     }
 }
 

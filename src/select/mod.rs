@@ -15,7 +15,7 @@
 //!
 //! There is no non-private fallback anywhere.
 
-mod ct;
+pub(crate) mod ct;
 pub(crate) mod exact;
 mod exponential;
 pub(crate) mod iso;

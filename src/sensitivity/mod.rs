@@ -174,6 +174,22 @@ impl<'a> LocalSensitivity<'a> {
         }
     }
 
+    /// Candidate r's raw values below the saturation distance, for the isochronous dampening stage (which
+    /// clamps and rounds them itself, by its public rule for invalid values).
+    pub(crate) fn iso_row(&self, r: usize) -> crate::dampen::iso::Row<'a> {
+        use crate::dampen::iso::Row;
+        let t = self.saturation();
+        match self.source {
+            DeltaSource::PerCandidate(v) => Row::Constant(v[r]),
+            DeltaSource::Table { values, columns } => Row::Values(&values[r * columns..r * columns + t]),
+            DeltaSource::Shared(v) => Row::Values(&v[..t]),
+            DeltaSource::Function(f) => match f.constant(r) {
+                Some(c) => Row::Constant(c),
+                None => Row::Function(f, r),
+            },
+        }
+    }
+
     /// True when values come from a caller function and may therefore fail when evaluated.
     pub fn is_fallible(&self) -> bool {
         matches!(self.source, DeltaSource::Function(_))
