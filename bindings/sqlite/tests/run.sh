@@ -23,9 +23,9 @@ fail() { failed=$((failed + 1)); echo "FAIL $*"; }
 check() { if [ "$2" == "$3" ]; then ok "$1: $2"; else fail "$1: expected [$3], got [$2]"; fi; }
 contains() { if [[ "$2" == *"$3"* ]]; then ok "$1"; else fail "$1: expected output containing [$3], got [$2]"; fi; }
 
-# The extension exports its entry point and the host's two functions, nothing else.
+# The extension exports its entry point and the host's functions, nothing else.
 exports=$(nm -D --defined-only "$EXT" | awk '{print $3}' | sort | tr '\n' ' ')
-check exports "$exports" "dpmo_sqlite_configure dpmo_sqlite_grant sqlite3_dpmo_init "
+check exports "$exports" "dpmo_sqlite_configure dpmo_sqlite_grant dpmo_sqlite_host_exec dpmo_sqlite_restrict sqlite3_dpmo_init "
 
 # The shared fixture, loaded with the sqlite3 shell.
 FIXTURE=$TMP/enron300.db
@@ -81,7 +81,15 @@ sqlite3 "$db" "CREATE TABLE t(id INTEGER PRIMARY KEY, s REAL); INSERT INTO t VAL
 head -c 100 /dev/urandom >> "$db.dpmo-ledger"
 out=$(echo "SELECT dp_select(id, 0.25, s, 1) IS NOT NULL FROM t;" | "$HOST" "$db" "$EXT")
 check torn_ledger_tail_cut "$out, $(stat -c %s "$db.dpmo-ledger") bytes, $("$TOOL" show "$db.dpmo-ledger")" \
-  "1, 624 bytes, total 1 spent 0.25 remaining 0.75"
+  "1, 936 bytes, total 1 spent 0.25 remaining 0.75"
+
+# --- A ledger file left empty (by an older version, or cut to nothing): the first writer gives it its create
+# record, so that it is never an empty file that SQLite would take for an empty database.
+empty=$TMP/empty.dpmo-ledger
+: > "$empty"
+"$TOOL" grant "$empty" 1
+check empty_ledger_file_gets_its_create_record "$("$TOOL" audit "$empty" | cut -d'|' -f1,3,4 | tr '\n' ' ')" \
+  "1|created|0 2|grant|1 "
 
 # --- Attack: a damaged record that is not the last: every selection is refused (fail closed).
 printf 'XXXX' | dd of="$db.dpmo-ledger" bs=1 seek=100 conv=notrunc status=none
