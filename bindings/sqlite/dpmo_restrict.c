@@ -7,8 +7,8 @@
  *   - SELECT and WITH RECURSIVE; nothing else (no INSERT, UPDATE, DELETE, CREATE of any object, TEMP or not,
  *     DROP, ALTER, ATTACH, DETACH, VACUUM (which ATTACHes), ANALYZE, REINDEX, BEGIN, SAVEPOINT, virtual
  *     tables);
- *   - reads of what the host declared readable (a table or view, or single columns of one) in the main
- *     database, wherever the read happens: at the top level, in a view, in a common table expression.
+ *   - reads of what the host declared readable (tables and views of the main database, each in full),
+ *     wherever the read happens: at the top level, in a view, in a common table expression.
  *     SQLite reports a read inside a view under the view's name, but it reports a read inside a common table
  *     expression of the analyst's own under the expression's name, which can be any name: the extension
  *     therefore never trusts that name, and a readable view is a convenience, never a way around a table;
@@ -16,8 +16,7 @@
  *   - functions on an allow-list: SQLite's pure built-ins, the dp_* functions, dp_release (not
  *     load_extension, changes, total_changes, last_insert_rowid, sqlite_offset, sqlite_log, fts3_tokenizer,
  *     nor any function the allow-list does not name);
- *   - PRAGMA table_info and table_xinfo of a readable relation (every column readable); no other pragma,
- *     read or write.
+ *   - PRAGMA table_info and table_xinfo of a readable table or view; no other pragma, read or write.
  *
  * Private data reaches the analyst only through the host's releases: dp_release('name', args...) runs the
  * host's SQL text for that name on the same connection, with the host's rights (the authorizer allows what
@@ -40,11 +39,6 @@ SQLITE_EXTENSION_INIT3
 #include "dpmo_sqlite.h"
 #include "dpmo_sqlite_internal.h"
 
-typedef struct grant_entry {
-    char *table;
-    char *column; /* NULL: every column */
-} grant_entry;
-
 typedef struct release_entry {
     char *name, *sql;
     int nparams;
@@ -56,7 +50,7 @@ typedef struct restriction {
     int in_release;    /* a release is running: dp_release refuses to nest */
     bool failed;       /* dpmo_sqlite_restrict failed: every statement is refused */
     size_t ngrants, nprivate, nreleases;
-    grant_entry *grants;
+    char **grants; /* the readable tables and views */
     char **private_tables;
     release_entry *releases;
     struct restriction *next;
@@ -84,10 +78,7 @@ static void restriction_free(void *p) {
             break;
         }
     pthread_mutex_unlock(&registry_lock);
-    for (size_t i = 0; i < r->ngrants; i++) {
-        free(r->grants[i].table);
-        free(r->grants[i].column);
-    }
+    for (size_t i = 0; i < r->ngrants; i++) free(r->grants[i]);
     for (size_t i = 0; i < r->nprivate; i++) free(r->private_tables[i]);
     for (size_t i = 0; i < r->nreleases; i++) {
         free(r->releases[i].name);
@@ -136,23 +127,13 @@ static bool function_allowed(const char *name) {
 
 static bool in_main(const char *dbname) { return dbname == NULL || strcmp(dbname, "main") == 0; }
 
-/* Every column of `table` readable (a grant without a column). */
-static bool fully_readable(const restriction *r, const char *table) {
-    for (size_t i = 0; i < r->ngrants; i++)
-        if (r->grants[i].column == NULL && strcasecmp(r->grants[i].table, table) == 0) return true;
-    return false;
-}
-
-/* column "" is a read of no column (count(*)): allowed when any column of the table is. */
+/* A read of any column of a readable table or view, or of none (count(*): column ""), or of json_each and
+ * json_tree. A table is readable in full or not at all: with single columns readable, the order of the rows
+ * (INDEXED BY an index over a hidden column, a covering index scan) would tell about the hidden ones. */
 static bool readable(const restriction *r, const char *table, const char *column, const char *dbname) {
     if (table == NULL || column == NULL || !in_main(dbname)) return false;
     if (strcasecmp(table, "json_each") == 0 || strcasecmp(table, "json_tree") == 0) return true;
-    for (size_t i = 0; i < r->ngrants; i++) {
-        const grant_entry *g = &r->grants[i];
-        if (strcasecmp(g->table, table) != 0) continue;
-        if (g->column == NULL || column[0] == '\0' || strcasecmp(g->column, column) == 0) return true;
-    }
-    return false;
+    return listed((const char *const *)r->grants, r->ngrants, table);
 }
 
 static int authorize(void *user, int action, const char *a, const char *b, const char *dbname, const char *inner) {
@@ -170,7 +151,8 @@ static int authorize(void *user, int action, const char *a, const char *b, const
         return function_allowed(b) ? SQLITE_OK : SQLITE_DENY;
     case SQLITE_PRAGMA: /* a: the pragma, b: its argument, dbname: its schema (NULL when not given) */
         if (a != NULL && b != NULL && in_main(dbname) &&
-            (strcasecmp(a, "table_info") == 0 || strcasecmp(a, "table_xinfo") == 0) && fully_readable(r, b))
+            (strcasecmp(a, "table_info") == 0 || strcasecmp(a, "table_xinfo") == 0) &&
+            listed((const char *const *)r->grants, r->ngrants, b))
             return SQLITE_OK;
         return SQLITE_DENY;
     default:
@@ -328,15 +310,6 @@ DP_EXPORT int dpmo_sqlite_host_exec(sqlite3 *db, const char *sql, int (*callback
 /* ------------------------------------------------------------------------------------------------ */
 /* Setting a restriction up.                                                                         */
 
-static char *dup_str(const char *s, size_t n) {
-    char *d = malloc(n + 1);
-    if (d != NULL) {
-        memcpy(d, s, n);
-        d[n] = '\0';
-    }
-    return d;
-}
-
 /* Runs a one-value query with one or two text parameters; returns its value's type, 0 when no row. */
 static int probe(sqlite3 *db, const char *sql, const char *p1, const char *p2) {
     sqlite3_stmt *st = NULL;
@@ -370,10 +343,6 @@ static bool in_temp(sqlite3 *db, const char *name) {
                  name, NULL) > 0;
 }
 
-static bool is_rowid_name(const char *c) {
-    return strcasecmp(c, "rowid") == 0 || strcasecmp(c, "oid") == 0 || strcasecmp(c, "_rowid_") == 0;
-}
-
 static char *quote_id(const char *s) { return sqlite3_mprintf("\"%w\"", s); }
 
 /* Checks the host's lists and fills r. Runs with the host's rights except where it says otherwise. */
@@ -392,34 +361,23 @@ static char *setup(restriction *r, sqlite3 *db, const char *const *private_table
         if ((r->private_tables[r->nprivate++] = strdup(private_tables[i])) == NULL) return dup_printf("dpmo: out of memory");
     }
     for (n = 0; readable_list != NULL && readable_list[n] != NULL; n++) {}
-    r->grants = calloc(n ? n : 1, sizeof(grant_entry));
+    r->grants = calloc(n ? n : 1, sizeof(char *));
     if (r->grants == NULL) return dup_printf("dpmo: out of memory");
     for (size_t i = 0; i < n; i++) {
-        const char *e = readable_list[i], *dot = strchr(e, '.');
-        grant_entry *g = &r->grants[r->ngrants];
-        g->table = dot ? dup_str(e, (size_t)(dot - e)) : strdup(e);
-        g->column = dot ? strdup(dot + 1) : NULL;
-        if (g->table == NULL || (dot && g->column == NULL)) return dup_printf("dpmo: out of memory");
-        r->ngrants++;
-        const char *t = main_object(db, g->table, type, sizeof type);
+        const char *name = readable_list[i];
+        if ((r->grants[r->ngrants++] = strdup(name)) == NULL) return dup_printf("dpmo: out of memory");
+        const char *t = main_object(db, name, type, sizeof type);
         if (t == NULL || (strcmp(t, "table") != 0 && strcmp(t, "view") != 0))
-            return dup_printf("dpmo: \"%s\" is not a table or view of the main database", g->table);
-        if (listed((const char *const *)r->private_tables, r->nprivate, g->table))
-            return dup_printf("dpmo: \"%s\" is private: it cannot be readable too", g->table);
-        if (g->column != NULL && !(strcmp(t, "table") == 0 && is_rowid_name(g->column)) &&
-            probe(db, "SELECT 1 FROM pragma_table_xinfo(?1, 'main') WHERE name = ?2 COLLATE NOCASE", g->table,
-                  g->column) <= 0)
-            return dup_printf("dpmo: \"%s\" has no column \"%s\"", g->table, g->column);
-        if (g->column != NULL && is_rowid_name(g->column)) {
-            free(g->column);
-            g->column = strdup("ROWID"); /* how SQLite reports a read of the rowid */
-            if (g->column == NULL) return dup_printf("dpmo: out of memory");
-        }
+            return dup_printf("dpmo: \"%s\" is not a table or view of the main database (a table is readable in full "
+                              "or not at all: public columns belong in a table of their own)",
+                              name);
+        if (listed((const char *const *)r->private_tables, r->nprivate, name))
+            return dup_printf("dpmo: \"%s\" is private: it cannot be readable too", name);
     }
     /* Names that the TEMP schema could shadow (analyst statements are refused TEMP objects; the host's
      * existing ones must not stand in for what was checked here). */
     for (size_t i = 0; i < r->nprivate + r->ngrants; i++) {
-        const char *name = i < r->nprivate ? r->private_tables[i] : r->grants[i - r->nprivate].table;
+        const char *name = i < r->nprivate ? r->private_tables[i] : r->grants[i - r->nprivate];
         if (in_temp(db, name)) return dup_printf("dpmo: a TEMP table or view is named \"%s\"", name);
     }
     static const char *const EPONYMOUS[] = {"json_each", "json_tree"};
@@ -468,19 +426,17 @@ static char *setup(restriction *r, sqlite3 *db, const char *const *private_table
     /* What is readable, checked with the analyst's rights: a view must read only what is readable. */
     r->host_depth = 0;
     for (size_t i = 0; i < r->ngrants; i++) {
-        const grant_entry *g = &r->grants[i];
-        char *t = quote_id(g->table), *c = g->column ? quote_id(g->column) : NULL;
-        char *q = t ? sqlite3_mprintf("SELECT %s FROM main.%s", g->column ? (c ? c : "") : "*", t) : NULL;
+        char *t = quote_id(r->grants[i]);
+        char *q = t ? sqlite3_mprintf("SELECT * FROM main.%s", t) : NULL;
         sqlite3_stmt *st = NULL;
         int rc = q ? sqlite3_prepare_v2(db, q, -1, &st, NULL) : SQLITE_NOMEM;
         sqlite3_finalize(st);
         sqlite3_free(q);
         sqlite3_free(t);
-        sqlite3_free(c);
         if (rc != SQLITE_OK)
-            return dup_printf("dpmo: the analyst could not read \"%s%s%s\": %s (a readable view must read only what "
-                              "is readable)",
-                              g->table, g->column ? "." : "", g->column ? g->column : "", sqlite3_errmsg(db));
+            return dup_printf("dpmo: the analyst could not read \"%s\": %s (a readable view must read only what is "
+                              "readable)",
+                              r->grants[i], sqlite3_errmsg(db));
     }
     return NULL;
 }

@@ -51,12 +51,11 @@ typedef struct dpmo_sqlite_release {
 /*
  * Restricts connection db to an analyst, for good (the extension must be loaded into the process). From
  * then on the SQL prepared on db may only SELECT (WITH RECURSIVE included):
- *   - reading what `readable` names (NULL-terminated): "t" (every column of table or view t of the main
- *     database) or "t.c" (column c only; "t.rowid" for the rowid of a table without INTEGER PRIMARY KEY),
- *     wherever the read happens (a view is a convenience: what it reads must be readable too), and the
- *     functions json_each and json_tree;
+ *   - reading the tables and views of the main database that `readable` names (NULL-terminated), each in
+ *     full, wherever the read happens (a view is a convenience: what it reads must be readable too), and
+ *     the functions json_each and json_tree;
  *   - calling SQLite's pure built-in functions, the dp_* functions and dp_release (an allow-list);
- *   - PRAGMA table_info / table_xinfo of what is entirely readable;
+ *   - PRAGMA table_info / table_xinfo of what is readable;
  * and nothing else: no INSERT, UPDATE, DELETE, CREATE (TEMP or not), DROP, ALTER, ATTACH, DETACH, VACUUM,
  * ANALYZE, REINDEX, BEGIN, SAVEPOINT, other pragmas, virtual tables, load_extension. `private_tables`
  * (NULL-terminated) names the tables that hold private data; unnamed tables are unreadable too (allow-list),

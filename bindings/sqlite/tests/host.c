@@ -303,6 +303,12 @@ int main(int argc, char **argv) {
                 releases[n_releases].name = strdup(name);
                 releases[n_releases++].sql = strdup(line + off);
             } else if (strcmp(line, ".clear") == 0) {
+                for (int i = 0; i < n_private; i++) free((char *)private_tables[i]);
+                for (int i = 0; i < n_readable; i++) free((char *)readable[i]);
+                for (int i = 0; i < n_releases; i++) {
+                    free((char *)releases[i].name);
+                    free((char *)releases[i].sql);
+                }
                 n_private = n_readable = n_releases = restricted = 0;
             } else if (strcmp(line, ".restrict") == 0) {
                 restricted = 1;

@@ -24,7 +24,8 @@ SELECT 1;
 .clear
 .reopen
 -- a private table that is readable as well; one that does not exist (a typo); a readable name that does
--- not exist; a column that does not exist
+-- not exist; a single column (a table is readable in full or not at all: with one column readable, the
+-- order of its rows, say INDEXED BY an index over another column, would tell about the others)
 .private salaries
 .readable salaries
 .restrict
@@ -38,7 +39,7 @@ SELECT 1;
 .restrict
 .clear
 .reopen
-.readable staff.wage
+.readable staff.dept
 .restrict
 .clear
 .reopen
