@@ -1,8 +1,9 @@
 /*
  * dp_ledger.h: the privacy ledger file shared by the PostgreSQL and SQLite bindings.
  *
- * An append-only file of fixed-size records (grants, top-ups, charges), each sealed by a CRC-32C and
- * numbered 1, 2, 3, ... The file is the truth; every in-memory budget is a replay of it.
+ * An append-only file of fixed-size records (grants, top-ups, charges; SQLite's files start with a create
+ * record), each sealed by a CRC-32C and numbered 1, 2, 3, ... The file is the truth; every in-memory budget
+ * is a replay of it.
  *
  * Durability rule: a writer holds the ledger's lock (an LWLock in PostgreSQL, flock(2) in SQLite) while it
  * appends one record with pwrite(2) at the end of the valid records and fdatasync(2)s it, and only then

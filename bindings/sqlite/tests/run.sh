@@ -4,7 +4,7 @@
 #   - tests/sql/*.sql through tests/host.c (a host program: C-API loading, ledger, test seed), each output
 #     line compared with tests/sql/*.expected (properties and error messages, never random outcomes);
 #   - the attacks, each a test named after what it attacks (seeding from SQL, concurrent processes racing one
-#     ledger, a torn or damaged ledger, a replaced ledger file);
+#     ledger, a torn, damaged, emptied or replaced ledger file); the README's host program;
 #   - valgrind over two scripts; the shared SQL surface cases; the README's SQL snippets; the Python client
 #     test (statistics against exact probabilities, ledger sharing, the fixture).
 # Environment: EXT, TOOL, HOST, PYTHON (set by the Makefile). Prints "N passed, N failed" last.
@@ -110,6 +110,28 @@ SELECT dp_budget_remaining();
 EOF
 )
 contains replaced_ledger_refused "$out" "was removed or replaced since this connection opened it; nothing was charged"
+
+# --- The host program of the README (its one C block), compiled and run: a restricted analyst connection.
+rh=$TMP/readme-host
+mkdir -p "$rh"
+awk '/^```c$/ {f = 1; next} /^```$/ {if (f) exit} f' README.md > "$rh/host.c"
+ln -s "$PWD/build" "$rh/build"
+if cc -std=c11 -Wall -Wextra -Werror -pedantic -I. "$rh/host.c" build/dpmo.so -lsqlite3 -o "$rh/host" 2> "$rh/cc.err"; then
+  out=$(cd "$rh" && ./host 2>&1)
+  check readme_host_program "$(echo "$out" | tr '\n' '~')" "$(tr '\n' '~' <<'EOF'
+SELECT count(*), count(DISTINCT dept) FROM staff -> 40 4
+SELECT dp_release('top_earner', 0.25) IN (SELECT id FROM staff) -> 1
+SELECT json_valid(dp_release('top_per_dept')) -> 1
+SELECT dp_budget_remaining() -> 0.25
+SELECT salary FROM salaries -> refused: access to salaries.salary is prohibited
+ALTER TABLE salaries RENAME TO s2 -> refused: not authorized
+WITH staff AS (SELECT salary FROM salaries) SELECT * FROM staff -> refused: access to salaries.salary is prohibited
+host -> 30
+EOF
+)"
+else
+  fail "readme_host_program does not compile: $(cat "$rh/cc.err")"
+fi
 
 # --- Memory safety of the success and error paths (selections, releases, restrictions that fail), when
 # valgrind is installed (`make tools` installs it).
