@@ -9,6 +9,7 @@
  * and PostgreSQL in bindings/common/dp_sql.c. Arrays are JSON text: dp_array(...) writes them exactly
  * (17 significant digits; SQLite's json_array keeps only 15). The ledger is ledger.c; the host program
  * attaches it and grants budgets (dpmo_sqlite.h); SQL cannot seed the generator, grant, or pick a ledger.
+ * dpmo_restrict.c restricts a connection to an analyst. Each process keys its own generator (below).
  */
 #define _GNU_SOURCE /* strdup */
 #include <sqlite3ext.h>
@@ -698,7 +699,7 @@ DP_EXPORT int dpmo_sqlite_grant(const char *ledger_path, double epsilon, char **
         return SQLITE_MISUSE;
     }
     if (sq_ledger_grant(ledger_path, epsilon, why, sizeof why) != SQ_OK) {
-        if (errmsg) *errmsg = dup_msg("dpmo: %s", why);
+        if (errmsg) *errmsg = dup_msg("dpmo: %s: %s", ledger_path, why);
         return SQLITE_ERROR;
     }
     return SQLITE_OK;

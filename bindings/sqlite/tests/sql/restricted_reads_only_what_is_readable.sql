@@ -25,6 +25,16 @@ SELECT max(id) FROM main.salaries;
 SELECT name FROM staff WHERE id IN (SELECT id FROM salaries WHERE salary > 7000);
 SELECT s.name FROM staff s JOIN salaries p USING (id) ORDER BY p.salary DESC LIMIT 1;
 EXPLAIN SELECT salary FROM salaries;
+SELECT name FROM staff WHERE id IN salaries;
+SELECT name FROM staff WHERE id NOT IN main.salaries;
+SELECT (1, 1000) IN (SELECT id, salary FROM salaries);
+SELECT * FROM staff NATURAL JOIN salaries;
+SELECT name FROM staff WHERE EXISTS (SELECT 1 FROM salaries WHERE salaries.id = staff.id);
+SELECT 1 FROM staff WHERE EXISTS (SELECT 1 FROM salaries);
+SELECT 1 FROM salaries LIMIT 0;
+SELECT id, name, dept FROM staff UNION ALL SELECT id, salary, 0 FROM salaries;
+VALUES ((SELECT max(salary) FROM salaries));
+SELECT printf('%s', (SELECT 1 FROM salaries WHERE salary > 7000));
 -- the selection itself with the analyst's own sensitivity: an exact argmax, if it could read the table
 SELECT dp_select(id, 0.001, salary, 1e-300) FROM salaries;
 -- common table expressions named like a readable table or view: SQLite reports the reads inside them under
