@@ -466,9 +466,11 @@ dp_err_class dp_group_prepare(const dp_params *p, int64_t n, const int64_t *ids,
     const dp_function *f = &dp_functions[p->function];
     memset(g, 0, sizeof *g);
     if (n < 1) return dp_fail(err, DP_ERR_ARGUMENT, DPMO_EMPTY_INPUT, "%s: the group has no rows", f->name);
+    /* n is public (the candidates are), but it is not repeated here: where a deployment breaks that rule,
+     * a free error should not hand out an exact count */
     if (p->k > n)
-        return dp_fail(err, DP_ERR_ARGUMENT, -1, "%s: k = %lld exceeds the number of candidates in the group (%lld)",
-                       f->name, (long long)p->k, (long long)n);
+        return dp_fail(err, DP_ERR_ARGUMENT, -1, "%s: k = %lld exceeds the number of candidates in the group", f->name,
+                       (long long)p->k);
     id_row *order = alloc_n(a, n, sizeof *order);
     if (order == NULL) return dp_fail(err, DP_ERR_NOMEM, -1, "%s: out of memory for %lld candidates", f->name, (long long)n);
     for (int64_t i = 0; i < n; i++) {
