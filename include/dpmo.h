@@ -507,6 +507,7 @@ typedef struct dpmo_generalize_derived {
  * A random generator state owned by the caller: 64 bytes, no allocation, no pointers. Initialise it with
  * `dpmo_rng_init`; every call that draws randomness advances it. Copying a state and using both copies
  * repeats randomness, which breaks differential privacy: keep one state per stream.
+ * `fork()` copies every state too: a child must re-initialise its generators (`dpmo_rng_init_os`) before drawing.
  */
 typedef struct dpmo_rng {
   /**

@@ -27,6 +27,7 @@ pub const DPMO_DIST_LAPLACE: u32 = 3;
 /// A random generator state owned by the caller: 64 bytes, no allocation, no pointers. Initialise it with
 /// `dpmo_rng_init`; every call that draws randomness advances it. Copying a state and using both copies
 /// repeats randomness, which breaks differential privacy: keep one state per stream.
+/// `fork()` copies every state too: a child must re-initialise its generators (`dpmo_rng_init_os`) before drawing.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct dpmo_rng {
