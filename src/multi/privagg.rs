@@ -208,6 +208,8 @@ pub fn select_privagg<R: Rng + ?Sized>(
     mut indices: &mut [usize],
     arithmetic: Arithmetic,
 ) -> Result<(), Error> {
+    // One key from the caller's generator; every round samples from the call's stream.
+    let rng = &mut crate::rng::call_stream(rng);
     let m = weights.len();
     let n = shape(utilities, m)?;
     round_epsilon(epsilon, out.len(), n)?;

@@ -632,6 +632,8 @@ pub fn select_privpareto<R: Rng + ?Sized>(
     indices: &mut [usize],
     arithmetic: Arithmetic,
 ) -> Result<(), Error> {
+    // One key from the caller's generator; every round samples from the call's stream.
+    let rng = &mut crate::rng::call_stream(rng);
     let n = shape(utilities, m)?;
     let eps = round_epsilon(epsilon, out.len(), n)?;
     check_local(&sensitivity, n, m)?;

@@ -1,7 +1,7 @@
 //! Arguments: the enum-like strings, counts, and numpy arrays (borrowed without a copy when they are
 //! C-contiguous float64, copied otherwise).
 
-use crate::errors::err_with;
+use crate::errors::{check, err_with};
 use dpmo::select::{Arithmetic, Noise, Selector};
 use dpmo::{Dampening, Dominance, Error};
 use numpy::{AllowTypeChange, PyArrayLike1, PyArrayLike2, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
@@ -55,10 +55,20 @@ pub fn arithmetic(a: &str) -> PyResult<Arithmetic> {
     match a {
         "exact" => Ok(Arithmetic::Exact),
         "float" => Ok(Arithmetic::Float),
+        "isochronous" => Ok(Arithmetic::Isochronous),
         _ => Err(err_with(
             Error::InvalidArgument,
-            format!("arithmetic {a:?}: expected 'exact' (the default) or 'float'"),
+            format!("arithmetic {a:?}: expected 'exact' (the default), 'isochronous' or 'float'"),
         )),
+    }
+}
+
+/// What a selection of k out of n candidates is charged: ε, or ε′ = `dpmo.isochronous_epsilon(...)` in
+/// isochronous arithmetic (n = 0 is left for the selection itself to refuse).
+pub fn charge(sel: Selector, arith: Arithmetic, epsilon: f64, n: usize, k: usize) -> PyResult<f64> {
+    match arith {
+        Arithmetic::Isochronous => check(dpmo::select::isochronous_epsilon(sel, epsilon, n.max(1), k)),
+        _ => Ok(epsilon),
     }
 }
 
@@ -103,7 +113,7 @@ pub fn noise(s: &str, a: &str) -> PyResult<(Selector, Arithmetic)> {
 }
 
 fn supported(s: Selector, a: Arithmetic) -> PyResult<()> {
-    if a == Arithmetic::Exact && s == Selector::NoisyMax(Noise::Laplace) {
+    if a != Arithmetic::Float && s == Selector::NoisyMax(Noise::Laplace) {
         return Err(err_with(
             Error::Unsupported,
             "Laplace noise runs in floating point only: pass arithmetic='float'",
