@@ -826,10 +826,14 @@ ledger_charge(const dp_params *p)
 
 /*
  * Trigger functions (row, statement, constraint and event triggers, deferred or not) running in this
- * backend: counted by the function manager hook below, which PostgreSQL calls around every call of a
- * function for which needs_fmgr_hook says yes (here: those returning trigger or event_trigger).
+ * backend: the calls are kept on a stack by the function manager hook below, which PostgreSQL calls around
+ * every call of a function for which needs_fmgr_hook says yes (here: those returning trigger or
+ * event_trigger). The stack holds the FmgrInfo of each call, so that the end of a call (also its abort,
+ * while an error unwinds) is matched without a catalog lookup.
  */
+static FmgrInfo **trigger_calls = NULL;
 static int	trigger_depth = 0;
+static int	trigger_calls_cap = 0;
 static needs_fmgr_hook_type prev_needs_fmgr_hook = NULL;
 static fmgr_hook_type prev_fmgr_hook = NULL;
 
@@ -858,9 +862,9 @@ dpmo_needs_fmgr_hook(Oid fn)
 }
 
 /*
- * FHET_START comes before the function runs, and exactly one of FHET_END, FHET_ABORT after it (an ERROR
- * raised by FHET_START itself gets neither: the count is raised only once the previous hook returned). A
- * function's return type never changes, so the start and the end agree on whether it counts.
+ * FHET_START comes before the function runs, and exactly one of FHET_END, FHET_ABORT after it, in nested
+ * (last in, first out) order; an ERROR raised at FHET_START gets neither, so a call is pushed only once the
+ * previous hook returned, and popped before the previous hook is called at its end.
  */
 static void
 dpmo_fmgr_hook(FmgrHookEventType event, FmgrInfo *flinfo, Datum *arg)
@@ -869,11 +873,21 @@ dpmo_fmgr_hook(FmgrHookEventType event, FmgrInfo *flinfo, Datum *arg)
 	{
 		if (prev_fmgr_hook)
 			prev_fmgr_hook(event, flinfo, arg);
-		if (is_trigger_function(flinfo->fn_oid))
-			trigger_depth++;
+		if (!is_trigger_function(flinfo->fn_oid))
+			return;
+		if (trigger_depth == trigger_calls_cap)
+		{
+			int			cap = trigger_calls_cap > 0 ? trigger_calls_cap * 2 : 16;
+
+			trigger_calls = trigger_calls == NULL
+				? MemoryContextAlloc(TopMemoryContext, sizeof(FmgrInfo *) * cap)
+				: repalloc(trigger_calls, sizeof(FmgrInfo *) * cap);
+			trigger_calls_cap = cap;
+		}
+		trigger_calls[trigger_depth++] = flinfo;
 		return;
 	}
-	if (trigger_depth > 0 && is_trigger_function(flinfo->fn_oid))
+	if (trigger_depth > 0 && trigger_calls[trigger_depth - 1] == flinfo)
 		trigger_depth--;
 	if (prev_fmgr_hook)
 		prev_fmgr_hook(event, flinfo, arg);
