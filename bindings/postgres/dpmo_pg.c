@@ -764,6 +764,8 @@ ledger_charge(const dp_params *p)
 	char	   *user_name;
 
 	ledger_require(fname, false);
+	/* Opened first: the grant ids found below belong to the file's generation, checked under the lock. */
+	ledger_file(fname);
 	n = applicable_grants(user, dataset, ids, DP_LEDGER_MAX_GRANTS_PER_CHARGE, fname);
 	user_name = GetUserNameFromId(user, false);
 	if (n == 0)
@@ -784,7 +786,6 @@ ledger_charge(const dp_params *p)
 	dp_ledger_set_name(rec.dataset, dataset);
 	dp_mechanism_label(p, rec.mechanism, sizeof rec.mechanism);
 
-	ledger_file(fname);
 	LWLockAcquire(ledger->lock, LW_EXCLUSIVE);
 	ledger_check_locked(fname);
 	for (i = 0; i < n; i++)
@@ -1219,9 +1220,18 @@ dpmo_pg_budget_remaining(PG_FUNCTION_ARGS)
 	double		least = INFINITY;
 
 	ledger_require("dp_budget_remaining", false);
+	ledger_file("dp_budget_remaining");
 	n = applicable_grants(GetSessionUserId(), current_dataset(), ids, DP_LEDGER_MAX_GRANTS_PER_CHARGE,
 						  "dp_budget_remaining");
 	LWLockAcquire(ledger->lock, LW_SHARED);
+	if (ledger_fd_generation != ledger->generation)
+	{
+		LWLockRelease(ledger->lock);
+		ereport(ERROR,
+				(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+				 errmsg("dp_budget_remaining: the privacy ledger was re-created meanwhile"),
+				 errhint("Retry.")));
+	}
 	for (i = 0; i < n; i++)
 	{
 		double		r = 0;
