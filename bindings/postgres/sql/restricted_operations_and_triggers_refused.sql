@@ -1,9 +1,10 @@
 -- Who pays. The ledger charges the session user: the role whose statement the selection is part of, and
 -- whose client gets the result. Where that is not so, selections are refused before anything is charged:
--- in security-restricted operations (ANALYZE, CREATE INDEX, materialized views, VACUUM FULL, CLUSTER, where
--- PostgreSQL runs a table owner's expressions for whoever started the operation and keeps their results in
--- catalogs), in triggers (whose results reach the trigger's author, not the role that fired it), and outside
--- client sessions (autovacuum: run-tests.sh). Selections inside SECURITY DEFINER functions still work.
+-- in security-restricted operations (ANALYZE, CREATE INDEX, REINDEX, CLUSTER, VACUUM FULL, materialized
+-- views, where PostgreSQL runs a table owner's expressions for whoever started the operation and keeps their
+-- results in catalogs), in triggers (whose results reach the trigger's author, not the role that fired it),
+-- and outside client sessions (autovacuum, WAL senders: run-tests.sh). Selections inside SECURITY DEFINER
+-- functions still work.
 CREATE TABLE st AS SELECT g::bigint AS id, (g % 7)::float8 AS score FROM generate_series(1, 30) g;
 CREATE ROLE tinker;
 CREATE ROLE colleague;
@@ -26,11 +27,24 @@ CREATE MATERIALIZED VIEW public.picked AS SELECT dpmo.dp_select(id, 0.5, score, 
 CREATE MATERIALIZED VIEW public.picked AS SELECT dpmo.dp_select(id, 0.5, score, 1) AS pick FROM public.st
 WITH NO DATA;
 REFRESH MATERIALIZED VIEW public.picked;
+-- An index expression that makes a selection only once a switch is on: built while it is off, then
+-- rebuilt by REINDEX, CLUSTER and VACUUM FULL.
+CREATE TABLE public.switch (flag boolean);
+INSERT INTO public.switch VALUES (false);
+CREATE FUNCTION public.maybe_peek(x int) RETURNS bigint LANGUAGE sql IMMUTABLE
+AS $$ SELECT CASE WHEN (SELECT flag FROM public.switch) THEN (SELECT dpmo.dp_select(id, 0.5, score, 1) FROM public.st)
+                  ELSE x END $$;
+CREATE INDEX bait_maybe_idx ON public.bait ((public.maybe_peek(x)));
+UPDATE public.switch SET flag = true;
+REINDEX INDEX public.bait_maybe_idx;
+CLUSTER public.bait USING bait_maybe_idx;
+VACUUM FULL public.bait;
 RESET SESSION AUTHORIZATION;
 -- The superuser's maintenance runs tinker's expressions as tinker, and would have charged the superuser.
 ANALYZE public.bait;
 VACUUM (ANALYZE) public.bait;
 REFRESH MATERIALIZED VIEW public.picked;
+REINDEX TABLE public.bait;
 SELECT count(null_frac) AS expression_statistics FROM pg_stats_ext_exprs WHERE statistics_name = 'bait_peek';
 SELECT count(*) - :charges_before AS charged FROM dpmo.dp_audit;
 
@@ -113,3 +127,4 @@ RESET SESSION AUTHORIZATION;
 SELECT role, epsilon, mechanism FROM dpmo.dp_audit ORDER BY seq OFFSET :charges_before;
 SELECT role, spent FROM dpmo.dp_budget_grants() WHERE role IN ('tinker', 'colleague') ORDER BY grant_id;
 DROP STATISTICS public.bait_peek;
+UPDATE public.switch SET flag = false;
