@@ -1,6 +1,9 @@
 -- Bad input is a clean ERROR (texts shared with SQLite, see bindings/testdata/surface.cases), never a
 -- crash; an error in the public arguments charges nothing, an error caused by the data is charged (it comes
 -- after the charge, as in the C ABI). Checked on a role of its own with a grant of 1.
+-- The extension lives in schema dpmo; these tests name its functions through the search path (after
+-- public, where the tests create their objects).
+SET search_path = public, dpmo;
 CREATE TABLE e AS SELECT g::bigint AS id, g::float8 AS score FROM generate_series(1, 5) g;
 CREATE ROLE err_analyst;
 GRANT SELECT ON e TO err_analyst;
