@@ -154,21 +154,23 @@ static void control(void) {
 }
 
 static void charges_and_consumption(void) {
-    TEST("isochronous charges epsilon' and consumes a fixed amount");
+    TEST("isochronous charges epsilon, runs a hair below, and consumes a fixed amount");
     double tied[N], plus[N];
     fill(tied, 0);
     fill(plus, 1);
     size_t perm[N], pick;
     double e;
-    CHECK_STATUS(dpmo_isochronous_epsilon(DPMO_SELECTOR_EXPONENTIAL, 1.0, N, 1, &e), DPMO_OK);
-    CHECK_DEQ(e, 1.0 + ldexp(1.0, -40));
-    CHECK_STATUS(dpmo_isochronous_epsilon(DPMO_SELECTOR_PERMUTE_AND_FLIP | DPMO_ISOCHRONOUS, 0.5, N, 2, &e),
+    CHECK_STATUS(dpmo_isochronous_run_epsilon(DPMO_SELECTOR_EXPONENTIAL, 1.0, N, 1, &e), DPMO_OK);
+    CHECK_DEQ(e, 1.0 - ldexp(1.0, -40));
+    CHECK_STATUS(dpmo_isochronous_run_epsilon(DPMO_SELECTOR_PERMUTE_AND_FLIP | DPMO_ISOCHRONOUS, 0.5, N, 2, &e),
                  DPMO_OK);
-    CHECK_DEQ(e, 0.5 + 2.0 * (N + 1) * ldexp(1.0, -40));
-    CHECK_STATUS(dpmo_isochronous_epsilon(DPMO_SELECTOR_NOISY_MAX_LAPLACE, 1.0, N, 1, &e), DPMO_UNSUPPORTED);
-    CHECK_STATUS(dpmo_isochronous_epsilon(DPMO_SELECTOR_EXPONENTIAL | DPMO_FLOAT, 1.0, N, 1, &e),
+    CHECK_DEQ(e, 0.25 - (N + 1) * ldexp(1.0, -40));
+    CHECK_STATUS(dpmo_isochronous_run_epsilon(DPMO_SELECTOR_NOISY_MAX_LAPLACE, 1.0, N, 1, &e), DPMO_UNSUPPORTED);
+    CHECK_STATUS(dpmo_isochronous_run_epsilon(DPMO_SELECTOR_EXPONENTIAL | DPMO_FLOAT, 1.0, N, 1, &e),
                  DPMO_INVALID_ARGUMENT);
-    CHECK_STATUS(dpmo_isochronous_epsilon(DPMO_SELECTOR_EXPONENTIAL, 1.0, N, N + 1, &e), DPMO_INVALID_ARGUMENT);
+    CHECK_STATUS(dpmo_isochronous_run_epsilon(DPMO_SELECTOR_EXPONENTIAL, 1.0, N, N + 1, &e), DPMO_INVALID_ARGUMENT);
+    CHECK_STATUS(dpmo_isochronous_run_epsilon(DPMO_SELECTOR_EXPONENTIAL, ldexp(1.0, -40), N, 1, &e),
+                 DPMO_INVALID_EPSILON);
     /* Both arithmetic flags at once are refused, nothing charged. */
     dpmo_budget b;
     dpmo_budget_init(&b, 1.0);
@@ -177,16 +179,14 @@ static void charges_and_consumption(void) {
                              0, &pick, &b),
                  DPMO_INVALID_ARGUMENT);
     CHECK_DEQ(b.spent, 0.0);
-    /* The charge is epsilon'. */
+    /* The charge is epsilon, exactly; an epsilon below the slack is refused, free. */
     CHECK_STATUS(dpmo_select(&g, DPMO_SELECTOR_EXPONENTIAL | DPMO_ISOCHRONOUS, tied, N, 1.0, 0.5, NULL, 0, &pick, &b),
                  DPMO_OK);
-    CHECK_DEQ(b.spent, 0.5 + ldexp(1.0, -40));
-    /* A budget of exactly epsilon cannot pay epsilon'. */
-    dpmo_budget tight;
-    dpmo_budget_init(&tight, 0.5);
-    CHECK_STATUS(dpmo_select(&g, DPMO_SELECTOR_EXPONENTIAL | DPMO_ISOCHRONOUS, tied, N, 1.0, 0.5, NULL, 0, &pick,
-                             &tight),
-                 DPMO_BUDGET_EXHAUSTED);
+    CHECK_DEQ(b.spent, 0.5);
+    CHECK_STATUS(dpmo_select(&g, DPMO_SELECTOR_PERMUTE_AND_FLIP | DPMO_ISOCHRONOUS, tied, N, 1.0, 1e-12, perm, N,
+                             &pick, &b),
+                 DPMO_INVALID_EPSILON);
+    CHECK_DEQ(b.spent, 0.5);
     /* Tied counts and tied + 1 leave the caller's generator in the same state, in every arithmetic. */
     const uint32_t modes[] = {0, DPMO_FLOAT, DPMO_ISOCHRONOUS};
     for (int m = 0; m < 3; m++) {

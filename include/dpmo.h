@@ -260,10 +260,10 @@
  * only on the public arguments (n, k, epsilon, sensitivity, the flags), never on the scores, so an analyst
  * who times the call or counts the generator's words learns nothing more than the output. Every output
  * probability is within a factor e^(±a) of the mechanism's (on scores whose gap to the best is capped at
- * 128 ln 2 · sensitivity / epsilon), which makes it epsilon′-DP with epsilon′ slightly above epsilon:
- * `dpmo_isochronous_epsilon` gives it, and the budget is charged epsilon′. For the exponential mechanism,
- * permute-and-flip, report-noisy-max (Gumbel, Exponential) and their top-k; the other functions refuse it
- * with `DPMO_UNSUPPORTED`. Not combinable with `DPMO_FLOAT`.
+ * 128 ln 2 · sensitivity / epsilon); to pay for it the mechanism runs at the slightly smaller epsilon
+ * `dpmo_isochronous_run_epsilon` gives, so the call is epsilon-DP and charges epsilon, as always. For the
+ * exponential mechanism, permute-and-flip, report-noisy-max (Gumbel, Exponential), their top-k and local
+ * dampening; the other functions refuse it with `DPMO_UNSUPPORTED`. Not combinable with `DPMO_FLOAT`.
  */
 #define DPMO_ISOCHRONOUS 512
 
@@ -1727,10 +1727,10 @@ enum dpmo_status dpmo_sample_discrete_laplace(struct dpmo_rng *rng,
 
 /**
  * Any single selector: `selector` is a `DPMO_SELECTOR_*`, optionally OR-ed with `DPMO_FLOAT` (floating
- * point) or `DPMO_ISOCHRONOUS` (constant time, charged epsilon′ = `dpmo_isochronous_epsilon`). Writes the
+ * point) or `DPMO_ISOCHRONOUS` (constant time; see it). Writes the
  * chosen index to `*out_index`. `perm_scratch` (n size_t) is needed by permute-and-flip and by
  * report-noisy-max with Exponential noise unless floating point is asked for; it may be NULL with length 0
- * otherwise. `budget` (nullable) is charged epsilon (epsilon′ in isochronous arithmetic).
+ * otherwise. `budget` (nullable) is charged epsilon.
  *
  * # Safety
  * `rng`: an initialised generator; `scores`: n readable doubles; `perm_scratch`: NULL or
@@ -1748,20 +1748,21 @@ enum dpmo_status dpmo_select(struct dpmo_rng *rng,
                              struct dpmo_budget *budget);
 
 /**
- * The epsilon′ an isochronous selection of k out of n candidates at a total epsilon is charged (see
- * `DPMO_ISOCHRONOUS`): epsilon + k · 2^-40 for the exponential mechanism and Gumbel noise,
- * epsilon + k (n + 1) 2^-40 for permute-and-flip and Exponential noise, rounded up. `selector` may carry
- * `DPMO_ISOCHRONOUS`. Errors: epsilon not finite and positive, k = 0 or k > n, an unknown selector or one
- * with `DPMO_FLOAT` → `DPMO_INVALID_ARGUMENT` / `DPMO_INVALID_EPSILON`; Laplace noise → `DPMO_UNSUPPORTED`.
+ * The epsilon each round of an isochronous selection of k out of n candidates at a total `epsilon` runs its
+ * mechanism at (see `DPMO_ISOCHRONOUS`), so that the selection is epsilon-DP exactly: epsilon/k rounded
+ * down, less 2^-40 for the exponential mechanism and Gumbel noise or (n + 1) 2^-40 for permute-and-flip
+ * and Exponential noise, rounded down. `selector` may carry `DPMO_ISOCHRONOUS`. Errors: epsilon not finite
+ * and positive, or epsilon/k not above that slack → `DPMO_INVALID_EPSILON`; k = 0 or k > n, an unknown
+ * selector or one with `DPMO_FLOAT` → `DPMO_INVALID_ARGUMENT`; Laplace noise → `DPMO_UNSUPPORTED`.
  *
  * # Safety
  * `out_epsilon`: one writable double.
  */
-enum dpmo_status dpmo_isochronous_epsilon(uint32_t selector,
-                                          double epsilon,
-                                          size_t n,
-                                          size_t k,
-                                          double *out_epsilon);
+enum dpmo_status dpmo_isochronous_run_epsilon(uint32_t selector,
+                                              double epsilon,
+                                              size_t n,
+                                              size_t k,
+                                              double *out_epsilon);
 
 /**
  * The exponential mechanism, exactly: writes to `*out_index` an index r in [0, n) drawn with probability

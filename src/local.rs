@@ -11,8 +11,7 @@ use crate::dampen::iso::{dampen_iso, iso_units};
 use crate::dampen::{dampen_exact, dampen_into_scratch, dampen_with, Dampening};
 use crate::select::exact::as_words;
 use crate::select::{
-    iso, per_round_epsilon, probabilities_in_place, select_int, select_on, top_k_int, top_k_on, Arithmetic, Noise,
-    Selector,
+    iso, probabilities_in_place, select_int, select_on, top_k_int, top_k_on, Arithmetic, Noise, Selector,
 };
 use crate::sensitivity::LocalSensitivity;
 use crate::Error;
@@ -101,7 +100,8 @@ pub fn select_local_dampening<R: Rng + ?Sized>(
             select_int(rng, selector, words, units, epsilon, perm_scratch)
         }
         Arithmetic::Isochronous => {
-            let scale = iso::IntScale::new(epsilon, iso_units(delta, kind)?)?;
+            let run = iso::isochronous_run_epsilon(selector, epsilon, n, 1)?;
+            let scale = iso::IntScale::new(run, iso_units(delta, kind)?)?;
             let words = as_words(&mut score_scratch[..need]);
             dampen_iso(utilities, delta, kind, words)?;
             Ok(iso::select_int(rng, selector, words, scale, perm_scratch))
@@ -176,7 +176,8 @@ pub fn select_local_dampening_top_k<R: Rng + ?Sized>(
             }
             let words = as_words(&mut dampened[..need]);
             if arithmetic == Arithmetic::Isochronous {
-                let scale = iso::IntScale::new(per_round_epsilon(epsilon, out.len(), n)?, iso_units(delta, kind)?)?;
+                let run = iso::isochronous_run_epsilon(selector, epsilon, n, out.len())?;
+                let scale = iso::IntScale::new(run, iso_units(delta, kind)?)?;
                 dampen_iso(utilities, delta, kind, words)?;
                 iso::top_k_int(rng, selector, words, scale, out, &mut index_scratch[..n], perm_scratch);
                 return Ok(());

@@ -3,7 +3,7 @@
 use crate::budget::dpmo_budget;
 use crate::buffers::{check_disjoint, check_out, input, output, Region};
 use crate::rng::dpmo_rng;
-use crate::select::{charge_of, selector_of};
+use crate::select::selector_of;
 use crate::selection::Selection;
 use crate::status::{dpmo_status, status_of};
 use core::ffi::c_void;
@@ -470,12 +470,11 @@ pub unsafe extern "C" fn dpmo_select_local_dampening(
         let u = unsafe { input(utilities, n) }?;
         // SAFETY: the caller promises one readable spec.
         let specs = unsafe { Specs::read(sensitivity, 1) }?;
-        let charge = charge_of(selector, arithmetic, epsilon, n.max(1), 1)?;
         // SAFETY: forwarded caller contract; `run` checks the outputs disjoint from every buffer, and the
         // sensitivity is built (its values validated) only once the budget is charged.
         unsafe {
             selection.run(
-                charge,
+                epsilon,
                 &[Region::of(utilities, n)],
                 specs.regions(),
                 |g, out, scores, perm| {

@@ -16,7 +16,7 @@ use crate::budget::dpmo_budget;
 use crate::buffers::{check_disjoint, check_out, input, output, Region};
 use crate::local::{dampening_of, dpmo_sensitivity, write_lengths, Specs};
 use crate::rng::dpmo_rng;
-use crate::select::{charge_of, flags_of, selector_of};
+use crate::select::{flags_of, selector_of};
 use crate::selection::Selection;
 use crate::status::{dpmo_status, status_of};
 use core::mem::size_of;
@@ -846,10 +846,9 @@ pub unsafe extern "C" fn dpmo_select_top_k(
         check_out(index_scratch)?;
         // SAFETY: the caller promises n readable doubles.
         let s = unsafe { input(scores, n) }?;
-        let charge = charge_of(selector, arithmetic, epsilon, n, k)?;
         // SAFETY: forwarded caller contract; `run` checks the outputs disjoint from every buffer.
         unsafe {
-            selection.run(charge, &[Region::of(scores, n)], &[], |g, out, work, ix| {
+            selection.run(epsilon, &[Region::of(scores, n)], &[], |g, out, work, ix| {
                 let (index, perm) = split_n(ix, n);
                 select::select_top_k(g, selector, s, sensitivity, epsilon, out, work, index, perm, arithmetic)
             })
@@ -897,10 +896,9 @@ pub unsafe extern "C" fn dpmo_select_top_k_gumbel(
         check_out(index_scratch)?;
         // SAFETY: the caller promises n readable doubles.
         let s = unsafe { input(scores, n) }?;
-        let charge = charge_of(select::Selector::Exponential, arithmetic, epsilon, n, k)?;
         // SAFETY: forwarded caller contract; `run` checks the outputs disjoint from every buffer.
         unsafe {
-            selection.run(charge, &[Region::of(scores, n)], &[], |g, out, work, ix| {
+            selection.run(epsilon, &[Region::of(scores, n)], &[], |g, out, work, ix| {
                 select::select_top_k_gumbel(g, s, sensitivity, epsilon, out, work, ix, arithmetic)
             })
         }
@@ -954,12 +952,11 @@ pub unsafe extern "C" fn dpmo_select_local_dampening_top_k(
         }
         // SAFETY: the caller promises one readable spec.
         let specs = unsafe { Specs::read(sensitivity, 1) }?;
-        let charge = charge_of(selector, arithmetic, epsilon, n, k)?;
         // SAFETY: forwarded caller contract; `run` checks the outputs disjoint from every buffer, and the
         // sensitivity is built (its values validated) only once the budget is charged.
         unsafe {
             selection.run(
-                charge,
+                epsilon,
                 &[Region::of(utilities, n)],
                 specs.regions(),
                 |g, out, scratch, ix| {

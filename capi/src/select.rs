@@ -42,10 +42,10 @@ pub const DPMO_FLOAT: u32 = 0x100;
 /// only on the public arguments (n, k, epsilon, sensitivity, the flags), never on the scores, so an analyst
 /// who times the call or counts the generator's words learns nothing more than the output. Every output
 /// probability is within a factor e^(±a) of the mechanism's (on scores whose gap to the best is capped at
-/// 128 ln 2 · sensitivity / epsilon), which makes it epsilon′-DP with epsilon′ slightly above epsilon:
-/// `dpmo_isochronous_epsilon` gives it, and the budget is charged epsilon′. For the exponential mechanism,
-/// permute-and-flip, report-noisy-max (Gumbel, Exponential) and their top-k; the other functions refuse it
-/// with `DPMO_UNSUPPORTED`. Not combinable with `DPMO_FLOAT`.
+/// 128 ln 2 · sensitivity / epsilon); to pay for it the mechanism runs at the slightly smaller epsilon
+/// `dpmo_isochronous_run_epsilon` gives, so the call is epsilon-DP and charges epsilon, as always. For the
+/// exponential mechanism, permute-and-flip, report-noisy-max (Gumbel, Exponential), their top-k and local
+/// dampening; the other functions refuse it with `DPMO_UNSUPPORTED`. Not combinable with `DPMO_FLOAT`.
 pub const DPMO_ISOCHRONOUS: u32 = 0x200;
 
 /// Splits the arithmetic flags (`DPMO_FLOAT`, `DPMO_ISOCHRONOUS`; not both) off an enum argument.
@@ -56,20 +56,6 @@ pub(crate) fn arithmetic_of(value: u32) -> Result<(u32, Arithmetic), Error> {
         (true, false) => Ok((bare, Arithmetic::Float)),
         (false, true) => Ok((bare, Arithmetic::Isochronous)),
         (false, false) => Ok((bare, Arithmetic::Exact)),
-    }
-}
-
-/// What a selection of k out of n candidates is charged: epsilon, or epsilon′ in isochronous arithmetic.
-pub(crate) fn charge_of(
-    selector: Selector,
-    arithmetic: Arithmetic,
-    epsilon: f64,
-    n: usize,
-    k: usize,
-) -> Result<f64, Error> {
-    match arithmetic {
-        Arithmetic::Isochronous => select::isochronous_epsilon(selector, epsilon, n, k),
-        _ => Ok(epsilon),
     }
 }
 
@@ -148,10 +134,9 @@ unsafe fn run_selector(
     selection.check()?;
     // SAFETY: the caller promises n readable doubles.
     let s = unsafe { input(scores, n) }?;
-    let charge = charge_of(selector, arithmetic, epsilon, n, 1)?;
     // SAFETY: forwarded caller contract; `run` checks the outputs disjoint from every buffer.
     unsafe {
-        selection.run(charge, &[Region::of(scores, n)], &[], |g, out, _, perm| {
+        selection.run(epsilon, &[Region::of(scores, n)], &[], |g, out, _, perm| {
             out[0] = select::select(g, selector, s, sensitivity, epsilon, perm, arithmetic)?;
             Ok(())
         })
@@ -159,10 +144,10 @@ unsafe fn run_selector(
 }
 
 /// Any single selector: `selector` is a `DPMO_SELECTOR_*`, optionally OR-ed with `DPMO_FLOAT` (floating
-/// point) or `DPMO_ISOCHRONOUS` (constant time, charged epsilon′ = `dpmo_isochronous_epsilon`). Writes the
+/// point) or `DPMO_ISOCHRONOUS` (constant time; see it). Writes the
 /// chosen index to `*out_index`. `perm_scratch` (n size_t) is needed by permute-and-flip and by
 /// report-noisy-max with Exponential noise unless floating point is asked for; it may be NULL with length 0
-/// otherwise. `budget` (nullable) is charged epsilon (epsilon′ in isochronous arithmetic).
+/// otherwise. `budget` (nullable) is charged epsilon.
 ///
 /// # Safety
 /// `rng`: an initialised generator; `scores`: n readable doubles; `perm_scratch`: NULL or
@@ -199,16 +184,17 @@ pub unsafe extern "C" fn dpmo_select(
     })())
 }
 
-/// The epsilon′ an isochronous selection of k out of n candidates at a total epsilon is charged (see
-/// `DPMO_ISOCHRONOUS`): epsilon + k · 2^-40 for the exponential mechanism and Gumbel noise,
-/// epsilon + k (n + 1) 2^-40 for permute-and-flip and Exponential noise, rounded up. `selector` may carry
-/// `DPMO_ISOCHRONOUS`. Errors: epsilon not finite and positive, k = 0 or k > n, an unknown selector or one
-/// with `DPMO_FLOAT` → `DPMO_INVALID_ARGUMENT` / `DPMO_INVALID_EPSILON`; Laplace noise → `DPMO_UNSUPPORTED`.
+/// The epsilon each round of an isochronous selection of k out of n candidates at a total `epsilon` runs its
+/// mechanism at (see `DPMO_ISOCHRONOUS`), so that the selection is epsilon-DP exactly: epsilon/k rounded
+/// down, less 2^-40 for the exponential mechanism and Gumbel noise or (n + 1) 2^-40 for permute-and-flip
+/// and Exponential noise, rounded down. `selector` may carry `DPMO_ISOCHRONOUS`. Errors: epsilon not finite
+/// and positive, or epsilon/k not above that slack → `DPMO_INVALID_EPSILON`; k = 0 or k > n, an unknown
+/// selector or one with `DPMO_FLOAT` → `DPMO_INVALID_ARGUMENT`; Laplace noise → `DPMO_UNSUPPORTED`.
 ///
 /// # Safety
 /// `out_epsilon`: one writable double.
 #[no_mangle]
-pub unsafe extern "C" fn dpmo_isochronous_epsilon(
+pub unsafe extern "C" fn dpmo_isochronous_run_epsilon(
     selector: u32,
     epsilon: f64,
     n: usize,
@@ -217,8 +203,8 @@ pub unsafe extern "C" fn dpmo_isochronous_epsilon(
 ) -> dpmo_status {
     status_of((|| {
         check_out(out_epsilon)?;
-        let (s, a) = selector_of(selector | DPMO_ISOCHRONOUS)?;
-        let e = charge_of(s, a, epsilon, n, k)?;
+        let (s, _) = selector_of(selector | DPMO_ISOCHRONOUS)?;
+        let e = select::isochronous_run_epsilon(s, epsilon, n, k)?;
         // SAFETY: checked non-null and aligned; the caller promises it is writable.
         unsafe { out_epsilon.write(e) };
         Ok(())

@@ -1,6 +1,7 @@
 //! The isochronous selectors: the exponential mechanism and permute-and-flip in *constant time* — control
-//! flow, memory addresses and randomness consumed depend only on n, never on the scores — at a pure privacy
-//! cost ε′ slightly above ε ([`isochronous_epsilon`]).
+//! flow, memory addresses and randomness consumed depend only on n, never on the scores — and still pure
+//! ε-DP: the mechanism runs at an ε₀ a hair below ε ([`isochronous_run_epsilon`]) to pay for the
+//! approximation.
 //!
 //! # Why not the exact selectors
 //! The exact selectors ([`super::exact`]) sample by rejection: how many proposals, coins and random bits a
@@ -41,7 +42,7 @@
 //!   their sum T < 2¹⁹⁰ is exact in 192 bits. U = ⌊R T / 2²⁵⁶⌋ for 256 random bits R hits each value of
 //!   [0, T) with probability (1 ± T/2²⁵⁶)/T, and the output is the number of prefix sums ≤ U, found in a
 //!   second pass. Each output r has probability (W_r/T)(1 ± 2⁻⁶⁶), hence within e^{±(2ζ + 2⁻⁶⁵)} of the
-//!   mechanism's: a ≤ 2⁻⁴³ + 2⁻⁶⁵, and ε′ = ε + 2⁻⁴⁰ is charged (2a ≤ 2^−41.9).
+//!   mechanism's: a ≤ 2⁻⁴³ + 2⁻⁶⁵, so 2a ≤ 2^−41.9 < 2⁻⁴⁰, the slack [`isochronous_run_epsilon`] takes off ε.
 //! * **Permute-and-flip** ([`permute_and_flip`]): permute-and-flip returns the first success of independent
 //!   coins Bernoulli(ω_r) in a uniformly random order; since the order is independent of the coins, that is
 //!   a uniformly random success. So: flip all n coins exactly (128 random bits against ω′_r 2¹²⁸), count the
@@ -50,7 +51,7 @@
 //!   P(r) = π_r ∫₀¹ Π_{j≠r} (1 − π_j t) dt. The logarithm of the integral moves by at most 2|π_j − ω_j| when
 //!   π_j does (its derivative is −∫ t g / ∫ (1 − π_j t) g for a decreasing g ≥ 0, and
 //!   ∫ (1 − π_j t) g ≥ ∫ (1 − t) g ≥ ½ ∫ g by Chebyshev's inequality), so
-//!   a ≤ ζ + 2.0002 (n − 1) ζ + 2⁻⁶³ and ε′ = ε + (n + 1) 2⁻⁴⁰ is charged (2a ≤ (n + 1) 2^−41.9).
+//!   a ≤ ζ + 2.0002 (n − 1) ζ + 2⁻⁶³, so 2a ≤ (n + 1) 2^−41.9 < (n + 1) 2⁻⁴⁰, the slack taken off ε.
 //!
 //! Report-noisy-max with Gumbel noise is the exponential mechanism and with Exponential noise
 //! permute-and-flip, so they run as these. Top-k peels k rounds, each a selection at ε/k among the candidates
@@ -66,7 +67,7 @@
 
 use super::exact::load_int;
 use super::{ct, Noise, Selector};
-use crate::float::{add_up, mul_up};
+use crate::float::{mul_up, sub_down};
 use crate::Error;
 use rand_core::Rng;
 
@@ -555,20 +556,28 @@ pub(crate) fn top_k<R: Rng + ?Sized>(
     }
 }
 
-/// The pure ε′ an isochronous selection of k out of n candidates at a total ε costs (module
-/// documentation): every round at ε/k (rounded down) gains 2⁻⁴⁰ for the exponential mechanism (and Gumbel
-/// noise), (n + 1) 2⁻⁴⁰ for permute-and-flip (and Exponential noise), so ε′ = ε + k · slack, rounded up.
-/// Charge ε′ to the budget (the C ABI and the bindings do). Errors as for top-k: ε not finite and
-/// positive, k = 0 or k > n; Laplace noise → [`Error::Unsupported`].
-pub fn isochronous_epsilon(selector: Selector, epsilon: f64, n: usize, k: usize) -> Result<f64, Error> {
-    super::per_round_epsilon(epsilon, k, n)?;
+/// The ε each round of an isochronous selection of k out of n candidates runs its mechanism at, so that
+/// the selection is ε-DP in total, exactly (module documentation): ε/k (rounded down) less a slack of
+/// 2⁻⁴⁰ for the exponential mechanism (and Gumbel noise) or (n + 1) 2⁻⁴⁰ for permute-and-flip (and
+/// Exponential noise), rounded down. A round run at ε₀ samples every output within a factor e^{±a} of the
+/// mechanism at ε₀ with 2a ≤ slack, so it is (ε₀ + slack)-DP, and ε₀ + slack ≤ ε/k.
+///
+/// Errors: those of top-k (ε not finite and positive, k = 0 or k > n); ε/k not above the slack →
+/// [`Error::InvalidEpsilon`]; Laplace noise → [`Error::Unsupported`].
+pub fn isochronous_run_epsilon(selector: Selector, epsilon: f64, n: usize, k: usize) -> Result<f64, Error> {
+    let round = super::per_round_epsilon(epsilon, k, n)?;
     let unit = libm::ldexp(1.0, -40);
     let slack = match selector {
         Selector::Exponential | Selector::NoisyMax(Noise::Gumbel) => unit,
         Selector::PermuteAndFlip | Selector::NoisyMax(Noise::Exponential) => mul_up(n as f64 + 1.0, unit),
         Selector::NoisyMax(Noise::Laplace) => return Err(Error::Unsupported),
     };
-    Ok(add_up(epsilon, mul_up(k as f64, slack)))
+    let run = sub_down(round, slack);
+    if run > 0.0 {
+        Ok(run)
+    } else {
+        Err(Error::InvalidEpsilon)
+    }
 }
 
 #[cfg(test)]
@@ -945,36 +954,36 @@ mod tests {
         let eps = 1.0;
         let (em, pf) = worst_losses(IsoScale::new(eps, 1.0).unwrap());
         std::eprintln!("small world: worst losses {em} (EM), {pf} (P&F) at ε = {eps}");
-        assert!(em <= isochronous_epsilon(Selector::Exponential, eps, 3, 1).unwrap() + 4.0 * U);
-        assert!(pf <= isochronous_epsilon(Selector::PermuteAndFlip, eps, 3, 1).unwrap() + 1e-12);
+        // Run at ε₀ = the isochronous ε for a requested ε of 1: the loss stays below 1.
+        let unit = libm::ldexp(1.0, -40);
+        assert!(em <= eps + unit + 4.0 * U);
+        assert!(pf <= eps + 4.0 * unit + 1e-12);
         // The checker fails a sampler that treats Δ = 1 as ¼ (weights four times too steep).
         let (em, pf) = worst_losses(IsoScale::new(eps, 0.25).unwrap());
         assert!(em > eps && pf > eps, "broken variant not caught: {em}, {pf}");
     }
 
     #[test]
-    fn epsilon_prime() {
+    fn run_epsilon() {
         let unit = libm::ldexp(1.0, -40);
+        let run = |sel, e, n, k| isochronous_run_epsilon(sel, e, n, k);
+        assert_eq!(run(Selector::Exponential, 1.0, 10, 1).unwrap(), 1.0 - unit);
+        assert_eq!(run(Selector::NoisyMax(Noise::Gumbel), 1.5, 10, 3).unwrap(), 0.5 - unit);
+        assert_eq!(run(Selector::PermuteAndFlip, 0.5, 10, 2).unwrap(), 0.25 - 11.0 * unit);
         assert_eq!(
-            isochronous_epsilon(Selector::Exponential, 1.0, 10, 1).unwrap(),
-            1.0 + unit
-        );
-        assert_eq!(
-            isochronous_epsilon(Selector::NoisyMax(Noise::Gumbel), 1.0, 10, 3).unwrap(),
-            1.0 + 3.0 * unit
-        );
-        assert_eq!(
-            isochronous_epsilon(Selector::PermuteAndFlip, 0.5, 10, 2).unwrap(),
-            0.5 + 22.0 * unit
-        );
-        assert_eq!(
-            isochronous_epsilon(Selector::NoisyMax(Noise::Laplace), 1.0, 10, 1),
+            run(Selector::NoisyMax(Noise::Laplace), 1.0, 10, 1),
             Err(Error::Unsupported)
         );
+        assert_eq!(run(Selector::Exponential, 1.0, 10, 11), Err(Error::InvalidArgument));
+        assert_eq!(run(Selector::Exponential, unit, 10, 1), Err(Error::InvalidEpsilon));
         assert_eq!(
-            isochronous_epsilon(Selector::Exponential, 1.0, 10, 11),
-            Err(Error::InvalidArgument)
+            run(Selector::PermuteAndFlip, 1e-9, 10_000, 1),
+            Err(Error::InvalidEpsilon)
         );
-        assert!(isochronous_epsilon(Selector::Exponential, 0.1, 10, 1).unwrap() > 0.1);
+        // Rounded down: ε₀ + slack never exceeds ε.
+        for e in [0.1, 1.0 / 3.0, 7.7, 1e-6] {
+            let r = run(Selector::Exponential, e, 5, 1).unwrap();
+            assert!(crate::float::add_up(r, unit) <= e);
+        }
     }
 }

@@ -26,7 +26,7 @@ mod topk;
 
 pub(crate) use exponential::probabilities_in_place;
 pub use exponential::{exponential_probabilities, select_exponential, select_exponential_float};
-pub use iso::isochronous_epsilon;
+pub use iso::isochronous_run_epsilon;
 pub use noisy_max::{select_noisy_max, select_noisy_max_float, Noise};
 pub use permute_flip::{select_permute_and_flip, select_permute_and_flip_float};
 pub(crate) use topk::{per_round_epsilon, top_k_int};
@@ -49,9 +49,9 @@ pub enum Arithmetic {
     /// Floating-point samplers: ε-DP in real arithmetic only.
     Float,
     /// Constant time (`iso`): control flow, memory addresses and randomness consumed depend only on the
-    /// public arguments, never on the scores, and every output probability is within a factor e^{±a} of the
-    /// mechanism's, so a selection is ε′-DP with ε′ = [`isochronous_epsilon`] slightly above ε — charge
-    /// that. For an analyst who can time the call (SQL, a service).
+    /// public arguments, never on the scores. Every output probability is within a factor e^{±a} of the
+    /// mechanism's, paid for by running it at an ε₀ a hair below ε ([`isochronous_run_epsilon`]), so the
+    /// selection is still pure ε-DP. For an analyst who can time the call (SQL, a service).
     Isochronous,
 }
 
@@ -155,7 +155,8 @@ pub fn select_on<R: Rng + ?Sized>(
             }
         }
         Arithmetic::Isochronous => {
-            let scale = iso::IsoScale::new(epsilon, sensitivity)?;
+            let run = iso::isochronous_run_epsilon(selector, epsilon, scores.len(), 1)?;
+            let scale = iso::IsoScale::new(run, sensitivity)?;
             let everyone = |_| u64::MAX;
             let s = iso::FloatIso::new(scores, scale, everyone);
             if selector.needs_permutation(arithmetic) {

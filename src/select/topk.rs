@@ -61,8 +61,8 @@ fn peel<W: ?Sized>(
 
 /// Top-k without replacement: k = `out.len()` rounds of `selector` at ε/k each (rounded down) over the
 /// candidates not yet chosen, in `arithmetic`; writes the chosen indices to `out` in the order they were
-/// picked. ε-DP in total by sequential composition (ε′-DP in isochronous arithmetic:
-/// [`super::isochronous_epsilon`]). Draws one key from `rng`, as [`super::select`].
+/// picked. ε-DP in total by sequential composition (in isochronous arithmetic each round runs at
+/// [`super::isochronous_run_epsilon`]). Draws one key from `rng`, as [`super::select`].
 ///
 /// Scratch: `score_scratch` and `index_scratch` of length ≥ n; `perm_scratch` of length ≥ n when
 /// [`Selector::needs_permutation`] (may be empty otherwise). A chosen candidate is removed by swapping the
@@ -127,7 +127,8 @@ pub fn top_k_on<R: Rng + ?Sized>(
     }
     super::check_arguments(n, sensitivity, round_eps)?;
     if arithmetic == Arithmetic::Isochronous {
-        let scale = super::iso::IsoScale::new(round_eps, sensitivity)?;
+        let run = super::iso::isochronous_run_epsilon(selector, epsilon, n, out.len())?;
+        let scale = super::iso::IsoScale::new(run, sensitivity)?;
         super::iso::top_k(rng, selector, scores, scale, out, &mut index_scratch[..n], perm_scratch);
         return Ok(());
     }

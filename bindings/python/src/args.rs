@@ -1,7 +1,7 @@
 //! Arguments: the enum-like strings, counts, and numpy arrays (borrowed without a copy when they are
 //! C-contiguous float64, copied otherwise).
 
-use crate::errors::{check, err_with};
+use crate::errors::err_with;
 use dpmo::select::{Arithmetic, Noise, Selector};
 use dpmo::{Dampening, Dominance, Error};
 use numpy::{AllowTypeChange, PyArrayLike1, PyArrayLike2, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
@@ -60,15 +60,6 @@ pub fn arithmetic(a: &str) -> PyResult<Arithmetic> {
             Error::InvalidArgument,
             format!("arithmetic {a:?}: expected 'exact' (the default), 'isochronous' or 'float'"),
         )),
-    }
-}
-
-/// What a selection of k out of n candidates is charged: ε, or ε′ = `dpmo.isochronous_epsilon(...)` in
-/// isochronous arithmetic (n = 0 is left for the selection itself to refuse).
-pub fn charge(sel: Selector, arith: Arithmetic, epsilon: f64, n: usize, k: usize) -> PyResult<f64> {
-    match arith {
-        Arithmetic::Isochronous => check(dpmo::select::isochronous_epsilon(sel, epsilon, n.max(1), k)),
-        _ => Ok(epsilon),
     }
 }
 

@@ -34,12 +34,11 @@ fn one(
     let s = slice1(&scores);
     let s: &[f64] = &s;
     let perm = perm_len(sel, arith, s.len());
-    let charge = args::charge(sel, arith, epsilon, s.len(), 1)?;
     run(
         py,
         rng.get(),
         budget.map(|b| b.get()),
-        charge,
+        epsilon,
         || None,
         move |g| {
             let mut p = vec![0usize; perm];
@@ -143,12 +142,11 @@ pub fn select_top_k<'py>(
     let s: &[f64] = &s;
     let n = s.len();
     let perm = perm_len(sel, arith, n);
-    let charge = args::charge(sel, arith, epsilon, n, k)?;
     let out = run(
         py,
         rng.get(),
         budget.map(|b| b.get()),
-        charge,
+        epsilon,
         || None,
         move |g| {
             let mut out = vec![0usize; k];
@@ -191,12 +189,11 @@ pub fn select_top_k_gumbel<'py>(
     let s = slice1(&scores);
     let s: &[f64] = &s;
     let n = s.len();
-    let charge = args::charge(Selector::Exponential, arith, epsilon, n, k)?;
     let out = run(
         py,
         rng.get(),
         budget.map(|b| b.get()),
-        charge,
+        epsilon,
         || None,
         move |g| {
             let mut out = vec![0usize; k];
@@ -314,12 +311,11 @@ pub fn select_local_dampening(
     let spec = b.spec(s.is_shared());
     let spec = &spec;
     let perm = perm_len(sel, arith, n);
-    let charge = args::charge(sel, arith, epsilon, n, 1)?;
     run(
         py,
         rng.get(),
         budget.map(|b| b.get()),
-        charge,
+        epsilon,
         || b.take_error(),
         move |g| {
             let d = spec.build(n)?;
@@ -362,12 +358,11 @@ pub fn select_local_dampening_top_k<'py>(
     let spec = b.spec(s.is_shared());
     let spec = &spec;
     let perm = perm_len(sel, arith, n);
-    let charge = args::charge(sel, arith, epsilon, n, k)?;
     let out = run(
         py,
         rng.get(),
         budget.map(|b| b.get()),
-        charge,
+        epsilon,
         || b.take_error(),
         move |g| {
             let d = spec.build(n)?;
@@ -395,19 +390,24 @@ pub fn select_local_dampening_top_k<'py>(
     Ok(indices(py, out))
 }
 
-/// The ε′ an isochronous selection of k out of n candidates at a total ε is charged: ε + k · 2⁻⁴⁰ for
-/// the exponential mechanism (and Gumbel noise), ε + k (n + 1) 2⁻⁴⁰ for permute-and-flip (and Exponential
-/// noise), rounded up. Every output probability of arithmetic="isochronous" is within a factor e^{±a} of
-/// the mechanism's, which makes it ε′-DP; the budget is charged ε′.
+/// The ε each round of an isochronous selection of k out of n candidates at a total ε runs its mechanism
+/// at: ε/k less 2⁻⁴⁰ (exponential mechanism, Gumbel noise) or (n + 1) 2⁻⁴⁰ (permute-and-flip,
+/// Exponential noise), rounded down. arithmetic="isochronous" samples every output within a factor e^{±a}
+/// of the mechanism at that ε, which keeps the selection ε-DP; the budget is charged ε.
 #[pyfunction]
 #[pyo3(signature = (epsilon, n, *, k = 1, selector = "exponential"))]
-pub fn isochronous_epsilon(epsilon: f64, n: i64, k: i64, selector: &str) -> PyResult<f64> {
-    let (sel, arith) = args::selector(selector, "isochronous")?;
-    args::charge(sel, arith, epsilon, count_arg("n", n)?, count_arg("k", k)?)
+pub fn isochronous_run_epsilon(epsilon: f64, n: i64, k: i64, selector: &str) -> PyResult<f64> {
+    let (sel, _) = args::selector(selector, "isochronous")?;
+    check(core::isochronous_run_epsilon(
+        sel,
+        epsilon,
+        count_arg("n", n)?,
+        count_arg("k", k)?,
+    ))
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(isochronous_epsilon, m)?)?;
+    m.add_function(wrap_pyfunction!(isochronous_run_epsilon, m)?)?;
     m.add_function(wrap_pyfunction!(select_any, m)?)?;
     m.add_function(wrap_pyfunction!(select_exponential, m)?)?;
     m.add_function(wrap_pyfunction!(select_permute_and_flip, m)?)?;

@@ -1,5 +1,6 @@
-"""arithmetic="isochronous": constant-time selection charged ε′ (dpmo.isochronous_epsilon), and what every
-selection consumes from the caller's generator (a fixed key, whatever the data)."""
+"""arithmetic="isochronous": constant-time selection, still ε-DP and charged ε (the mechanism runs at
+dpmo.isochronous_run_epsilon), and what every selection consumes from the caller's generator (a fixed key,
+whatever the data)."""
 
 import math
 
@@ -13,19 +14,18 @@ PLUS = TIED.copy()
 PLUS[17] += 1.0
 
 
-def test_epsilon_prime_is_charged():
+def test_charged_epsilon_runs_a_hair_below():
     unit = math.ldexp(1.0, -40)
-    assert dpmo.isochronous_epsilon(1.0, 10) == 1.0 + unit
-    assert dpmo.isochronous_epsilon(0.5, 10, k=2, selector="permute_and_flip") == 0.5 + 22 * unit
+    assert dpmo.isochronous_run_epsilon(1.0, 10) == 1.0 - unit
+    assert dpmo.isochronous_run_epsilon(0.5, 10, k=2, selector="permute_and_flip") == 0.25 - 11 * unit
     budget = dpmo.Budget(1.0)
     dpmo.select_exponential(dpmo.Rng(), TIED, sensitivity=1.0, epsilon=0.5, arithmetic="isochronous", budget=budget)
-    assert budget.spent == dpmo.isochronous_epsilon(0.5, 100)
-    # A budget of exactly ε cannot pay ε′; nothing is charged.
-    tight = dpmo.Budget(0.5)
-    with pytest.raises(dpmo.BudgetExhaustedError):
-        dpmo.select_exponential(dpmo.Rng(), TIED, sensitivity=1.0, epsilon=0.5, arithmetic="isochronous",
-                                budget=tight)
-    assert tight.spent == 0.0
+    assert budget.spent == 0.5
+    # ε not above the slack is refused, nothing charged.
+    with pytest.raises(dpmo.InvalidEpsilonError):
+        dpmo.select_permute_and_flip(dpmo.Rng(), TIED, sensitivity=1.0, epsilon=1e-12, arithmetic="isochronous",
+                                     budget=budget)
+    assert budget.spent == 0.5
     with pytest.raises(dpmo.UnsupportedError):
         dpmo.select_noisy_max(dpmo.Rng(), TIED, sensitivity=1.0, epsilon=1.0, noise="laplace",
                               arithmetic="isochronous")

@@ -442,6 +442,19 @@ JNIEXPORT jstring JNICALL Java_org_dpmo_Dpmo_statusMessage(JNIEnv *env, jclass c
     return (*env)->NewStringUTF(env, dpmo_status_message((uint32_t)status));
 }
 
+JNIEXPORT jdouble JNICALL Java_org_dpmo_Dpmo_isochronousRunEpsilon(JNIEnv *env, jclass cls, jint selector, jdouble epsilon,
+                                                                jint n, jint k) {
+    (void)cls;
+    double out = 0.0;
+    if (n < 0 || k < 0) {
+        throw_status(env, DPMO_INVALID_ARGUMENT);
+        return 0.0;
+    }
+    dpmo_status st = dpmo_isochronous_run_epsilon((uint32_t)selector, epsilon, (size_t)n, (size_t)k, &out);
+    if (st != DPMO_OK) throw_status(env, st);
+    return out;
+}
+
 /* ---------------------------------------------------------------------------- generator */
 
 JNIEXPORT void JNICALL Java_org_dpmo_DpmoRng_init(JNIEnv *env, jclass cls, jlongArray state, jint kind, jbyteArray seed) {
