@@ -111,7 +111,7 @@ pub fn select_local_dampening<R: Rng + ?Sized>(
 
 /// Top-k without replacement with local dampening: the dampened scores do not depend on the candidate set
 /// (δ(x, t, r) is per candidate), so they are computed once and k rounds of `selector` at ε/k each run on
-/// them with Δ = 1 ([`select_top_k`]), in `arithmetic`. ε-DP in total by sequential composition.
+/// them with Δ = 1 ([`crate::select::select_top_k`]), in `arithmetic`. ε-DP in total by sequential composition.
 ///
 /// Scratch: `dampened` and `score_scratch` of length ≥ [`local_dampening_scratch_len`], `index_scratch` of
 /// length ≥ n, `perm_scratch` of length ≥ n when [`Selector::needs_permutation`] (may be empty

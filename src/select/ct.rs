@@ -126,7 +126,7 @@ pub(crate) fn div_rem(x: u128, d: u64, bits: u32) -> (u128, u64) {
 /// A double as (sign mask, magnitude m, exponent e) with |x| = m 2^e, for finite and infinite x alike
 /// (subnormals have e = −1074; infinities and NaNs the biased exponent 2047, see [`special`]).
 #[inline(always)]
-fn parts(x: f64) -> (u64, u64, i64) {
+pub(crate) fn parts(x: f64) -> (u64, u64, i64) {
     let b = x.to_bits();
     let biased = (b >> 52) & 0x7ff;
     let normal = !eq(biased, 0);
@@ -138,7 +138,7 @@ fn parts(x: f64) -> (u64, u64, i64) {
 
 /// (all ones for ±∞ or NaN, all ones for NaN).
 #[inline(always)]
-fn special(x: f64) -> (u64, u64) {
+pub(crate) fn special(x: f64) -> (u64, u64) {
     let b = x.to_bits();
     let huge = eq((b >> 52) & 0x7ff, 0x7ff);
     (huge, huge & !eq(b & ((1 << 52) - 1), 0))
@@ -146,7 +146,7 @@ fn special(x: f64) -> (u64, u64) {
 
 /// All ones when k < 0, for any i64.
 #[inline(always)]
-fn negative(k: i64) -> u64 {
+pub(crate) fn negative(k: i64) -> u64 {
     barrier((k >> 63) as u64)
 }
 

@@ -13,30 +13,37 @@
 //! no δ — where the mechanism is ε-DP.
 //!
 //! # The mechanism sampled
-//! The scores are first made finite by a public rule ([`clean`]: NaN → −f64::MAX, ±∞ → ±f64::MAX), and
-//! the weights are capped: with s* the best score, candidate r has y_r = min(γ_r log₂ e, 64) where
+//! The scores are first made finite by a public rule (NaN → the lowest score, ±∞ → ±the largest), and the weights
+//! are capped: with s* the best score, candidate r has y_r = min(γ_r log₂ e, 64) where
 //! γ_r = ε (s* − s_r)/(2Δ), and weight ω_r = 2^{−y_r} ∈ [2⁻⁶⁴, 1]. That is the exponential mechanism
 //! (or permute-and-flip) on the scores max(s_r, s* − c) with c = 128 ln 2 · Δ/ε, which have sensitivity Δ
 //! whenever s does (s* does), so it is ε-DP (McSherry & Talwar 2007, Thm. 6; McKenna & Sheldon 2020,
-//! Thm. 1). It differs from the uncapped mechanism by at most n 2⁻⁶⁴ in total variation.
+//! Thm. 1). It differs from the uncapped mechanism by at most n 2⁻⁶⁴ in total variation. Scores that
+//! arrive as integers (dampened, weighted sums) are handled alike in their own units ([`IntIso`]).
 //!
 //! # Arithmetic, and the bound a
-//! Per candidate, branch-free: the score is cleaned and magnitudes below 2⁻⁹⁷⁰ are flushed to 0 (bit
-//! operations, so no floating-point operation ever sees a subnormal, whose timing differs on many CPUs);
-//! d = s* − s in floating point, clamped by integer comparisons of its bits to 0 below d_lo = 2⁻⁸⁰/c′ and
-//! to d_hi = 64/c′ above; y = d · c′ with c′ = ε log₂e / (2Δ) rounded, capped at 64; k = ⌊y⌋, f = y − k
-//! (exact); 2^{−f} as 2^{−j/16} 2^{−g} with j = ⌊16 f⌋ and g = f − j/16 ∈ [0, 1/16) (exact), 2^{−j/16} the
-//! product of the rounded roots 2^{−2^b/16} of j's bits (each chosen by a mask, not an index) and 2^{−g}
-//! by its Taylor polynomial of degree 7 in Horner form ([`POLY`]); the weight p(f) 2^{−k} is then turned
-//! *exactly* into a fixed-point integer. Error bounds (u = 2⁻⁵³):
-//! * y: c′ carries 3 roundings, d and y one each: |y′ − y| ≤ 5.1 u · 64 + c′ 2⁻⁹⁶⁹ + 2⁻⁸⁰ ≤ 2^−44.6
-//!   (the arguments accepted keep c′ ≤ 2⁹⁰⁰; see [`IsoScale::new`]);
+//! Per candidate, branch-free and with no decision on a score: with Δ = Δ′ 2^k (Δ′ ∈ [1, 2)), the score
+//! is divided by 2^k exactly by integer operations on its bits ([`scaled`]: the mantissa goes through one
+//! integer-to-double conversion, which normalises a subnormal exactly), magnitudes that end below 2⁻⁹⁷⁰
+//! are flushed to 0 and beyond f64::MAX saturate, so no floating-point operation ever sees a subnormal
+//! (their timing differs on many CPUs); d = s* − s in floating point, clamped by integer comparisons of its
+//! bits to 0 below d_lo = 2⁻⁸⁰/c′ and to d_hi = 64/c′ above; y = d · c′ with c′ = ε log₂e / (2Δ′) rounded,
+//! capped at 64; k = ⌊y⌋, f = y − k (exact); 2^{−f} as 2^{−j/16} 2^{−g} with j = ⌊16 f⌋ and
+//! g = f − j/16 ∈ [0, 1/16) (exact), 2^{−j/16} the product of the rounded roots 2^{−2^b/16} of j's bits (each
+//! chosen by a mask, not an index) and 2^{−g} by its Taylor polynomial of degree 7 in Horner form
+//! ([`POLY`]); the weight p(f) 2^{−k} is then turned *exactly* into a fixed-point integer. Error bounds
+//! (u = 2⁻⁵³):
+//! * y: c′ carries 3 roundings, d and y one each: |y′ − y| ≤ 5.1 u · 64 + c′ 2⁻⁹⁶⁹ + 2⁻⁸⁰ ≤ 2^−44.6 (c′ ≤ 2⁶⁴
+//!   for the ε accepted), against the mechanism on the scores clamped to ±f64::MAX · 2^k (where the
+//!   scaling saturates; clamping is 1-Lipschitz, so it keeps the sensitivity). Integer scores: G carries 3
+//!   roundings into a double
+//!   and c′ four, the product one: |y′ − y| ≤ 8.01 u · 64 + 2⁻⁸⁰ ≤ 2⁻⁴⁴;
 //! * p: the Taylor remainder is at most (ln 2 / 16)⁸/8! ≤ 2^−51.5, the rounded coefficients add ≤ 1.05 u,
 //!   Horner's 14 roundings at most 14.7 u, so 2^{−g} ≥ 2^{−1/16} is computed within 19.4 u relatively; the
 //!   product of four rounded roots within 7 u; the last product u: |p(f)/2^{−f} − 1| ≤ 28 u = 2^−48.2.
 //!   p(0) = 1 exactly and p(f) ≤ 1.
 //!
-//! So every weight is within a factor e^{±ζ} of ω_r with ζ = ln 2 · 2^−44.6 + 2^−48.1 ≤ 2^−44.9 < 2⁻⁴⁴.
+//! So every weight is within a factor e^{±ζ} of ω_r with ζ = ln 2 · 2⁻⁴⁴ + 2^−48.1 ≤ 2^−44.4 < 2⁻⁴⁴.
 //!
 //! * **Exponential mechanism** ([`exponential`]): weights W_r = ω′_r 2¹²⁶ are integers (2⁶² ≤ W_r ≤ 2¹²⁶);
 //!   their sum T < 2¹⁹⁰ is exact in 192 bits. U = ⌊R T / 2²⁵⁶⌋ for 256 random bits R hits each value of
@@ -97,75 +104,6 @@ const CHUNK: usize = 8;
 /// The cap of y = γ log₂ e: weights are at least 2⁻⁶⁴.
 pub(crate) const Y_CAP: f64 = 64.0;
 
-/// Magnitudes below this are flushed to 0 before any floating-point operation (so none sees a subnormal).
-const TINY: f64 = f64::from_bits((1023 - 970) << 52); // 2⁻⁹⁷⁰
-const SIGN: u64 = 1 << 63;
-const INF_BITS: u64 = 0x7ff0_0000_0000_0000;
-const MAX_BITS: u64 = 0x7fef_ffff_ffff_ffff;
-
-/// A score made finite by the public rule (NaN → −f64::MAX, ±∞ → ±f64::MAX), and flushed to +0 when its
-/// magnitude is below [`TINY`]. Bit operations only.
-#[inline(always)]
-pub(crate) fn clean(s: f64) -> f64 {
-    let b = s.to_bits();
-    let magnitude = b & !SIGN;
-    let sign = (b & SIGN) | (ct::lt(INF_BITS, magnitude) & SIGN);
-    let magnitude = ct::min(magnitude, MAX_BITS);
-    let keep = !ct::lt(magnitude, TINY.to_bits());
-    f64::from_bits((sign | magnitude) & keep)
-}
-
-/// The position of a non-NaN double in the order of the doubles (−0 below +0, which [`clean`] never
-/// produces).
-#[inline(always)]
-fn order_key(x: f64) -> u64 {
-    let b = x.to_bits();
-    b ^ (ct::bit(b >> 63) | SIGN)
-}
-
-#[inline(always)]
-fn from_order_key(k: u64) -> f64 {
-    f64::from_bits(k ^ (!ct::bit(k >> 63) | SIGN))
-}
-
-/// The public constants of one isochronous selection over doubles: c′ = ε log₂e / (2Δ) and the clamps of
-/// the gap d.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct IsoScale {
-    c: f64,
-    d_lo: u64,
-    d_hi: u64,
-}
-
-impl IsoScale {
-    /// Refuses (ε, Δ) for which the clamps would leave the normal range: c′ must lie in [2⁻¹⁰⁰⁰, 2⁹⁰⁰]
-    /// ([`Error::Unsupported`]; ε and Δ themselves are checked by the callers).
-    pub(crate) fn new(epsilon: f64, sensitivity: f64) -> Result<Self, Error> {
-        let q = epsilon / sensitivity;
-        let c = q * (0.5 * core::f64::consts::LOG2_E);
-        if !(q.is_normal() && c.is_normal() && (libm::ldexp(1.0, -1000)..=libm::ldexp(1.0, 900)).contains(&c)) {
-            return Err(Error::Unsupported);
-        }
-        // d_lo c′ ≥ 2⁻⁸⁰ (1 − u) and d_hi c′ ≥ 64 (1 − u): both products stay normal, and y ≤ 64 (1 + u)
-        // before its cap.
-        Ok(IsoScale {
-            c,
-            d_lo: (libm::ldexp(1.0, -80) / c).to_bits(),
-            d_hi: crate::float::next_up(Y_CAP / c).to_bits(),
-        })
-    }
-
-    /// y = min(c′ d, 64) for a gap d = s* − s ≥ 0 computed from cleaned scores (normal, +0 or +∞). A
-    /// negative d (a candidate above the best, only among those left out) gives 64.
-    #[inline(always)]
-    fn y_of_gap(&self, d: f64) -> f64 {
-        let b = d.to_bits();
-        let b = ct::min(b & !ct::lt(b, self.d_lo), self.d_hi);
-        let y = f64::from_bits(b) * self.c;
-        f64::from_bits(ct::min(y.to_bits(), Y_CAP.to_bits()))
-    }
-}
-
 /// Scores as the isochronous selectors see them: y_r ∈ [0, 64] per candidate, in constant time.
 pub(crate) trait IsoScores {
     /// The number of candidates.
@@ -173,41 +111,6 @@ pub(crate) trait IsoScores {
     /// y_r = min(γ_r log₂ e, 64), up to the error bound of the module documentation, with γ relative to
     /// the best *live* candidate.
     fn y(&self, r: usize) -> f64;
-}
-
-/// Doubles with a global sensitivity, relative to the best live one.
-pub(crate) struct FloatIso<'a> {
-    scores: &'a [f64],
-    best: f64,
-    scale: IsoScale,
-}
-
-impl<'a> FloatIso<'a> {
-    /// `live` is 0 for a candidate to leave out, !0 otherwise (at least one must be live).
-    pub(crate) fn new(scores: &'a [f64], scale: IsoScale, live: impl Fn(usize) -> u64) -> Self {
-        let mut best = 0u64; // below every key of a finite double
-        for (r, &s) in scores.iter().enumerate() {
-            best = ct::max(best, order_key(clean(s)) & live(r));
-        }
-        FloatIso {
-            scores,
-            best: from_order_key(best),
-            scale,
-        }
-    }
-}
-
-impl IsoScores for FloatIso<'_> {
-    fn len(&self) -> usize {
-        self.scores.len()
-    }
-
-    #[inline(always)]
-    fn y(&self, r: usize) -> f64 {
-        // Both operands are cleaned, so nonzero differences are at least 2⁻⁹⁷⁰ ulp-wise ≥ 2⁻¹⁰²²: the
-        // difference is +0, normal, or +∞ (beyond f64::MAX), and ≥ 0 for live candidates.
-        self.scale.y_of_gap(self.best - clean(self.scores[r]))
-    }
 }
 
 /// The public constants of an isochronous selection over integer scores whose sensitivity is `units`
@@ -221,14 +124,16 @@ pub(crate) struct IntScale {
 }
 
 impl IntScale {
-    /// As [`IsoScale::new`]: c′ must lie in [2⁻¹⁰⁰⁰, 2⁹⁰⁰] ([`Error::Unsupported`]).
+    /// For ε from [`isochronous_run_epsilon`] (in [2⁻⁴¹, 2⁶⁴]) and 1 ≤ units < 2⁶⁴, c′ lies in
+    /// [2⁻¹⁰⁶, 2⁶⁴], far inside the range the clamps below need; other ε are refused
+    /// ([`Error::InvalidEpsilon`]).
     pub(crate) fn new(epsilon: f64, units: u64) -> Result<Self, Error> {
-        if !(epsilon.is_finite() && epsilon > 0.0) {
+        if !(epsilon.is_finite() && epsilon > 0.0 && epsilon <= RUN_EPSILON_MAX) {
             return Err(Error::InvalidEpsilon);
         }
         let c = epsilon * (0.5 * core::f64::consts::LOG2_E) / units.max(1) as f64;
-        if !(c.is_normal() && (libm::ldexp(1.0, -1000)..=libm::ldexp(1.0, 900)).contains(&c)) {
-            return Err(Error::Unsupported);
+        if !c.is_normal() {
+            return Err(Error::InvalidEpsilon);
         }
         // Gaps from ⌈64/c′⌉ on have y ≥ 64 (capped); below ⌊2⁻⁸⁰/c′⌋, y < 2⁻⁸⁰ is taken as 0. Gaps never
         // exceed 2¹²⁶ (the stages keep scores within ±2¹²⁵).
@@ -251,7 +156,7 @@ pub(crate) struct IntIso<'a> {
 }
 
 impl<'a> IntIso<'a> {
-    /// `live` as for [`FloatIso::new`]. Scores must lie within ±2¹²⁵ (the stages keep them there).
+    /// `live(r)` = 0 leaves r out (at least one must be live). Scores must lie within ±2¹²⁵ (the stages keep them there).
     pub(crate) fn new(words: &'a [u64], scale: IntScale, live: impl Fn(usize) -> u64) -> Self {
         let mut best = -(1i128 << 125);
         for r in 0..words.len() / 2 {
@@ -276,16 +181,136 @@ impl IsoScores for IntIso<'_> {
         self.words.len() / 2
     }
 
-    /// y = min(c′ G, 64). G carries 3 roundings into the double and c′ four (ε log₂e/2, units, the
-    /// division), the product one: |y′ − y| ≤ 8.01 u · 64 ≤ 2⁻⁴⁴, so ζ ≤ 2^−44.4 as for doubles' scores.
+    /// y = min(c′ G, 64) ([`y_of_gap`]).
     #[inline(always)]
     fn y(&self, r: usize) -> f64 {
-        // A candidate above the best (only among those left out) wraps to a huge gap: y = 64.
-        let g = self.best.wrapping_sub(load_int(self.words, r)) as u128;
-        let g = g & ct::wide(!ct::lt_u128(g, self.scale.g_lo));
-        let g = ct::pick_u128(ct::lt_u128(g, self.scale.g_hi), g, self.scale.g_hi);
-        let y = u128_to_f64(g) * self.scale.c;
+        y_of_gap(self.best.wrapping_sub(load_int(self.words, r)) as u128, &self.scale)
+    }
+}
+
+/// y = min(c′ G, 64) for a gap G in grid units; a candidate above the best (only among those left out)
+/// wraps to a huge gap, and gets y = 64.
+#[inline(always)]
+fn y_of_gap(g: u128, scale: &IntScale) -> f64 {
+    let g = g & ct::wide(!ct::lt_u128(g, scale.g_lo));
+    let g = ct::pick_u128(ct::lt_u128(g, scale.g_hi), g, scale.g_hi);
+    let y = u128_to_f64(g) * scale.c;
+    f64::from_bits(ct::min(y.to_bits(), Y_CAP.to_bits()))
+}
+
+const SIGN: u64 = 1 << 63;
+const MAX_BITS: u64 = 0x7fef_ffff_ffff_ffff;
+/// The biased exponent of 2⁻⁹⁷⁰: scaled magnitudes below are flushed to 0, so that no floating-point
+/// operation ever sees a subnormal (their timing differs on many CPUs), and nonzero differences of two
+/// flushed values are at least 2⁻¹⁰²².
+const FLUSH_BIASED: i64 = 1023 - 970;
+
+/// s / 2^k as a double: NaN → −f64::MAX and ±∞ → ±f64::MAX (the public rule), magnitudes below 2⁻⁹⁷⁰ → +0,
+/// beyond f64::MAX → ±f64::MAX, exact otherwise. Integer operations and one integer-to-double conversion of
+/// the mantissa only (which normalises a subnormal exactly), no floating-point arithmetic on s.
+#[inline(always)]
+fn scaled(s: f64, k: i32) -> f64 {
+    let (sign, m, e) = ct::parts(s);
+    let (huge, nan) = ct::special(s);
+    let mf = (m as i64) as f64; // exact: m < 2⁵³
+    let mb = mf.to_bits();
+    let biased = (mb >> 52) as i64 + e - i64::from(k);
+    let tiny = ct::negative(biased - FLUSH_BIASED) | ct::eq(m, 0);
+    let over = ct::negative(2046 - biased) | huge;
+    let magnitude = ((biased as u64 & 0x7ff) << 52) | (mb & ((1 << 52) - 1));
+    let magnitude = ct::pick(over, MAX_BITS, magnitude);
+    let sign = ct::pick(nan, SIGN, sign & SIGN);
+    f64::from_bits((sign | magnitude) & !(tiny & !over))
+}
+
+/// The position of a non-NaN double in the order of the doubles (−0 below +0, which [`scaled`] never
+/// produces).
+#[inline(always)]
+fn order_key(x: f64) -> u64 {
+    let b = x.to_bits();
+    b ^ (ct::bit(b >> 63) | SIGN)
+}
+
+#[inline(always)]
+fn from_order_key(k: u64) -> f64 {
+    f64::from_bits(k ^ (!ct::bit(k >> 63) | SIGN))
+}
+
+/// The public constants of one isochronous selection over doubles: Δ = Δ′ 2^k with Δ′ ∈ [1, 2), the scores
+/// seen as s / 2^k ([`scaled`]), c′ = ε log₂e / (2Δ′), and the clamps of the gap d.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct IsoScale {
+    k: i32,
+    c: f64,
+    d_lo: u64,
+    d_hi: u64,
+}
+
+impl IsoScale {
+    /// For ε from [`isochronous_run_epsilon`] (in [2⁻⁴¹, 2⁶⁴]) and any Δ > 0, c′ lies in [2⁻⁴³, 2⁶⁴], so
+    /// the clamps below are normal numbers; other ε are refused ([`Error::InvalidEpsilon`]).
+    pub(crate) fn new(epsilon: f64, sensitivity: f64) -> Result<Self, Error> {
+        if !(epsilon.is_finite() && epsilon > 0.0 && epsilon <= RUN_EPSILON_MAX) {
+            return Err(Error::InvalidEpsilon);
+        }
+        if !(sensitivity.is_finite() && sensitivity > 0.0) {
+            return Err(Error::InvalidSensitivity);
+        }
+        let (f, x) = libm::frexp(sensitivity); // Δ = f 2^x, f ∈ [½, 1)
+        let c = epsilon * (0.5 * core::f64::consts::LOG2_E) / (2.0 * f);
+        // d_lo c′ ≥ 2⁻⁸⁰ (1 − u) and d_hi c′ ≥ 64 (1 − u): both products stay normal, and y ≤ 64 (1 + u)
+        // before its cap.
+        Ok(IsoScale {
+            k: x - 1,
+            c,
+            d_lo: (libm::ldexp(1.0, -80) / c).to_bits(),
+            d_hi: crate::float::next_up(Y_CAP / c).to_bits(),
+        })
+    }
+
+    /// y = min(c′ d, 64) for a gap d ≥ 0 of scaled scores (normal, +0 or +∞). A negative d (a candidate
+    /// above the best, only among those left out) gives 64.
+    #[inline(always)]
+    fn y_of_gap(&self, d: f64) -> f64 {
+        let b = d.to_bits();
+        let b = ct::min(b & !ct::lt(b, self.d_lo), self.d_hi);
+        let y = f64::from_bits(b) * self.c;
         f64::from_bits(ct::min(y.to_bits(), Y_CAP.to_bits()))
+    }
+}
+
+/// Doubles with a global sensitivity, relative to the best live one.
+pub(crate) struct FloatIso<'a> {
+    scores: &'a [f64],
+    best: f64,
+    scale: IsoScale,
+}
+
+impl<'a> FloatIso<'a> {
+    /// `live(r)` = 0 leaves r out (at least one must be live).
+    pub(crate) fn new(scores: &'a [f64], scale: IsoScale, live: impl Fn(usize) -> u64) -> Self {
+        let mut best = 0u64; // below every key of a finite double
+        for (r, &s) in scores.iter().enumerate() {
+            best = ct::max(best, order_key(scaled(s, scale.k)) & live(r));
+        }
+        FloatIso {
+            scores,
+            best: from_order_key(best),
+            scale,
+        }
+    }
+}
+
+impl IsoScores for FloatIso<'_> {
+    fn len(&self) -> usize {
+        self.scores.len()
+    }
+
+    #[inline(always)]
+    fn y(&self, r: usize) -> f64 {
+        // Both operands are scaled and flushed, so nonzero differences are at least 2⁻¹⁰²²: the difference
+        // is +0, normal, or +∞ (beyond f64::MAX), and ≥ 0 for live candidates.
+        self.scale.y_of_gap(self.best - scaled(self.scores[r], self.scale.k))
     }
 }
 
@@ -562,8 +587,8 @@ pub(crate) fn top_k<R: Rng + ?Sized>(
 /// Exponential noise), rounded down. A round run at ε₀ samples every output within a factor e^{±a} of the
 /// mechanism at ε₀ with 2a ≤ slack, so it is (ε₀ + slack)-DP, and ε₀ + slack ≤ ε/k.
 ///
-/// Errors: those of top-k (ε not finite and positive, k = 0 or k > n); ε/k not above the slack →
-/// [`Error::InvalidEpsilon`]; Laplace noise → [`Error::Unsupported`].
+/// Errors: those of top-k (ε not finite and positive, k = 0 or k > n); ε/k not above the slack, or above
+/// 2⁶⁴ → [`Error::InvalidEpsilon`]; Laplace noise → [`Error::Unsupported`].
 pub fn isochronous_run_epsilon(selector: Selector, epsilon: f64, n: usize, k: usize) -> Result<f64, Error> {
     let round = super::per_round_epsilon(epsilon, k, n)?;
     let unit = libm::ldexp(1.0, -40);
@@ -573,12 +598,15 @@ pub fn isochronous_run_epsilon(selector: Selector, epsilon: f64, n: usize, k: us
         Selector::NoisyMax(Noise::Laplace) => return Err(Error::Unsupported),
     };
     let run = sub_down(round, slack);
-    if run > 0.0 {
+    if run > 0.0 && run <= RUN_EPSILON_MAX {
         Ok(run)
     } else {
         Err(Error::InvalidEpsilon)
     }
 }
+
+/// The largest ε a round runs at: beyond, every candidate but the best already has weight 2⁻⁶⁴.
+const RUN_EPSILON_MAX: f64 = 18_446_744_073_709_551_616.0; // 2⁶⁴
 
 #[cfg(test)]
 mod tests {
@@ -599,26 +627,47 @@ mod tests {
         libm::ldexp(m as f64, -(minus_e as i32) - 52)
     }
 
+    /// The scores of `scores` at (ε, Δ), as the selectors see them.
+    fn float_iso(scores: &[f64], eps: f64, delta: f64) -> FloatIso<'_> {
+        FloatIso::new(scores, IsoScale::new(eps, delta).unwrap(), |_| u64::MAX)
+    }
+
     #[test]
-    fn clean_is_the_public_rule() {
-        let max = f64::MAX;
-        for (x, want) in [
-            (f64::NAN, -max),
-            (-f64::NAN, -max),
-            (f64::INFINITY, max),
-            (f64::NEG_INFINITY, -max),
-            (max, max),
-            (-3.5, -3.5),
-            (0.0, 0.0),
-            (-0.0, 0.0),
-            (5e-324, 0.0),
-            (-1e-300, 0.0),
-            (TINY, TINY),
-            (-TINY, -TINY),
-        ] {
-            assert_eq!(clean(x).to_bits(), want.to_bits(), "{x}");
+    fn scaling_is_exact_with_the_public_rule_at_the_edges() {
+        let xs = [
+            0.0,
+            -0.0,
+            1.0,
+            -3.5,
+            1e-300,
+            -1e-300,
+            5e-324,
+            -5e-324,
+            2.2e-308,
+            1e300,
+            -1e300,
+            f64::MAX,
+            -f64::MAX,
+            123.456,
+            0.1,
+        ];
+        for k in [0, 1, -1, 10, -10, 900, -900, 1023, -1074] {
+            for &x in &xs {
+                let want = libm::ldexp(x, -k);
+                let got = scaled(x, k);
+                if want.is_infinite() || want.abs() > f64::MAX {
+                    assert_eq!(got, f64::MAX.copysign(x), "x = {x}, k = {k}");
+                } else if want.abs() < libm::ldexp(1.0, -970) {
+                    assert_eq!(got.to_bits(), 0, "x = {x}, k = {k}");
+                } else {
+                    assert_eq!(got, want, "x = {x}, k = {k}");
+                }
+            }
+            assert_eq!(scaled(f64::NAN, k), -f64::MAX);
+            assert_eq!(scaled(f64::INFINITY, k), f64::MAX);
+            assert_eq!(scaled(f64::NEG_INFINITY, k), -f64::MAX);
         }
-        for x in [-max, -1.0, -TINY, 0.0, TINY, 2.0, max] {
+        for x in [0.0, -1.0, 1e-300, 7.5, -f64::MAX, f64::MAX] {
             assert_eq!(from_order_key(order_key(x)).to_bits(), x.to_bits());
         }
         assert!(order_key(-1.0) < order_key(0.0) && order_key(0.0) < order_key(1e-200));
@@ -670,9 +719,8 @@ mod tests {
     #[test]
     fn y_is_within_its_bound_and_capped() {
         // ε = 1, Δ = ½: γ = the gap exactly, y = gap log₂e.
-        let scale = IsoScale::new(1.0, 0.5).unwrap();
         let scores: Vec<f64> = (0..4000).map(|i| -(i as f64) * 0.015625 + 7.0).collect();
-        let s = FloatIso::new(&scores, scale, |_| u64::MAX);
+        let s = float_iso(&scores, 1.0, 0.5);
         for (r, &x) in scores.iter().enumerate() {
             let want = ((7.0 - x) * core::f64::consts::LOG2_E).min(64.0);
             assert!((s.y(r) - want).abs() <= libm::ldexp(1.0, -44), "r = {r}");
@@ -690,18 +738,29 @@ mod tests {
             0.0,
             1e-300,
         ];
-        for (e, d) in [(1.0, 1.0), (1e-6, 1e200), (1e6, 1e-200), (1.0, 5e-300)] {
-            let Ok(scale) = IsoScale::new(e, d) else { continue };
-            let s = FloatIso::new(&odd, scale, |_| u64::MAX);
+        // No range of Δ is refused: the scores are scaled by Δ's power of two first.
+        for (e, d) in [
+            (1.0, 1.0),
+            (1e-6, 1e200),
+            (1e6, 1e-200),
+            (1.0, 5e-300),
+            (1e-9, 5e-324),
+            (1e9, f64::MAX),
+        ] {
+            let s = float_iso(&odd, e, d);
             for r in 0..odd.len() {
                 let y = s.y(r);
                 assert!((0.0..=64.0).contains(&y), "ε = {e}, Δ = {d}, r = {r}: y = {y}");
             }
             assert_eq!(s.y(1), 0.0, "+∞ is the best");
-            assert_eq!(s.y(5), 0.0, "f64::MAX ties with it");
+            assert_eq!(
+                s.y(5),
+                if d < 2.0 { 0.0 } else { s.y(5) },
+                "f64::MAX ties with +∞ when scaling saturates"
+            );
+            assert_eq!(s.y(0), s.y(2), "NaN counts as −∞, the lowest");
+            assert_eq!(s.y(0), 64.0);
         }
-        assert!(IsoScale::new(1.0, 1e-300).is_err());
-        assert!(IsoScale::new(1e-305, 1.0).is_err());
     }
 
     #[test]
@@ -803,8 +862,7 @@ mod tests {
     fn exponential_output_probabilities_are_within_the_bound() {
         // P′(r) = W_r / T up to the uniform's bias 2⁻⁶⁶: within e^{±2ζ} of the capped mechanism's.
         for (label, scores, eps, delta) in score_sets() {
-            let scale = IsoScale::new(eps, delta).unwrap();
-            let s = FloatIso::new(&scores, scale, |_| u64::MAX);
+            let s = float_iso(&scores, eps, delta);
             let w: Vec<f64> = (0..scores.len()).map(|r| fixed_126(weight(s.y(r))) as f64).collect();
             let clean_scores: Vec<f64> = scores.iter().map(|&x| crate::select::finite(x)).collect();
             let want = normalise(&capped_weights(&clean_scores, eps, delta));
@@ -818,12 +876,11 @@ mod tests {
     #[test]
     fn samplers_fit_the_capped_mechanisms() {
         for (i, (label, scores, eps, delta)) in score_sets().into_iter().enumerate() {
-            let scale = IsoScale::new(eps, delta).unwrap();
             let n = scores.len();
             let clean_scores: Vec<f64> = scores.iter().map(|&x| crate::select::finite(x)).collect();
             let w = capped_weights(&clean_scores, eps, delta);
             let mut rng = Xoshiro256PlusPlus::seed_from_u64(70 + i as u64);
-            let s = FloatIso::new(&scores, scale, |_| u64::MAX);
+            let s = float_iso(&scores, eps, delta);
             let draws = 200_000;
             let mut em = vec![0u64; n];
             let mut pf = vec![0u64; n];
@@ -845,11 +902,8 @@ mod tests {
     fn the_checker_catches_a_broken_sampler() {
         // Weights of 2^{−2y} (ε doubled) are rejected by the same test.
         let scores: Vec<f64> = (0..12).map(|i| -(i as f64) * 0.75).collect();
-        let scale = IsoScale::new(1.0, 0.5).unwrap();
-        let broken = IsoScale::new(2.0, 0.5).unwrap();
         let w = capped_weights(&scores, 1.0, 0.5);
-        let s = FloatIso::new(&scores, broken, |_| u64::MAX);
-        let _ = scale;
+        let s = float_iso(&scores, 2.0, 0.5);
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
         let mut em = vec![0u64; scores.len()];
         for _ in 0..200_000 {
@@ -886,35 +940,24 @@ mod tests {
         let tied = [5.0; 100];
         let mut plus = tied;
         plus[17] = 6.0;
-        let scale = IsoScale::new(1.0, 1.0).unwrap();
         let mut coins = [0usize; 100];
         for seed in 0..20 {
             let mut a = rand_chacha::ChaCha20Rng::seed_from_u64(seed);
             let mut b = a.clone();
-            exponential(&mut a, &FloatIso::new(&tied, scale, |_| u64::MAX), |_| u64::MAX);
-            exponential(&mut b, &FloatIso::new(&plus, scale, |_| u64::MAX), |_| u64::MAX);
+            exponential(&mut a, &float_iso(&tied, 1.0, 1.0), |_| u64::MAX);
+            exponential(&mut b, &float_iso(&plus, 1.0, 1.0), |_| u64::MAX);
             assert_eq!(a.get_word_pos(), b.get_word_pos());
             assert_eq!(a.get_word_pos(), 8);
-            permute_and_flip(
-                &mut a,
-                &FloatIso::new(&tied, scale, |_| u64::MAX),
-                |_| u64::MAX,
-                &mut coins,
-            );
-            permute_and_flip(
-                &mut b,
-                &FloatIso::new(&plus, scale, |_| u64::MAX),
-                |_| u64::MAX,
-                &mut coins,
-            );
+            permute_and_flip(&mut a, &float_iso(&tied, 1.0, 1.0), |_| u64::MAX, &mut coins);
+            permute_and_flip(&mut b, &float_iso(&plus, 1.0, 1.0), |_| u64::MAX, &mut coins);
             assert_eq!(a.get_word_pos(), b.get_word_pos());
         }
     }
 
     /// The largest privacy loss of the isochronous exponential mechanism (as implemented: W_r/T) and of
     /// permute-and-flip (from its coins' exact probabilities) over the counting model with 3 candidates,
-    /// counts 0..=4, neighbours differing by one in one count, with the weights of `scale`.
-    fn worst_losses(scale: IsoScale) -> (f64, f64) {
+    /// counts 0..=4, neighbours differing by one in one count, with the weights of (ε, Δ).
+    fn worst_losses(eps: f64, delta: f64) -> (f64, f64) {
         let mut worlds = Vec::new();
         for a in 0..5 {
             for b in 0..5 {
@@ -924,7 +967,7 @@ mod tests {
             }
         }
         let probs = |x: &[f64; 3]| {
-            let s = FloatIso::new(x, scale, |_| u64::MAX);
+            let s = float_iso(x, eps, delta);
             let em: Vec<f64> = (0..3).map(|r| fixed_126(weight(s.y(r))) as f64).collect();
             let coins: Vec<f64> = (0..3).map(|r| weight_f64(s.y(r))).collect();
             (normalise(&em), pf_probabilities(&coins))
@@ -952,14 +995,14 @@ mod tests {
         // The uniform's bias (2⁻⁶⁶ relative) is below what these doubles resolve; the quadrature's error
         // is far below the slack.
         let eps = 1.0;
-        let (em, pf) = worst_losses(IsoScale::new(eps, 1.0).unwrap());
+        let (em, pf) = worst_losses(eps, 1.0);
         std::eprintln!("small world: worst losses {em} (EM), {pf} (P&F) at ε = {eps}");
         // Run at ε₀ = the isochronous ε for a requested ε of 1: the loss stays below 1.
         let unit = libm::ldexp(1.0, -40);
         assert!(em <= eps + unit + 4.0 * U);
         assert!(pf <= eps + 4.0 * unit + 1e-12);
         // The checker fails a sampler that treats Δ = 1 as ¼ (weights four times too steep).
-        let (em, pf) = worst_losses(IsoScale::new(eps, 0.25).unwrap());
+        let (em, pf) = worst_losses(eps, 0.25);
         assert!(em > eps && pf > eps, "broken variant not caught: {em}, {pf}");
     }
 
