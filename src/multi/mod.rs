@@ -14,6 +14,7 @@
 //! functions report; nothing is allocated, and nothing is written to `out` on error.
 
 mod privagg;
+mod privagg_iso;
 mod privpareto;
 
 pub use privagg::{privagg_exact_scores, privagg_probabilities, privagg_scratch_len, select_privagg, AggSensitivity};

@@ -8,11 +8,11 @@
 //! (δ_agg = Δ_agg once every δ_i = Δ_i), or `max_distance` when smaller. Objectives with per-candidate δs give
 //! δ_agg piecewise constant (at most m + 1 runs), which the dampening walk crosses run by run.
 
-use super::{finite, round_epsilon, shape, size, take, MultiScratchLen};
+use super::{finite, privagg_iso, round_epsilon, shape, size, take, MultiScratchLen};
 use crate::dampen::exact::IntDelta;
 use crate::dampen::{dampen_int_each, Dampening};
 use crate::select::exact::{as_words, load_int, store_int};
-use crate::select::{exponential_probabilities, select_top_k, top_k_int, Arithmetic, Noise, Selector};
+use crate::select::{exponential_probabilities, iso, select_top_k, top_k_int, Arithmetic, Noise, Selector};
 use crate::sensitivity::weighted_sum::{weighted_saturation, WeightedGrid};
 use crate::sensitivity::LocalSensitivity;
 use crate::{Error, MAX_OBJECTIVES};
@@ -214,10 +214,7 @@ pub fn select_privagg<R: Rng + ?Sized>(
     let n = shape(utilities, m)?;
     round_epsilon(epsilon, out.len(), n)?;
     check_local(&sensitivity, n)?;
-    if arithmetic == Arithmetic::Isochronous {
-        return Err(Error::Unsupported);
-    }
-    if arithmetic == Arithmetic::Exact && selector == Selector::NoisyMax(Noise::Laplace) {
+    if arithmetic != Arithmetic::Float && selector == Selector::NoisyMax(Noise::Laplace) {
         return Err(Error::Unsupported);
     }
     let need = privagg_scratch_len(n, m)?;
@@ -226,6 +223,32 @@ pub fn select_privagg<R: Rng + ?Sized>(
     }
     if !weights.iter().all(|w| w.is_finite()) {
         return Err(Error::NonFiniteInput);
+    }
+    if arithmetic == Arithmetic::Isochronous {
+        // Every check on public arguments first; the data is read by constant-time code only.
+        let mut buf = [0.0; MAX_OBJECTIVES];
+        let grid = WeightedGrid::new(weights, globals_of(&sensitivity, m, &mut buf)?)?;
+        let (saturation, units) = match sensitivity {
+            AggSensitivity::Global(_) => (0, grid.units()),
+            AggSensitivity::Local {
+                deltas,
+                max_distance,
+                dampening,
+            } => (
+                saturation_of(deltas, max_distance),
+                match dampening {
+                    Dampening::Plain => crate::dampen::exact::PLAIN_UNITS,
+                    Dampening::Shifted => grid.units(),
+                },
+            ),
+        };
+        let run = iso::isochronous_run_epsilon(selector, epsilon, n, out.len())?;
+        let scale = iso::IntScale::new(run, units)?;
+        let words = as_words(take(&mut values, 2 * n)?);
+        privagg_iso::iso_scores(utilities, weights, &sensitivity, grid, saturation, words)?;
+        let map = take(&mut indices, n)?;
+        iso::top_k_int(rng, selector, words, scale, out, map, take(&mut indices, n)?);
+        return Ok(());
     }
     finite(utilities)?;
     let scores = take(&mut values, 2 * n)?;
