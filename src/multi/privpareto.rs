@@ -49,6 +49,7 @@ use super::{finite, round_epsilon, shape, take, MultiScratchLen};
 use crate::dampen::exact::{plain_end, plain_run, utility_limit, PLAIN_UNITS};
 use crate::dampen::Dampening;
 use crate::exact::{scale::distance_beyond_cap, Grid};
+use crate::pareto::delta::objective_grid;
 use crate::pareto::walk::{self, Live, CLOSED};
 use crate::pareto::{dominator_counts, self_scratch_len, Dominance};
 use crate::select::exact::{as_words, load_int, store_int};
@@ -363,10 +364,15 @@ fn dampened_round(
     let map = &p.map[..n];
     let mut subs: heapless::Vec<Live<'_, '_>, MAX_OBJECTIVES> = heapless::Vec::new();
     for d in deltas {
-        subs.push(Live { d, map }).map_err(|_| Error::CapacityExceeded)?;
+        let grid = objective_grid(d.global())?;
+        subs.push(Live { d, map, grid }).map_err(|_| Error::CapacityExceeded)?;
     }
     let u = |r: usize, i: usize| utilities[map[r] * m + i];
-    let (running, corners, walk) = (&mut p.sums[..n * m], &mut p.corners[..2 * n * m], &mut p.walk[..2 * n]);
+    let (running, corners, walk) = (
+        as_words(&mut p.sums[..n * m]),
+        &mut p.corners[..2 * n * m],
+        &mut p.walk[..2 * n],
+    );
     let dominators = &p.dominators[..n];
     // The stage area: δ^PS at the walk's distance (`cur`, CLOSED once a candidate no longer matters) and
     // at the last probe (`probed`), then the probes' own scratch.
@@ -409,7 +415,7 @@ fn dampened_round(
     let mut eval = |tq: usize,
                     cur: &[u32],
                     probed: &mut [u32],
-                    running: &mut [f64],
+                    running: &mut [u64],
                     running_at: &mut usize,
                     commit: bool,
                     q: usize| {

@@ -2,9 +2,9 @@
 //! at one distance t, only for the candidates the walk still needs ("open"), from running sums kept at an
 //! earlier distance, with no allocation and little memory.
 //!
-//! Each probe computes the 2m corner arrays hi_i, lo_i of every candidate at t (structure of arrays, the
-//! same directed rounding as [`super::pareto_sensitivity`], so the values are bit-identical) and then the
-//! identity of [`super::delta`]:
+//! Each probe computes the 2m corner key arrays hi_i, lo_i of every candidate at t (structure of arrays,
+//! from the exact integer sums and grids of [`super::delta`], so the keys are those of
+//! [`super::pareto_sensitivity`]) and then the identity of [`super::delta`]:
 //!
 //! δ^PS(x, t, r) = #{r′ : hi(r′) ≥ lo(r) in every objective} − 1 − #{r′ : lo(r′) > hi(r) in every objective}
 //!
@@ -21,16 +21,13 @@
 //!   1 counts, O(n log n). Every array is `u32` (so n ≤ 2³² − 1).
 //! - for m ≥ 3 the sweep is [`super::count::dominance_counts`] over every candidate.
 //!
-//! The corners are rounded with branch-free copies of [`crate::float::add_up`] and
-//! [`crate::float::sub_down`] (the sign of a rounding error is data-dependent, so branches mispredict),
-//! tested equal to them on every kind of double.
-//!
-//! Memory beyond the running sums: 2 n m doubles for the corners and, for m ≤ 2, (3 + 2m) n + 1 `u32`
-//! ([`sweep_len32`]).
+//! Memory beyond the running integer sums (n m words): 2 n m doubles for the corner keys and, for m ≤ 2,
+//! (3 + 2m) n + 1 `u32` ([`sweep_len32`]).
 
 use super::count::{self, dominance_counts};
-use super::delta::count_up;
-use crate::float::{cmp, mul_up};
+use super::delta::{corner_keys, grid_delta, saturated_part};
+use crate::exact::Grid;
+use crate::float::cmp;
 use crate::sensitivity::LocalSensitivity;
 use crate::Error;
 
@@ -51,55 +48,18 @@ pub(crate) fn sweep_len_wide(n: usize, m: usize) -> Option<usize> {
     count::scratch_len(n, m)?.checked_add(n.checked_mul(2)?)
 }
 
-/// [`crate::float::add_up`] without branches (the same result for every pair of doubles, see the tests):
-/// the probes compute 2 n m corners each and the sign of the rounding error is data-dependent, so branches
-/// would mispredict about half the time.
-#[inline(always)]
-fn add_up(a: f64, b: f64) -> f64 {
-    let (s, err) = two_sum(a, b);
-    // A NaN error (s infinite or NaN) is not > 0: s is returned as it is, as `add_up` does.
-    step(s, err > 0.0, false)
-}
-
-/// [`crate::float::sub_down`] without branches.
-#[inline(always)]
-fn sub_down(a: f64, b: f64) -> f64 {
-    let (s, err) = two_sum(a, -b);
-    step(s, err < 0.0, true)
-}
-
-#[inline(always)]
-fn two_sum(a: f64, b: f64) -> (f64, f64) {
-    let s = a + b;
-    let bb = s - a;
-    (s, (a - (s - bb)) + (b - bb))
-}
-
-/// s moved one ulp up (`down` false) or down (`down` true) when `apply`, s itself otherwise. `apply` is only
-/// ever true for a finite nonzero s (an inexact sum): a sum that rounds to zero is exact (a + b = 0 only
-/// for b = −a, and sums in the subnormal range are exact), and an infinite or NaN sum has a NaN error. So
-/// the step is ±1 on the bits: away from zero when the direction is the sign's, towards it otherwise.
-#[inline(always)]
-fn step(s: f64, apply: bool, down: bool) -> f64 {
-    let bits = s.to_bits();
-    // +1 for a positive s, −1 (all ones) for a negative one: one ulp up.
-    let up = 1 | ((bits as i64 >> 63) as u64);
-    let d = if down { up.wrapping_neg() } else { up };
-    f64::from_bits(bits.wrapping_add(d & u64::from(apply).wrapping_neg()))
-}
-
-/// Objective i's sensitivity seen through the walk's candidate map: candidate r is `map[r]` of `d`, with
-/// the saturation max(T, 1) that [`crate::sensitivity::Subset`] gives it (the same values, read without a
-/// dynamic call per term).
+/// Objective i's sensitivity seen through the walk's candidate map: candidate r is `map[r]` of `d`, on the
+/// objective's integer grid ([`super::delta::objective_grid`]).
 #[derive(Clone, Copy)]
 pub(crate) struct Live<'a, 'b> {
     pub(crate) d: &'b LocalSensitivity<'a>,
     pub(crate) map: &'b [usize],
+    pub(crate) grid: Grid,
 }
 
 impl Live<'_, '_> {
     fn saturation(&self) -> usize {
-        self.d.saturation().max(1)
+        self.d.saturation()
     }
 
     /// False when no candidate's δ is a known constant (tables and shared slices), so the per-candidate
@@ -114,24 +74,16 @@ impl Live<'_, '_> {
     }
 
     #[inline(always)]
-    fn delta(&self, r: usize, j: usize) -> Result<f64, Error> {
-        self.d.delta(self.map[r], j)
-    }
-
-    /// The part of S_i(t, ·) beyond the saturation, the same for every candidate: Some(Δ_i ⊗ (t + 1 − T)).
-    fn saturated(&self, t: usize) -> Option<f64> {
-        let sat = self.saturation();
-        (t >= sat).then(|| mul_up(self.d.global(), count_up(t - sat + 1)))
+    fn delta(&self, r: usize, j: usize) -> Result<u64, Error> {
+        Ok(grid_delta(&self.grid, self.d.delta(self.map[r], j)?))
     }
 }
 
-/// The base of S_i(t, r) (its terms below the saturation T, see [`super::delta`]) from the base at
+/// The base of S′_i(t, r) (its terms below the saturation T, see [`super::delta`]) from the base at
 /// distance `at` ≤ t (`None`: from nothing): a product when the candidate's δ_i is constant, else the terms
-/// added one by one in order, exactly as [`super::delta::advance_sums`] does (bit-identical to a sum from
-/// 0).
-/// `constants`: [`Live::may_be_constant`].
+/// added one by one, exactly as [`super::delta::advance_sums`] does. `constants`: [`Live::may_be_constant`].
 #[inline(always)]
-fn base_at(d: &Live<'_, '_>, constants: bool, r: usize, base: f64, at: Option<usize>, t: usize) -> Result<f64, Error> {
+fn base_at(d: &Live<'_, '_>, constants: bool, r: usize, base: u64, at: Option<usize>, t: usize) -> Result<u64, Error> {
     let sat = d.saturation();
     let terms = sat.min(t.saturating_add(1));
     let first = at.map_or(0, |a| sat.min(a.saturating_add(1)));
@@ -139,11 +91,12 @@ fn base_at(d: &Live<'_, '_>, constants: bool, r: usize, base: f64, at: Option<us
         return Ok(base);
     }
     if let Some(c) = d.constant(r).filter(|_| constants) {
-        return Ok(mul_up(c, count_up(terms)));
+        return Ok(grid_delta(&d.grid, c) * terms as u64);
     }
-    let mut s = if at.is_some() { base } else { 0.0 };
+    let mut s = if at.is_some() { base } else { 0 };
     for j in first..terms {
-        s = add_up(s, d.delta(r, j)?);
+        // Fewer than 2³² terms of at most 2³² each: no overflow.
+        s += d.delta(r, j)?;
     }
     Ok(s)
 }
@@ -153,7 +106,7 @@ fn base_at(d: &Live<'_, '_>, constants: bool, r: usize, base: f64, at: Option<us
 pub(crate) fn advance(
     deltas: &[Live<'_, '_>],
     n: usize,
-    running: &mut [f64],
+    running: &mut [u64],
     from: Option<usize>,
     to: usize,
 ) -> Result<(), Error> {
@@ -170,16 +123,16 @@ pub(crate) fn advance(
     Ok(())
 }
 
-/// Fills `corners` (2 m n doubles: hi_i at `[2i·n..]`, lo_i at `[(2i+1)·n..]`) at distance `t` ≥ `at` from
-/// the running bases at distance `at`, so that they equal those of [`super::pareto_sensitivity`] at t bit
-/// for bit. `u(r, i)` is the utility. With `commit`, the running bases are left at t (as [`advance`] would
-/// leave them, without reading the terms twice); otherwise they are not changed.
+/// Fills `corners` (2 m n keys: hi_i at `[2i·n..]`, lo_i at `[(2i+1)·n..]`) at distance `t` ≥ `at` from
+/// the running bases at distance `at`, so that they equal those of [`super::pareto_sensitivity`] at t.
+/// `u(r, i)` is the utility. With `commit`, the running bases are left at t (as [`advance`] would leave
+/// them, without reading the terms twice); otherwise they are not changed.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn corners(
     u: impl Fn(usize, usize) -> f64,
     deltas: &[Live<'_, '_>],
     n: usize,
-    running: &mut [f64],
+    running: &mut [u64],
     at: usize,
     t: usize,
     commit: bool,
@@ -188,7 +141,7 @@ pub(crate) fn corners(
     for (i, (d, row)) in deltas.iter().zip(running.chunks_exact_mut(n)).enumerate() {
         let sat = d.saturation();
         let moves = sat.min(t.saturating_add(1)) > sat.min(at.saturating_add(1));
-        let extra = d.saturated(t);
+        let extra = saturated_part(&d.grid, sat, t);
         let constants = d.may_be_constant();
         let (hi, lo) = corners[2 * i * n..(2 * i + 2) * n].split_at_mut(n);
         for (r, ((h, l), b)) in hi.iter_mut().zip(lo.iter_mut()).zip(row.iter_mut()).enumerate() {
@@ -200,13 +153,7 @@ pub(crate) fn corners(
             if commit {
                 *b = base;
             }
-            let s = match extra {
-                Some(e) => add_up(base, e),
-                None => base,
-            };
-            let x = u(r, i);
-            *h = add_up(x, s);
-            *l = sub_down(x, s);
+            (*h, *l) = corner_keys(&d.grid, u(r, i), base, extra);
         }
     }
     Ok(())
@@ -480,7 +427,7 @@ fn count(
 mod tests {
     extern crate std;
     use super::*;
-    use crate::float;
+    use crate::pareto::delta::objective_grid;
     use crate::pareto::{pareto_sensitivity, pareto_sensitivity_scratch_len};
     use crate::sensitivity::{DeltaFunction, DeltaSource};
     use std::vec;
@@ -568,8 +515,15 @@ mod tests {
             })
             .collect();
         let map: Vec<usize> = (0..n).collect();
-        let live: Vec<Live<'_, '_>> = deltas.iter().map(|d| Live { d, map: &map }).collect();
-        let mut running = vec![0.0; n * m];
+        let live: Vec<Live<'_, '_>> = deltas
+            .iter()
+            .map(|d| Live {
+                d,
+                map: &map,
+                grid: objective_grid(d.global()).unwrap(),
+            })
+            .collect();
+        let mut running = vec![0u64; n * m];
         let mut corner = vec![0.0; 2 * n * m];
         let mut narrow = vec![0u32; sweep_len32(n, m.min(2)).unwrap()];
         let mut wide = vec![0usize; if m >= 3 { sweep_len_wide(n, m).unwrap() } else { 0 }];
@@ -715,63 +669,5 @@ mod tests {
                 assert!(seen.iter().enumerate().all(|(k, &o)| o as usize == k));
             }
         }
-    }
-
-    /// The branch-free roundings equal the library's on special values and on random pairs, including
-    /// signed zeros, subnormals, infinities, overflow and NaN.
-    #[test]
-    fn branch_free_rounding_equals_the_library() {
-        let special = [
-            0.0,
-            -0.0,
-            f64::from_bits(1),
-            -f64::from_bits(1),
-            f64::MIN_POSITIVE,
-            1.0,
-            -1.0,
-            0.1,
-            -0.3,
-            1e-300,
-            3e300,
-            f64::MAX,
-            f64::MIN,
-            f64::INFINITY,
-            f64::NEG_INFINITY,
-            f64::NAN,
-        ];
-        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
-        let mut values: [f64; 64] = [0.0; 64];
-        values[..special.len()].copy_from_slice(&special);
-        for v in values[special.len()..].iter_mut() {
-            let x = f64::from_bits(next());
-            *v = if x.is_nan() { 0.5 } else { x };
-        }
-        let mut pairs = 0;
-        for &a in &values {
-            for &b in &values {
-                for (a, b) in [(a, b), (a * 1e-3, b), (a, b * 0.7 + 1.0)] {
-                    let (x, y) = (add_up(a, b), float::add_up(a, b));
-                    assert!(
-                        x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()),
-                        "add_up({a:e}, {b:e})"
-                    );
-                    let (x, y) = (sub_down(a, b), float::sub_down(a, b));
-                    assert!(
-                        x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()),
-                        "sub_down({a:e}, {b:e})"
-                    );
-                    pairs += 1;
-                }
-            }
-        }
-        // Pairs whose sum is inexact both ways round, so both branches of `step` are taken.
-        assert!(float::add_up(0.1, 0.2) > 0.1 + 0.2 || float::add_up(0.1, 0.7) > 0.1 + 0.7);
-        assert_eq!(pairs, 3 * 64 * 64);
     }
 }
