@@ -11,7 +11,8 @@
  * arithmetic that runs. OR-ing DPMO_FLOAT into a selector, noise or flags argument runs the call in floating
  * point instead, where probabilities are only as exact as 53-bit uniforms (an output can be impossible on one
  * dataset and possible on its neighbour). Report-noisy-max with Laplace noise exists only in floating point.
- * The continuous samplers of dpmo_sample are for tests and simulation, never for noise on released values.
+ * The continuous samplers of dpmo_sample are floating point too, so they need DPMO_FLOAT as well; they are for
+ * tests and simulation, never for noise on released values.
  *
  * Budgets. Every selecting function takes a dpmo_budget * (NULL = none). The charge is refused with
  * DPMO_BUDGET_EXHAUSTED (nothing else happens) when the budget left is smaller than epsilon. Otherwise it is
@@ -1053,8 +1054,9 @@ enum dpmo_status dpmo_generalize_optimum(const struct dpmo_hierarchy *hierarchie
                                          bool *out_found);
 
 /**
- * The smallest β that `dpmo_generalize_release` accepts for ε (β ≥ e^{−ε}, a few ulps above e^{−ε}):
- * the boundary choice of the paper, where the per-record choice is uniform.
+ * The smallest β that `dpmo_generalize_release` accepts for ε (β ≥ e^{−ε} certified, within 10^-12
+ * relative of e^{−ε} wherever e^{−ε} is a normal double, for every finite ε > 0): the boundary choice of
+ * the paper, where the per-record choice is uniform.
  *
  * Errors: ε not finite or ≤ 0 → `DPMO_INVALID_EPSILON`; ε too small for any β < 1 →
  * `DPMO_INVALID_ARGUMENT`; a null or misaligned `out_beta`.
@@ -1247,22 +1249,25 @@ enum dpmo_status dpmo_select_local_dampening(struct dpmo_rng *rng,
                                              struct dpmo_budget *budget);
 
 /**
- * Writes to `*out_len` the number of size_t of scratch `dpmo_pareto_scores` needs for n candidates.
+ * Writes to `*out_len` the number of size_t of scratch `dpmo_pareto_scores` needs for n candidates and m
+ * objectives: 6n + 1 on 64-bit targets for m ≤ 2 (48 bytes per candidate), 11n for m = 3, up to 36n for
+ * m = 16 (n ≥ 3·10⁴).
  *
- * Errors: a null or misaligned `out_len`; the length, or its size in bytes, not representable →
- * `DPMO_OVERFLOW`.
+ * Errors: m = 0 → `DPMO_INVALID_ARGUMENT`; m > `DPMO_MAX_OBJECTIVES` → `DPMO_CAPACITY_EXCEEDED`; a null
+ * or misaligned `out_len`; the length, or its size in bytes, not representable → `DPMO_OVERFLOW`.
  *
  * # Safety
  * `out_len`: one writable size_t.
  */
 enum dpmo_status dpmo_pareto_scores_scratch_len(size_t n,
+                                                size_t m,
                                                 size_t *out_len);
 
 /**
  * The Pareto score (PrivPareto paper, Def. 4.3): writes PS(x, r) = −#{r′ ≠ r : r′ dominates r} to
  * `out_scores[r]` for the n candidates, under `dominance` (`DPMO_DOMINANCE_TEXTBOOK` or
  * `DPMO_DOMINANCE_WEAK`). Scores are integers in [−(n − 1), 0]; their global sensitivity is n − 1.
- * `scratch` needs `dpmo_pareto_scores_scratch_len(n)` size_t. O(n log n) for m ≤ 2, O(n log^(m−1) n) for
+ * `scratch` needs `dpmo_pareto_scores_scratch_len(n, m)` size_t. O(n log n) for m ≤ 2, O(n log^(m−1) n) for
  * m ≥ 3 (a divide and conquer over integer ranks, with chunked bitsets for small subproblems).
  *
  * Errors: m = 0, an unknown `dominance` → `DPMO_INVALID_ARGUMENT`; m > `DPMO_MAX_OBJECTIVES` →
@@ -1678,9 +1683,16 @@ enum dpmo_status dpmo_rng_init_os(struct dpmo_rng *rng);
 
 /**
  * Fills `out[0..count]` with independent draws from `distribution` (`DPMO_DIST_UNIFORM`,
- * `DPMO_DIST_EXPONENTIAL`, `DPMO_DIST_GUMBEL` or `DPMO_DIST_LAPLACE`, all standard), in floating point. For
- * tests, audits and simulation only: these draws are **not** for adding noise to a value you release
- * (floating-point noise leaks the value, Mironov 2012); use `dpmo_sample_discrete_laplace` for that.
+ * `DPMO_DIST_EXPONENTIAL`, `DPMO_DIST_GUMBEL` or `DPMO_DIST_LAPLACE`, all standard, OR-ed with the
+ * required `DPMO_FLOAT`), in floating point. For tests, audits and simulation only: these draws are **not**
+ * for adding noise to a value you release (floating-point noise leaks the value, Mironov 2012); use
+ * `dpmo_sample_discrete_laplace` for that. As everywhere in this ABI, floating-point randomness is opt-in:
+ * without `DPMO_FLOAT` the call is refused with `DPMO_UNSUPPORTED`, before any other check, and draws
+ * nothing.
+ *
+ * Errors: an unknown distribution or flag → `DPMO_INVALID_ARGUMENT`; `DPMO_FLOAT` missing →
+ * `DPMO_UNSUPPORTED`; an invalid generator; a null, misaligned or overlapping `out`; a count not
+ * representable in bytes → `DPMO_OVERFLOW`.
  *
  * # Safety
  * `rng` must point to an initialised `dpmo_rng`; `out` to `count` writable doubles.

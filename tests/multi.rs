@@ -451,7 +451,7 @@ fn table_probabilities(
     };
     let n = u.len() / m;
     let mut ps = vec![0.0; n];
-    let mut order = vec![0usize; pareto_scores_scratch_len(n).unwrap()];
+    let mut order = vec![0usize; pareto_scores_scratch_len(n, m).unwrap()];
     pareto_scores(u, m, dominance, &mut ps, &mut order).unwrap();
     let s = pareto_sensitivity_scratch_len(n, m).unwrap();
     let (mut tix, mut tv) = (vec![0usize; s.indices], vec![0.0; s.values]);

@@ -80,7 +80,7 @@ fn library_delta_ps(side: &Side, m: usize, global: f64, t_len: usize) -> Vec<Vec
 fn scores(side: &Side, m: usize) -> Vec<f64> {
     let n = side.n();
     let mut out = vec![0.0; n];
-    let mut scratch = vec![0usize; pareto_scores_scratch_len(n).unwrap()];
+    let mut scratch = vec![0usize; pareto_scores_scratch_len(n, m).unwrap()];
     pareto_scores(&side.u, m, Dominance::Textbook, &mut out, &mut scratch).unwrap();
     out
 }

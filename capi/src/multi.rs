@@ -130,18 +130,20 @@ unsafe fn with_optional_sensitivities<T>(
 
 // ------------------------------------------------------------------------------------------ score stages
 
-/// Writes to `*out_len` the number of size_t of scratch `dpmo_pareto_scores` needs for n candidates.
+/// Writes to `*out_len` the number of size_t of scratch `dpmo_pareto_scores` needs for n candidates and m
+/// objectives: 6n + 1 on 64-bit targets for m ≤ 2 (48 bytes per candidate), 11n for m = 3, up to 36n for
+/// m = 16 (n ≥ 3·10⁴).
 ///
-/// Errors: a null or misaligned `out_len`; the length, or its size in bytes, not representable →
-/// `DPMO_OVERFLOW`.
+/// Errors: m = 0 → `DPMO_INVALID_ARGUMENT`; m > `DPMO_MAX_OBJECTIVES` → `DPMO_CAPACITY_EXCEEDED`; a null
+/// or misaligned `out_len`; the length, or its size in bytes, not representable → `DPMO_OVERFLOW`.
 ///
 /// # Safety
 /// `out_len`: one writable size_t.
 #[no_mangle]
-pub unsafe extern "C" fn dpmo_pareto_scores_scratch_len(n: usize, out_len: *mut usize) -> dpmo_status {
+pub unsafe extern "C" fn dpmo_pareto_scores_scratch_len(n: usize, m: usize, out_len: *mut usize) -> dpmo_status {
     status_of((|| {
         check_out(out_len)?;
-        let len = representable::<usize>(pareto::pareto_scores_scratch_len(n)?)?;
+        let len = representable::<usize>(pareto::pareto_scores_scratch_len(n, m)?)?;
         // SAFETY: checked non-null and aligned.
         unsafe { out_len.write(len) };
         Ok(())
@@ -151,7 +153,7 @@ pub unsafe extern "C" fn dpmo_pareto_scores_scratch_len(n: usize, out_len: *mut 
 /// The Pareto score (PrivPareto paper, Def. 4.3): writes PS(x, r) = −#{r′ ≠ r : r′ dominates r} to
 /// `out_scores[r]` for the n candidates, under `dominance` (`DPMO_DOMINANCE_TEXTBOOK` or
 /// `DPMO_DOMINANCE_WEAK`). Scores are integers in [−(n − 1), 0]; their global sensitivity is n − 1.
-/// `scratch` needs `dpmo_pareto_scores_scratch_len(n)` size_t. O(n log n) for m ≤ 2, O(n log^(m−1) n) for
+/// `scratch` needs `dpmo_pareto_scores_scratch_len(n, m)` size_t. O(n log n) for m ≤ 2, O(n log^(m−1) n) for
 /// m ≥ 3 (a divide and conquer over integer ranks, with chunked bitsets for small subproblems).
 ///
 /// Errors: m = 0, an unknown `dominance` → `DPMO_INVALID_ARGUMENT`; m > `DPMO_MAX_OBJECTIVES` →

@@ -72,7 +72,8 @@ pub enum ParetoSensitivity<'a> {
 /// rounds share the budget). δ^PS is n − 1 from there on (admissible at any public distance, see the module
 /// documentation). It bounds the work: a round walking T distances probes δ^PS at most 3T + 1 times (each
 /// probe: the 2nm corners and two dominance counts, O(n log n) for m ≤ 2, O(n log^(m−1) n) for m ≥ 3; see
-/// [`crate::pareto::pareto_sensitivity`]), and calls a caller's δ function at most n m T times. Measured
+/// [`crate::pareto::pareto_sensitivity`]), and calls a caller's δ function at most 8 n m T times (a term
+/// is read once per probe that needs it; about 2 n m T on the worst inputs, see `tests/work.rs`). Measured
 /// on a 2-core Xeon at n = 1000 with per-candidate δ spread over 30 binades and ε = 10⁻⁹ (the worst inputs
 /// of issue 22), one selection takes at most about 0.6 s for every m (see `tests/work.rs`).
 ///
@@ -718,7 +719,7 @@ mod tests {
     ) -> (Vec<i128>, u64, bool) {
         let n = u.len() / m;
         let mut ps = vec![0.0; n];
-        let mut order = vec![0usize; pareto_scores_scratch_len(n).unwrap()];
+        let mut order = vec![0usize; pareto_scores_scratch_len(n, m).unwrap()];
         pareto_scores(u, m, Dominance::Textbook, &mut ps, &mut order).unwrap();
         let s = pareto_sensitivity_scratch_len(n, m).unwrap();
         let (mut tix, mut tv) = (vec![0usize; s.indices], vec![0.0; s.values]);
