@@ -358,6 +358,7 @@ fn dampened_round(
     let mut probe_at = usize::MAX;
     let mut still_open = n;
     let probes = core::cell::Cell::new(0u64);
+    let mut kept = walk::Kept::new(deltas.iter().map(|d| d.saturation()).max().unwrap_or(0));
     let mut eval = |tq: usize,
                     cur: &[u32],
                     probed: &mut [u32],
@@ -370,7 +371,18 @@ fn dampened_round(
         if commit {
             *running_at = tq;
         }
-        walk::probe(n, m, corners, |r| cur[r] != CLOSED, q, probed, narrow, wide);
+        walk::probe(
+            n,
+            m,
+            corners,
+            tq,
+            |r| cur[r] != CLOSED,
+            q,
+            probed,
+            narrow,
+            wide,
+            &mut kept,
+        );
         Ok::<(), Error>(())
     };
     let mut t = 0;

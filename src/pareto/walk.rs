@@ -159,20 +159,43 @@ pub(crate) fn corners(
     Ok(())
 }
 
-/// δ^PS at the distance of `corners` for every r with `open(r)`, written to `out[r]` (others untouched);
-/// `q` is the number of open candidates. `narrow` is the m ≤ 2 sweep's scratch ([`sweep_len32`]), `wide`
-/// the m ≥ 3 one's ([`sweep_len_wide`]); the orders in `narrow` are kept between calls (any permutation of
-/// 0..n is valid on entry; the caller fills them once with one).
+/// Where the orders kept by the m ≤ 2 sweep stand: sorted for the corner keys at distance `at` (usize::MAX:
+/// never sorted). From distance `uniform_from` on every δ_i is saturated, so between two distances that are
+/// both at least `uniform_from` every corner of objective i moves by the same multiple of N_i; a monotone
+/// key of exact values shifted alike keeps a sorted order sorted, and the repair is skipped.
+#[derive(Clone, Copy)]
+pub(crate) struct Kept {
+    pub(crate) at: usize,
+    pub(crate) uniform_from: usize,
+}
+
+impl Kept {
+    /// Orders not sorted yet, for sensitivities saturated from `saturation` (the largest T_i) on.
+    pub(crate) fn new(saturation: usize) -> Self {
+        Kept {
+            at: usize::MAX,
+            uniform_from: saturation.saturating_sub(1),
+        }
+    }
+}
+
+/// δ^PS at distance `t` (the distance of `corners`) for every r with `open(r)`, written to `out[r]` (others
+/// untouched); `q` is the number of open candidates. `narrow` is the m ≤ 2 sweep's scratch
+/// ([`sweep_len32`]), `wide` the m ≥ 3 one's ([`sweep_len_wide`]); the orders in `narrow` are kept between
+/// calls (any permutation of 0..n is valid on entry; the caller fills them once with one), and `kept` says
+/// for which distance they are sorted.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn probe(
     n: usize,
     m: usize,
     corners: &[f64],
+    t: usize,
     open: impl Fn(usize) -> bool,
     q: usize,
     out: &mut [u32],
     narrow: &mut [u32],
     wide: &mut [usize],
+    kept: &mut Kept,
 ) {
     let top = (n - 1) as u32;
     let finish = |reach: usize, beyond: usize| reach.saturating_sub(1).saturating_sub(beyond).min(n - 1) as u32;
@@ -198,9 +221,13 @@ pub(crate) fn probe(
         return;
     }
     let (orders, rest) = narrow.split_at_mut(2 * m * n);
-    for (k, order) in orders.chunks_exact_mut(n).enumerate() {
-        repair(order, &corners[k * n..(k + 1) * n]);
+    let sorted = kept.at != usize::MAX && kept.at.min(t) >= kept.uniform_from;
+    if !sorted {
+        for (k, order) in orders.chunks_exact_mut(n).enumerate() {
+            repair(order, &corners[k * n..(k + 1) * n]);
+        }
     }
+    kept.at = t;
     let (rank, rest) = rest.split_at_mut(n);
     let (thr, fen) = rest.split_at_mut(n);
     let fen = &mut fen[..n + 1];
@@ -379,11 +406,12 @@ fn count(
     let two = if let (Some((x1, px1)), Some((y1, qy1))) = (x1, y1) {
         // rank[p]: how many points have a smaller x1 (ties share it); thr[r]: how many points do not cover
         // query r in objective 1. A point covers r there ⇔ rank[p] ≥ thr[r].
-        let mut lower = 0;
-        for j in 0..n {
-            let p = px1[j] as usize;
-            if j == 0 || x1[p] != x1[px1[j - 1] as usize] {
-                lower = j;
+        let (mut lower, mut last) = (0, f64::NAN);
+        for (j, &p) in px1.iter().enumerate() {
+            let (p, x) = (p as usize, x1[p as usize]);
+            // The first value differs from NaN; keys are never NaN.
+            if x != last {
+                (lower, last) = (j, x);
             }
             rank[p] = lower as u32;
         }
@@ -539,6 +567,8 @@ mod tests {
         let mut bad = 0;
         advance(&live, n, &mut running, None, 0).unwrap();
         let mut at = 0;
+        // The orders are sorted for a distance; from the saturation on they are not repaired again.
+        let mut kept = Kept::new(deltas.iter().map(|d| d.saturation()).max().unwrap_or(0));
         for round in 0..12 {
             let t = at + g.below(4) + if round % 4 == 3 { 9 } else { 0 };
             let commit = g.below(2) == 0;
@@ -554,7 +584,18 @@ mod tests {
             let q = open.iter().filter(|&&o| o).count();
             got.fill(CLOSED);
             match variant {
-                Variant::Real => probe(n, m, &corner, |r| open[r], q, &mut got, &mut narrow, &mut wide),
+                Variant::Real => probe(
+                    n,
+                    m,
+                    &corner,
+                    t,
+                    |r| open[r],
+                    q,
+                    &mut got,
+                    &mut narrow,
+                    &mut wide,
+                    &mut kept,
+                ),
                 Variant::NonStrictBeyond | Variant::StaleOrders => broken(
                     n,
                     m,
