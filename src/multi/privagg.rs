@@ -35,7 +35,7 @@ pub enum AggSensitivity<'a> {
         /// One sensitivity per objective, each for the n candidates.
         deltas: &'a [LocalSensitivity<'a>],
         /// 0: saturate δ_agg where every δ_i is saturated (nothing is lost); otherwise saturate it at this
-        /// distance if that is earlier.
+        /// distance if that is earlier. Never beyond [`MAX_WALKED_DISTANCE`] when an objective's δ is shared.
         max_distance: usize,
         /// Plain or shifted dampening.
         dampening: Dampening,

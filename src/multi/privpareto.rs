@@ -59,8 +59,8 @@ pub enum ParetoSensitivity<'a> {
     Local {
         /// One sensitivity per objective, each for the n candidates.
         deltas: &'a [LocalSensitivity<'a>],
-        /// 0 for automatic saturation (see the module documentation), else the number of distances of
-        /// δ^PS examined before saturating it to n − 1.
+        /// 0 for automatic saturation, else the number of distances of δ^PS examined before saturating it
+        /// to n − 1; never more than [`privpareto_distance_cap`] (see [`privpareto_saturation`]).
         max_distance: usize,
         /// Plain or shifted dampening.
         dampening: Dampening,
@@ -68,14 +68,16 @@ pub enum ParetoSensitivity<'a> {
 }
 
 /// The largest saturation distance of δ^PS in each round of local PrivPareto with m objectives and k
-/// rounds (top-k), whatever `max_distance` asks: max(1, ⌊C_m / k⌋) with C_m from the table below (the k
-/// rounds share the budget). δ^PS is n − 1 from there on (admissible at any public distance, see the module
+/// rounds (top-k), whatever `max_distance` asks: ⌊C_m / k⌋ with C_m from the table below (the k rounds share
+/// the budget; 0 when k > C_m, and then δ^PS is n − 1 from the start and each round is the global
+/// mechanism). δ^PS is n − 1 from there on (admissible at any public distance, see the module
 /// documentation). It bounds the work: a round walking T distances probes δ^PS at most 3T + 1 times (each
 /// probe: the 2nm corners and two dominance counts, O(n log n) for m ≤ 2, O(n log^(m−1) n) for m ≥ 3; see
-/// [`crate::pareto::pareto_sensitivity`]), and calls a caller's δ function at most 8 n m T times (a term
-/// is read once per probe that needs it; about 2 n m T on the worst inputs, see `tests/work.rs`). Measured
-/// on a 2-core Xeon at n = 1000 with per-candidate δ spread over 30 binades and ε = 10⁻⁹ (the worst inputs
-/// of issue 22), one selection takes at most about 0.6 s for every m (see `tests/work.rs`).
+/// [`crate::pareto::pareto_sensitivity`]; none when T = 0), and calls a caller's δ function at most 8 n m T
+/// times (a term is read once per probe that needs it; about 2 n m T on the worst inputs, see
+/// `tests/work.rs`). Measured on a 2-core Xeon at n = 1000 with per-candidate δ spread over 30 binades and
+/// ε = 10⁻⁹ (the worst inputs of issue 22), one selection takes at most about 0.8 s for every m and k (top-1000
+/// with m = 16, of which the thousand Pareto scores take 0.5 s).
 ///
 /// | m   | 1–2  | 3   | 4   | 5–8 | 9–16 |
 /// |-----|------|-----|-----|-----|------|
@@ -90,8 +92,6 @@ pub const fn privpareto_distance_cap(m: usize, k: usize) -> usize {
     };
     if k <= 1 {
         c
-    } else if c / k == 0 {
-        1
     } else {
         c / k
     }
@@ -129,7 +129,7 @@ pub fn privpareto_saturation(
         (0, Dampening::Shifted) => {
             let t = 2.0 * (SHIFTED_GAMMA + libm::log(n.max(1) as f64)) / epsilon;
             if t.is_finite() && t < cap as f64 {
-                (libm::ceil(t) as usize).max(1)
+                (libm::ceil(t) as usize).max(1).min(cap)
             } else {
                 cap
             }
@@ -554,7 +554,8 @@ fn select_round<R: Rng + ?Sized>(
 /// Writes the chosen indices in pick order.
 ///
 /// `utilities` is n × m row-major, larger is better. Scratch: [`privpareto_scratch_len`]. Cost per round:
-/// one Pareto score, plus one δ^PS sweep per distance examined when local (see the module documentation).
+/// one Pareto score, plus when local at most 3T + 1 δ^PS probes for the round's saturation distance T
+/// ([`privpareto_saturation`], at most [`privpareto_distance_cap`]; see the module documentation).
 ///
 /// ```
 /// use dpmo::{select_privpareto, Arithmetic, Dominance, ParetoSensitivity, Selector};
@@ -863,7 +864,7 @@ mod tests {
                     })
                     .collect();
                 for damp in [Dampening::Plain, Dampening::Shifted] {
-                    for (rounds, max) in [(1, 0), (3, 0), (1, usize::MAX)] {
+                    for (rounds, max) in [(1, 0), (3, 0), (1, usize::MAX), (1000, 0)] {
                         let t = privpareto_saturation(n, m, rounds, 1e-9, damp, max);
                         assert_eq!(t, privpareto_distance_cap(m, rounds));
                         let (_, _, probes) = counted_walk(&u, m, &deltas, 1e-9, damp, max, rounds);
@@ -874,6 +875,10 @@ mod tests {
                         // The counter is live: here δ^PS changes at every distance up to the cap.
                         if m <= 2 && !table && damp == Dampening::Shifted {
                             assert_eq!(probes, t as u64);
+                        }
+                        // Beyond C_m rounds nothing is probed: the global mechanism.
+                        if t == 0 {
+                            assert_eq!(probes, 0);
                         }
                     }
                 }
