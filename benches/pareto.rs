@@ -370,8 +370,8 @@ fn enron(opts: &Options) {
         };
         println!("  {name:<56} top-3: {d}{target} (picked nodes {out:?})");
     }
-    // Shifted dampening walks until δ^PS = n − 1 for every candidate (see select_privpareto): far longer on
-    // Enron, so one call, not rounds.
+    // Shifted dampening walks every distance up to its automatic saturation (about 2 (16 + ln n) / ε per
+    // round, see privpareto_saturation): longer than plain, so one call, not rounds.
     let d = cpu_time_of(&mut || privpareto(local(Dampening::Shifted), &mut out));
     println!(
         "  {:<56} top-3: {} CPU, one call (picked nodes {out:?})",

@@ -176,7 +176,7 @@ fn stage_len(n: usize, m: usize) -> Option<usize> {
 ///   breakpoints (2 n, two words each);
 /// - `indices` = 2n + S: the candidate map and the dominator counts (n each), and a stage area S shared by
 ///   the Pareto score, the δ^PS walk and the selector, which never live at once. On 64-bit targets S is
-///   5n + 1 for m ≤ 2 (the Pareto score's count; the walk needs (5 + 2m) n / 2 + 1); for m ≥ 3 the larger
+///   5n + 1 for m ≤ 2 (the Pareto score's count; the walk needs (5 + 2m) n / 2 + 2); for m ≥ 3 the larger
 ///   of the score's count and n + the δ^PS count's (see [`crate::pareto::pareto_sensitivity_scratch_len`]).
 ///
 /// At m = 2 on a 64-bit target that is 15 n + 1 words: 60 bytes per candidate per objective.

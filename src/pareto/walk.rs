@@ -38,9 +38,10 @@ pub(crate) const CLOSED: u32 = u32::MAX;
 /// sweep costs about as much as the direct count of ~100 candidates).
 pub(crate) const DIRECT_MAX: usize = 64;
 
-/// `u32` words the m ≤ 2 sweep needs for n candidates: 2m orders, ranks, thresholds, a Fenwick tree.
+/// `u32` words the m ≤ 2 sweep needs for n candidates: 2m orders, ranks, thresholds, and a counter of
+/// inserted positions ([`Counter`], at most n + 3 words).
 pub(crate) fn sweep_len32(n: usize, m: usize) -> Option<usize> {
-    n.checked_mul(3 + 2 * m)?.checked_add(1)
+    n.checked_mul(3 + 2 * m)?.checked_add(3)
 }
 
 /// `usize` words the m ≥ 3 sweep needs: the two counts and [`dominance_counts`]' scratch.
@@ -230,7 +231,7 @@ pub(crate) fn probe(
     kept.at = t;
     let (rank, rest) = rest.split_at_mut(n);
     let (thr, fen) = rest.split_at_mut(n);
-    let fen = &mut fen[..n + 1];
+    let fen = &mut fen[..Counter::len(n)];
     let side = |k: usize| (&corners[k * n..(k + 1) * n], &orders[k * n..(k + 1) * n]);
     // The second objective's sides, when there is one.
     let second = |k: usize| (m == 2).then(|| side(k));
@@ -367,23 +368,54 @@ fn repair(order: &mut [u32], v: &[f64]) {
     }
 }
 
-/// A Fenwick tree of `u32` counts over positions 0..len − 1 (slot 0 unused).
-fn fen_add(tree: &mut [u32], pos: usize) {
-    let mut i = pos + 1;
-    while i < tree.len() {
-        tree[i] += 1;
-        i += i & i.wrapping_neg();
-    }
-}
+/// How many of the positions 0..n − 1 are in a set that only grows, by prefix: a bitset (one bit per
+/// position, 32 to a word) and a Fenwick tree over its words (slot 0 unused). Both are n/16 words or so, so
+/// they stay in the cache where a Fenwick tree over the positions themselves (n words, one random access per
+/// level) did not; a prefix is the tree's count of the whole words below and one popcount.
+struct Counter;
 
-fn fen_prefix(tree: &[u32], end: usize) -> u32 {
-    let mut i = end.min(tree.len() - 1);
-    let mut sum = 0;
-    while i > 0 {
-        sum += tree[i];
-        i &= i - 1;
+impl Counter {
+    /// `u32` words for n positions: ⌈n/32⌉ bit words and ⌈n/32⌉ + 1 tree slots (≤ n + 3).
+    fn len(n: usize) -> usize {
+        2 * n.div_ceil(32) + 1
     }
-    sum
+
+    /// Empties the set.
+    fn clear(c: &mut [u32]) {
+        c.fill(0);
+    }
+
+    /// Adds position `pos` (not in the set yet).
+    #[inline(always)]
+    fn add(c: &mut [u32], pos: usize) {
+        let words = (c.len() - 1) / 2;
+        let (bits, tree) = c.split_at_mut(words);
+        bits[pos / 32] |= 1 << (pos % 32);
+        let mut i = pos / 32 + 1;
+        while i < tree.len() {
+            tree[i] += 1;
+            i += i & i.wrapping_neg();
+        }
+    }
+
+    /// How many positions below `end` are in the set.
+    #[inline(always)]
+    fn prefix(c: &[u32], end: usize) -> u32 {
+        let words = (c.len() - 1) / 2;
+        let (bits, tree) = c.split_at(words);
+        let (w, b) = (end / 32, end % 32);
+        let mut sum = if w < words && b > 0 {
+            (bits[w] & ((1u32 << b) - 1)).count_ones()
+        } else {
+            0
+        };
+        let mut i = w.min(words);
+        while i > 0 {
+            sum += tree[i];
+            i &= i - 1;
+        }
+        sum
+    }
 }
 
 /// For every open query r: #{points p : x0(p) ≥ y0(r) and x1(p) ≥ y1(r)} (`>` when `strict`), passed to
@@ -404,16 +436,11 @@ fn count(
     let n = px0.len();
     let covers = |x: f64, y: f64| if strict { x > y } else { x >= y };
     let two = if let (Some((x1, px1)), Some((y1, qy1))) = (x1, y1) {
-        // rank[p]: how many points have a smaller x1 (ties share it); thr[r]: how many points do not cover
-        // query r in objective 1. A point covers r there ⇔ rank[p] ≥ thr[r].
-        let (mut lower, mut last) = (0, f64::NAN);
+        // rank[p]: p's position in the ascending order of x1; thr[r]: how many points do not cover query r
+        // in objective 1. Covering is monotone in x1, so the points that cover r there are exactly those at
+        // positions ≥ thr[r] (ties are contiguous and on the same side).
         for (j, &p) in px1.iter().enumerate() {
-            let (p, x) = (p as usize, x1[p as usize]);
-            // The first value differs from NaN; keys are never NaN.
-            if x != last {
-                (lower, last) = (j, x);
-            }
-            rank[p] = lower as u32;
+            rank[p as usize] = j as u32;
         }
         let mut below = 0;
         for &r in qy1 {
@@ -427,7 +454,7 @@ fn count(
             }
             thr[r] = below as u32;
         }
-        fen.fill(0);
+        Counter::clear(fen);
         true
     } else {
         false
@@ -442,11 +469,11 @@ fn count(
         let y = y0[r];
         while next < n && covers(x0[px0[n - 1 - next] as usize], y) {
             if two {
-                fen_add(fen, rank[px0[n - 1 - next] as usize] as usize);
+                Counter::add(fen, rank[px0[n - 1 - next] as usize] as usize);
             }
             next += 1;
         }
-        let c = next as u32 - if two { fen_prefix(fen, thr[r] as usize) } else { 0 };
+        let c = next as u32 - if two { Counter::prefix(fen, thr[r] as usize) } else { 0 };
         emit(r, c);
     }
 }
@@ -625,7 +652,7 @@ mod tests {
         }
         let (rank, rest) = rest.split_at_mut(n);
         let (thr, fen) = rest.split_at_mut(n);
-        let fen = &mut fen[..n + 1];
+        let fen = &mut fen[..Counter::len(n)];
         let side = |k: usize| (&c[k * n..(k + 1) * n], &orders[k * n..(k + 1) * n]);
         let second = |k: usize| (m == 2).then(|| side(k));
         let open = |r: usize| open[r];
