@@ -418,7 +418,7 @@ static dp_err_class grow(const dp_function *f, dd_rows *s, int64_t want, dp_erro
     if (want > DP_MAX_ROWS)
         return dp_fail(err, DP_ERR_ARGUMENT, -1, "%s: a group has more than %lld candidates", f->name,
                        (long long)DP_MAX_ROWS);
-    int64_t cap = s->cap ? 2 * s->cap : 64;
+    int64_t cap = s->cap ? 2 * s->cap : 4; /* small: a parallel plan holds a partial state per group and thread */
     if (cap < want) cap = want;
     if (cap > DP_MAX_ROWS) cap = DP_MAX_ROWS;
     if (!regrow((void **)&s->ids, cap, 1, sizeof(int64_t)) ||
@@ -446,9 +446,125 @@ static idx_t agg_state_size(duckdb_function_info info) {
     return sizeof(dd_state);
 }
 
+/*
+ * The states DuckDB initialised and has not destroyed yet, by address. DuckDB's C API promises update an
+ * array of one state per row, but DuckDB 1.5 and older hand it, from some plans (a window whose frame is
+ * the whole partition: OVER (), OVER (PARTITION BY ...); an aggregate with its own ORDER BY), a one-element
+ * array while passing the number of rows (duckdb/duckdb#21537): the entries after the first are whatever
+ * lies beyond it. So update dereferences no entry before finding its address here: an array with an
+ * address DuckDB never initialised is refused, whole, before any row is read (the entries are checked in
+ * order, so a one-element array is found at its second entry, which lies inside the allocation's slack).
+ * One hash set (open addressing, linear probing) per process, in shards with a mutex each.
+ */
+#define SLOT_EMPTY ((uintptr_t)0)
+#define SLOT_GONE ((uintptr_t)1) /* a removed entry (addresses are aligned: never 0 or 1) */
+#define SHARDS 64                /* by address, so that threads initialising states rarely wait */
+typedef struct shard {
+    pthread_mutex_t lock;
+    uintptr_t *slots;
+    size_t cap, used, gone; /* used: live entries; gone: removed ones still occupying a slot */
+    int bits;               /* cap = 2^bits */
+} shard;
+static shard shards[SHARDS];
+static pthread_once_t shards_once = PTHREAD_ONCE_INIT;
+static void shards_init(void) {
+    for (int i = 0; i < SHARDS; i++) pthread_mutex_init(&shards[i].lock, NULL);
+}
+
+/* Fibonacci hashing: the high bits of the product (state addresses differ in their middle bits): the top 6
+ * choose the shard, the next ones the slot. */
+static uint64_t hash_of(uintptr_t a) { return (uint64_t)a * 0x9e3779b97f4a7c15ull; }
+static shard *shard_of(uintptr_t a) { return &shards[hash_of(a) >> 58]; }
+static size_t slot_of(const shard *sh, uintptr_t a) {
+    return sh->bits == 0 ? 0 : (size_t)((hash_of(a) << 6) >> (64 - sh->bits));
+}
+
+/* With sh->lock held. */
+static bool shard_has(const shard *sh, uintptr_t a) {
+    if (sh->cap == 0) return false;
+    for (size_t i = slot_of(sh, a);; i = (i + 1) & (sh->cap - 1)) {
+        if (sh->slots[i] == a) return true;
+        if (sh->slots[i] == SLOT_EMPTY) return false;
+    }
+}
+
+static bool shard_rehash(shard *sh, int bits) {
+    size_t cap = (size_t)1 << bits;
+    uintptr_t *slots = calloc(cap, sizeof *slots), *old = sh->slots;
+    size_t old_cap = sh->cap;
+    if (slots == NULL) return false;
+    sh->slots = slots;
+    sh->cap = cap;
+    sh->bits = bits;
+    sh->gone = 0;
+    for (size_t j = 0; j < old_cap; j++) {
+        uintptr_t a = old[j];
+        if (a == SLOT_EMPTY || a == SLOT_GONE) continue;
+        size_t i = slot_of(sh, a);
+        while (slots[i] != SLOT_EMPTY) i = (i + 1) & (cap - 1);
+        slots[i] = a;
+    }
+    free(old);
+    return true;
+}
+
+static bool live_add(uintptr_t a) {
+    bool ok = true;
+    shard *sh = shard_of(a);
+    pthread_mutex_lock(&sh->lock);
+    if (!shard_has(sh, a)) {
+        if (2 * (sh->used + sh->gone + 1) > sh->cap) { /* rehashed at half full, to a quarter full at most */
+            int bits = 6;
+            while (4 * (sh->used + 1) > ((size_t)1 << bits)) bits++;
+            ok = shard_rehash(sh, bits);
+        }
+        if (ok) {
+            size_t i = slot_of(sh, a);
+            while (sh->slots[i] != SLOT_EMPTY && sh->slots[i] != SLOT_GONE) i = (i + 1) & (sh->cap - 1);
+            if (sh->slots[i] == SLOT_GONE) sh->gone--;
+            sh->slots[i] = a;
+            sh->used++;
+        }
+    }
+    pthread_mutex_unlock(&sh->lock);
+    return ok;
+}
+
+static void live_remove(uintptr_t a) {
+    shard *sh = shard_of(a);
+    pthread_mutex_lock(&sh->lock);
+    for (size_t i = sh->cap ? slot_of(sh, a) : 0; sh->cap != 0; i = (i + 1) & (sh->cap - 1)) {
+        if (sh->slots[i] == SLOT_EMPTY) break;
+        if (sh->slots[i] == a) {
+            sh->slots[i] = SLOT_GONE;
+            sh->used--;
+            sh->gone++;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&sh->lock);
+}
+
+static bool live_has(uintptr_t a) {
+    shard *sh = shard_of(a);
+    pthread_mutex_lock(&sh->lock);
+    bool ok = shard_has(sh, a);
+    pthread_mutex_unlock(&sh->lock);
+    return ok;
+}
+
+/* True when each of the count entries of states is the address of a live state (checked in order, and
+ * none read after the first that is not). */
+static bool live_all(duckdb_aggregate_state *states, idx_t count) {
+    for (idx_t r = 0; r < count; r++)
+        if ((r == 0 || states[r] != states[r - 1]) && !live_has((uintptr_t)states[r])) return false;
+    return true;
+}
+
 static void agg_init(duckdb_function_info info, duckdb_aggregate_state state) {
-    (void)info;
     ((dd_state *)(void *)state)->rows = NULL;
+    pthread_once(&shards_once, shards_init);
+    if (!live_add((uintptr_t)state)) duckdb_aggregate_function_set_error(info, "dpmo: out of memory");
 }
 
 static void agg_destroy(duckdb_aggregate_state *states, idx_t count) {
@@ -456,6 +572,7 @@ static void agg_destroy(duckdb_aggregate_state *states, idx_t count) {
         dd_state *st = (dd_state *)(void *)states[i];
         rows_free(st->rows);
         st->rows = NULL;
+        live_remove((uintptr_t)states[i]);
     }
 }
 
@@ -497,6 +614,14 @@ static void agg_update(duckdb_function_info info, duckdb_data_chunk input, duckd
     idx_t n = duckdb_data_chunk_get_size(input);
     if (duckdb_data_chunk_get_column_count(input) != (idx_t)fn->nargs) {
         dp_fail(&err, DP_ERR_INTERNAL, -1, "%s: unexpected number of arguments", fn->f->name);
+        report(info, &err);
+        return;
+    }
+    if (!live_all(states, n)) {
+        dp_fail(&err, DP_ERR_ARGUMENT, -1,
+                "%s: this DuckDB hands the aggregate a state it never initialised (a window over whole partitions, "
+                "or ORDER BY inside the call, before DuckDB 2.0: duckdb/duckdb#21537); nothing was charged",
+                fn->f->name);
         report(info, &err);
         return;
     }
