@@ -147,3 +147,22 @@ def test_export_state_finalize_and_combine_are_refused(tmp):
         con.execute("SELECT finalize('\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00'::BLOB)").fetchall()
     assert remaining(con) == 10
     con.close()
+
+
+def test_list_aggregate_and_pivot_charge_per_group(tmp):
+    db, con = database(tmp, epsilon=100)
+    small_table(con)
+    # list_aggregate: refused by DuckDB 1.5; in 2.0 each list is a group, charged once
+    sql = "SELECT list_aggregate([1, 2, 3]::BIGINT[], 'dp_select', 1.0, 5.0, 1.0)"
+    if int(duckdb.__version__.split(".")[0]) < 2:
+        assert "not supported for list_aggr" in error(con, sql)
+        assert remaining(con) == 100
+    else:
+        assert con.execute(sql).fetchone()[0] in (1, 2, 3)
+        assert remaining(con) == 99
+        grant(db + ".dpmo-ledger", 1)
+    assert remaining(con) == 100
+    # PIVOT: each cell is a group (g = 0 and g = 1), charged once
+    assert len(con.execute("PIVOT t ON g USING dp_select(id, 1, s, 1)").fetchall()) == 1
+    assert remaining(con) == 98
+    con.close()
