@@ -135,11 +135,14 @@ def test_argument_errors_are_free_data_errors_are_charged(tmp):
            "SELECT dp_select(id, 1, s, 1) FROM t WHERE id > 9", "SELECT dp_select(id % 2, 1, s, 1) FROM t",
            "SELECT dp_pareto_select_local(id, 1, [s, s], [[1, 1], [1]], [1, 1]) FROM t",
            "SELECT dp_select(id, 1, s, 1, repeat('x', 300)) FROM t",
-           "SELECT dp_select_local(id, 1, s, [d, d], 1, 't_max=4') FROM t"]
+           "SELECT dp_select_local(id, 1, s, [d, d], 1, 't_max=4') FROM t",
+           # too small an epsilon for the isochronous default: a public fact, refused before the charge
+           "SELECT dp_select(id, 1e-13, s, 1) FROM t", "SELECT dp_select_top_k(id, 1e-13, 2, s, 1) FROM t",
+           "SELECT dp_agg_select(id, 1e-13, [1], [s], [1]) FROM t"]
     for _ in range(50):
         for sql in bad:
             error(con, sql)
-    assert remaining(con) == 1
+    assert remaining(con) == 1 and charges(db + ".dpmo-ledger") == []
     assert error(con, "SELECT dp_select(id, 0.25, CASE WHEN id = 3 THEN NULL ELSE s END, 1) FROM t") == \
         "dp_select: a utility or local sensitivity is NULL (epsilon was charged)"
     assert remaining(con) == 0.75
@@ -147,6 +150,24 @@ def test_argument_errors_are_free_data_errors_are_charged(tmp):
     assert con.execute("SELECT dp_select(id, 0.25, CASE WHEN id = 3 THEN 'nan'::DOUBLE ELSE s END, 1) "
                        "FROM t").fetchone()[0] in range(1, 6)
     assert remaining(con) == 0.5
+    con.close()
+
+
+def test_the_ledger_names_each_mechanism_and_its_arithmetic(tmp):
+    # The mechanism label of bindings/common: "/exact" only where the isochronous default was turned off;
+    # PrivPareto runs exactly and has no isochronous mode, so it carries no "/exact".
+    db, con = database(tmp, epsilon=10)
+    small_table(con)
+    calls = [("dp_select(id, 0.1, s, 1)", "dp_select/exponential"),
+             ("dp_select(id, 0.1, s, 1, 'exact')", "dp_select/exponential/exact"),
+             ("dp_select_top_k(id, 0.1, 2, s, 1, 'permute_and_flip')", "dp_select_top_k/permute_and_flip"),
+             ("dp_select_local(id, 0.1, s, d, 1, 'shifted exact')", "dp_select_local/exponential/shifted/exact"),
+             ("dp_agg_select(id, 0.1, [1], [s], [1])", "dp_agg_select/exponential"),
+             ("dp_agg_select(id, 0.1, [1], [s], [1], 'exact')", "dp_agg_select/exponential/exact"),
+             ("dp_pareto_select(id, 0.1, [s, s])", "dp_pareto_select/exponential")]
+    for expr, _ in calls:
+        con.execute("SELECT %s FROM t" % expr).fetchall()
+    assert [(c[1], c[2]) for c in charges(db + ".dpmo-ledger")] == [(0.1, label) for _, label in calls]
     con.close()
 
 

@@ -136,14 +136,15 @@ def test_privpareto_global_textbook_and_weak(db):
         assert passes(draw(db, "dp_pareto_select(id, 8.0, [u1, u2]%s)" % option), {r[0]: q for r, q in zip(rows, p)})
 
 
-def test_privagg_global(db):
+@pytest.mark.parametrize("arith", ["", ", 'exact'"])
+def test_privagg_global(db, arith):
     rows = [(1, 1.0, 5.0), (2, 2.0, 4.0), (3, 0.5, 0.5), (4, 3.0, 1.0)]
     tiny(db, rows, ["id BIGINT", "u1 DOUBLE", "u2 DOUBLE"])
     w, sens, eps = (0.5, -0.25), (1.0, 2.0), 3.0
     agg = [w[0] * r[1] + w[1] * r[2] for r in rows]
     d_agg = abs(w[0]) * sens[0] + abs(w[1]) * sens[1]
     p = softmax([eps * a / (2 * d_agg) for a in agg])
-    assert passes(draw(db, "dp_agg_select(id, 3.0, [0.5, -0.25], [u1, u2], [1, 2])"), {r[0]: q for r, q in zip(rows, p)})
+    assert passes(draw(db, "dp_agg_select(id, 3.0, [0.5, -0.25], [u1, u2], [1, 2]%s)" % arith), {r[0]: q for r, q in zip(rows, p)})
 
 
 @pytest.mark.skipif(not os.path.exists(LIBDPMO), reason="target/release/libdpmo.so not built")
