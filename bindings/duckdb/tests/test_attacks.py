@@ -272,21 +272,25 @@ FORK = """
     for pid, r in kids:
         os.waitpid(pid, 0)
         sys.stdout.write(os.read(r, 4096).decode())
+    # the parent's own stream goes on: not one that a child drew
+    picks = con.execute("SELECT dp_select_top_k(id, 0.001, 8, 0, 1) FROM u").fetchone()[0]
+    sys.stdout.write(" ".join(map(str, picks)) + "\\n")
 """
 
 
-@pytest.mark.parametrize("ext,distinct", [(EXT, 4), (BROKEN_EXT, 1)])
+@pytest.mark.parametrize("ext,distinct", [(EXT, 5), (BROKEN_EXT, 1)])
 def test_fork_children_draw_new_streams_and_share_the_ledger(tmp, ext, distinct):
     # Children of a process that used the extension: each keys its own generator (MADV_WIPEONFORK and the
-    # process id), so their 8 picks among 1000 equal candidates differ; the broken build (no re-keying) repeats
-    # the parent's stream in every child. Each child charges through its own open file description.
+    # process id), so their 8 picks among 1000 equal candidates differ from each other's and from the picks
+    # the parent makes after them; the broken build (no re-keying) repeats the parent's stream in every child.
+    # Each child charges through its own open file description.
     db = os.path.join(tmp, "fork.duckdb")
     grant(db + ".dpmo-ledger", 1)
     r = run_python(FORK % (db, ext))
     lines = r.stdout.split("\n")[:-1]
-    assert len(lines) == 4, r.stderr
+    assert len(lines) == 5, r.stderr
     assert len(set(lines)) == distinct
-    assert [c[1] for c in charges(db + ".dpmo-ledger")] == [0.001] * 5
+    assert [c[1] for c in charges(db + ".dpmo-ledger")] == [0.001] * 6
 
 
 def test_torn_tail_cut_damaged_ledger_fails_closed(tmp):
