@@ -378,7 +378,6 @@ static const char *rd_text(void *ctx, int i, size_t *len) {
 
 typedef struct dd_rows {
     bool init;
-    bool null_data; /* a NULL was read in the data: only the ids are kept (a data error after the charge) */
     dp_params p;
     int64_t n, cap;
     int64_t *ids;
@@ -390,17 +389,9 @@ typedef struct dd_state {
     dd_rows *rows;
 } dd_state;
 
-static int64_t row_vals(const dd_rows *s) { return s->null_data ? 0 : (s->p.m > 0 ? s->p.m : 1); }
-static int64_t row_dels(const dd_rows *s) {
-    return (s->null_data || s->p.width <= 0) ? 0 : (int64_t)(s->p.m > 0 ? s->p.m : 1) * s->p.width;
-}
-
-static void drop_values(dd_rows *s) {
-    free(s->vals);
-    free(s->dels);
-    s->vals = s->dels = NULL;
-    s->null_data = true;
-}
+/* Doubles per row: 0 while the group does not know its shape (dp_row_vals; those rows are NaN). */
+static int64_t row_vals(const dd_rows *s) { return dp_row_vals(&s->p); }
+static int64_t row_dels(const dd_rows *s) { return dp_row_dels(&s->p); }
 
 static bool regrow(void **p, int64_t count, int64_t per, size_t size) {
     if (per == 0) return true;
@@ -409,6 +400,20 @@ static bool regrow(void **p, int64_t count, int64_t per, size_t size) {
     void *q = realloc(*p, (size_t)(count * per) * size);
     if (q == NULL) return false;
     *p = q;
+    return true;
+}
+
+/* The group learnt its shape after rows whose arrays were NULL: those rows had no storage and are NaN (the
+ * public rule: the lowest score, δ = Δ). Called with the strides from before the shape changed. */
+static bool restride(dd_rows *s, int64_t old_vals, int64_t old_dels) {
+    if (row_vals(s) != old_vals && s->cap > 0) {
+        if (!regrow((void **)&s->vals, s->cap, row_vals(s), sizeof(double))) return false;
+        dp_fill_nan(s->vals, s->n * row_vals(s));
+    }
+    if (row_dels(s) != old_dels && s->cap > 0) {
+        if (!regrow((void **)&s->dels, s->cap, row_dels(s), sizeof(double))) return false;
+        dp_fill_nan(s->dels, s->n * row_dels(s));
+    }
     return true;
 }
 
@@ -581,7 +586,6 @@ static dp_err_class add_row(const dd_fn *fn, dd_state *st, const dp_reader *r, d
     const dp_function *f = fn->f;
     dp_params row;
     int64_t id = 0;
-    bool null_row = false;
     if (dp_read_params(f, fn->index, r, &row, err) != DP_OK) return err->cls;
     dd_rows *s = st->rows;
     if (s == NULL) {
@@ -592,16 +596,15 @@ static dp_err_class add_row(const dd_fn *fn, dd_state *st, const dp_reader *r, d
     if (!s->init) {
         s->init = true;
         s->p = row;
-        if (row.m == 0 || row.width < 0) s->null_data = true;
-    } else if (dp_params_merge(f, &s->p, &row, err) != DP_OK) {
-        return err->cls;
+    } else {
+        int64_t old_vals = row_vals(s), old_dels = row_dels(s);
+        if (dp_params_merge(f, &s->p, &row, err) != DP_OK) return err->cls;
+        if (!restride(s, old_vals, old_dels)) return dp_fail(err, DP_ERR_NOMEM, -1, "%s: out of memory", f->name);
     }
-    if (!s->null_data && (row.m == 0 || row.width < 0)) drop_values(s);
     if (grow(f, s, s->n + 1, err) != DP_OK) return err->cls;
-    if (dp_read_row(f, &s->p, r, &id, s->null_data ? NULL : s->vals + s->n * row_vals(s),
-                    s->null_data ? NULL : s->dels + s->n * row_dels(s), &null_row, err) != DP_OK)
+    if (dp_read_row(f, &s->p, r, &id, row_vals(s) ? s->vals + s->n * row_vals(s) : NULL,
+                    row_dels(s) ? s->dels + s->n * row_dels(s) : NULL, err) != DP_OK)
         return err->cls;
-    if (null_row && !s->null_data) drop_values(s);
     s->ids[s->n++] = id;
     return DP_OK;
 }
@@ -648,10 +651,10 @@ static dp_err_class combine_rows(const dp_function *f, dd_state *target, const d
     if (!dst->init) {
         dst->init = true;
         dst->p = src->p;
-        dst->null_data = src->null_data;
     } else {
+        int64_t old_vals = row_vals(dst), old_dels = row_dels(dst);
         if (dp_params_merge(f, &dst->p, &src->p, err) != DP_OK) return err->cls;
-        if (src->null_data && !dst->null_data) drop_values(dst);
+        if (!restride(dst, old_vals, old_dels)) return dp_fail(err, DP_ERR_NOMEM, -1, "%s: out of memory", f->name);
     }
 #ifdef DPMO_DUCKDB_TEST_BROKEN /* a deliberately broken build for the tests: a second partial state is lost */
     if (dst->n > 0) return DP_OK;
@@ -662,8 +665,15 @@ static dp_err_class combine_rows(const dp_function *f, dd_state *target, const d
     if (grow(f, dst, dst->n + src->n, err) != DP_OK) return err->cls;
     memcpy(dst->ids + dst->n, src->ids, (size_t)src->n * sizeof(int64_t));
     int64_t v = row_vals(dst), d = row_dels(dst);
-    if (v > 0) memcpy(dst->vals + dst->n * v, src->vals, (size_t)(src->n * v) * sizeof(double));
-    if (d > 0) memcpy(dst->dels + dst->n * d, src->dels, (size_t)(src->n * d) * sizeof(double));
+    /* src's strides are dst's or 0 (src never saw the shape: its rows are NaN) */
+    if (v > 0) {
+        if (row_vals(src) == v) memcpy(dst->vals + dst->n * v, src->vals, (size_t)(src->n * v) * sizeof(double));
+        else dp_fill_nan(dst->vals + dst->n * v, src->n * v);
+    }
+    if (d > 0) {
+        if (row_dels(src) == d) memcpy(dst->dels + dst->n * d, src->dels, (size_t)(src->n * d) * sizeof(double));
+        else dp_fill_nan(dst->dels + dst->n * d, src->n * d);
+    }
     dst->n += src->n;
     return DP_OK;
 }
@@ -735,9 +745,26 @@ static dp_err_class select_group(const dd_fn *fn, const dd_rows *s, int64_t *out
     if (s == NULL || !s->init || s->n == 0)
         return dp_fail(err, DP_ERR_ARGUMENT, DPMO_EMPTY_INPUT, "%s: the group has no rows", f->name);
     /* public checks before the charge: empty group, k <= n, unique ids (and the rows sorted by id) */
-    if (dp_group_prepare(&s->p, s->n, s->ids, s->null_data ? NULL : s->vals, s->null_data ? NULL : s->dels, &DD_ALLOC,
-                         &g, err) != DP_OK)
-        return err->cls;
+    /* A shape never seen (every row NULL): m = 1, width 1, every value NaN. The state stays as it is. */
+    dp_params p = s->p;
+    const double *vals = s->vals, *dels = s->dels;
+    double *own_vals = NULL, *own_dels = NULL;
+    dp_params_settle(&p);
+    if (dp_row_vals(&p) != row_vals(s) || dp_row_dels(&p) != row_dels(s)) {
+        if (dp_row_vals(&p) != row_vals(s)) vals = own_vals = calloc((size_t)(s->n * dp_row_vals(&p)), sizeof(double));
+        if (dp_row_dels(&p) != row_dels(s)) dels = own_dels = calloc((size_t)(s->n * dp_row_dels(&p)), sizeof(double));
+        if ((dp_row_vals(&p) != row_vals(s) && own_vals == NULL) || (dp_row_dels(&p) != row_dels(s) && own_dels == NULL)) {
+            free(own_vals);
+            free(own_dels);
+            return dp_fail(err, DP_ERR_NOMEM, -1, "%s: out of memory; nothing was charged", f->name);
+        }
+        if (own_vals) dp_fill_nan(own_vals, s->n * dp_row_vals(&p));
+        if (own_dels) dp_fill_nan(own_dels, s->n * dp_row_dels(&p));
+    }
+    cls = dp_group_prepare(&p, s->n, s->ids, vals, dels, &DD_ALLOC, &g, err);
+    free(own_vals);
+    free(own_dels);
+    if (cls != DP_OK) return cls;
     picks = malloc((size_t)s->p.k * sizeof(int64_t));
     if (picks == NULL) {
         dp_group_free(&g, &DD_ALLOC);
@@ -748,10 +775,10 @@ static dp_err_class select_group(const dd_fn *fn, const dd_rows *s, int64_t *out
     if (rs != DPMO_OK)
         cls = dp_fail(err, DP_ERR_INTERNAL, (int)rs, "%s: cannot key the generator: %s; nothing was charged", f->name,
                       dpmo_status_message((uint32_t)rs));
-    else if (!charge(db, &s->p, err))
+    else if (!charge(db, &p, err))
         cls = err->cls;
     else
-        cls = dp_group_run(&s->p, &g, s->null_data, rng, &DD_ALLOC, picks, err);
+        cls = dp_group_run(&p, &g, rng, &DD_ALLOC, picks, err);
     pthread_mutex_unlock(&db->lock);
     if (cls == DP_OK)
         for (int64_t i = 0; i < s->p.k; i++) out[i] = g.ids[picks[i]];
