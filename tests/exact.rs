@@ -139,13 +139,13 @@ fn exact_tape_for_second(whole: usize) -> Tape {
 }
 
 /// The same through the exponential mechanism's sampler by levels (`src/select/levels.rs`), for two candidates
-/// with γ of integer part 36 (the top level is then 21 = ⌊0.75 · 2⌋ + 20):
+/// with γ of integer part 36 (the top level is then 4 = ⌊3 · 2 / 4⌋ + 3, for n = 2 of two bits):
 /// - the uniform proposals' budget of 64 fails: four batches of 16 index words (all index 1), each far
 ///   proposal's first e⁻¹ coin failing on bit 1 (64 bits, one buffered word of ones);
-/// - the level word: a uniform below 8²¹ + 3²¹ = 2⁶³ + 3²¹, where [0, 2⁶³) is level 0 (the best) and the rest
-///   level 21 (the far candidate, the only one there): `level_word`;
-/// - 21 correction coins Bernoulli(8/(3e)), each succeeding on bit 1 (1/45 = 0.000001…), then the remaining
-///   ⌊γ⌋ − 21 = 15 e⁻¹ coins ("01" each) and the fractional coin on ones, as in [`exact_tape_for_second`].
+/// - the level word: a uniform below 8⁴ + 3⁴ = 4177 from the word's low 13 bits, where [0, 4096) is level 0
+///   (the best) and [4096, 4177) level 4 (the far candidate, the only one there): `level_word`;
+/// - 4 correction coins Bernoulli(8/(3e)), each succeeding on bit 1 (1/45 = 0.000001…), then the remaining
+///   ⌊γ⌋ − 4 = 32 e⁻¹ coins ("01" each) and the fractional coin on ones, as in [`exact_tape_for_second`].
 fn exact_levels_tape(level_word: u64) -> Tape {
     let mut words = Vec::new();
     for batch in 0..4 {
@@ -155,7 +155,7 @@ fn exact_levels_tape(level_word: u64) -> Tape {
         }
     }
     words.push(level_word);
-    words.extend(pack(&format!("{}{}", "1".repeat(21), "01".repeat(15))));
+    words.extend(pack(&format!("{}{}", "1".repeat(4), "01".repeat(32))));
     Tape::new(words)
 }
 
@@ -198,21 +198,21 @@ fn exponential_mechanism_pair_is_impossible_in_float_and_possible_in_exact() {
 
 /// The same pair when uniform proposals have failed and the exponential mechanism samples by levels: the far
 /// output is still possible on both sides, and the tape really goes through the level draw (a level word
-/// below 2⁶³ picks level 0, the best candidate).
+/// below 4096 picks level 0, the best candidate).
 #[test]
 fn exponential_mechanism_pair_is_possible_in_exact_through_the_levels() {
     for s in [[0.0, -73.6], [0.0, -72.6]] {
         assert_eq!(
-            select_exponential(&mut exact_levels_tape(1 << 63), &s, 1.0, 1.0).unwrap(),
+            select_exponential(&mut exact_levels_tape(4096), &s, 1.0, 1.0).unwrap(),
             1,
             "{s:?}"
         );
         assert_eq!(
-            select_noisy_max(&mut exact_levels_tape(1 << 63), &s, 1.0, 1.0, Noise::Gumbel, &mut []).unwrap(),
+            select_noisy_max(&mut exact_levels_tape(4096), &s, 1.0, 1.0, Noise::Gumbel, &mut []).unwrap(),
             1
         );
         assert_eq!(
-            select_exponential(&mut exact_levels_tape((1 << 63) - 1), &s, 1.0, 1.0).unwrap(),
+            select_exponential(&mut exact_levels_tape(4095), &s, 1.0, 1.0).unwrap(),
             0
         );
     }

@@ -4,15 +4,21 @@
 //! * **Exponential mechanism, by rejection**: propose r uniformly, keep it with probability exp(−γ_r);
 //!   otherwise propose again. A round returns r with probability e^{−γ_r}/n, so the output is r with
 //!   probability e^{−γ_r} / Σ_j e^{−γ_j} — the exponential mechanism exactly. The best candidate (γ = 0) is
-//!   always kept, so a round succeeds with probability at least 1/n: at most n rounds are expected, each one
-//!   uniform index and about two random bits for a far candidate.
-//! * **Permute-and-flip**: visit the candidates in a uniformly random order and keep r with probability
-//!   exp(−γ_r) (McKenna & Sheldon 2020); the best is kept when reached, so at most n coins are flipped.
+//!   always kept, so a round succeeds with probability at least 1/n. After a budget of failed rounds it
+//!   samples by levels of γ instead ([`super::levels`]).
+//! * **Permute-and-flip** (McKenna & Sheldon 2020): visit the candidates in a uniformly random order and
+//!   keep the first r whose coin Bernoulli(exp(−γ_r)) succeeds. A short walk in a random order first; if it
+//!   finds nothing, a *streaming* pass flips the coins of the other candidates in index order and returns a
+//!   uniformly random success ([`permute_and_flip`] proves the two equal).
 //!
 //! Scores come in two forms: doubles with a global sensitivity Δ ([`FloatScores`], floored onto the grid of
 //! Δ, [`crate::exact::grid`]) and integers already on a grid with N units of sensitivity ([`IntScores`], the
-//! output of the exact dampening and weighted-sum stages, stored as two `u64` words each).
+//! output of the exact dampening and weighted-sum stages, stored as two `u64` words each). The doubles are
+//! read once for their extremes and whether they are all finite ([`scan`]); every later pass reads them
+//! through the [`ReadScore`] rule that scan chose.
 
+use super::levels;
+use crate::exact::bernoulli::{bernoulli_exp_minus, bernoulli_ratio};
 use crate::exact::grid::Floor;
 use crate::exact::{Bits, Grid, Scale, GAP_CAP};
 use crate::{sample, Error};
@@ -22,9 +28,8 @@ use rand_core::Rng;
 pub(crate) trait ExactScores {
     /// The number of candidates.
     fn len(&self) -> usize;
-    /// The gap function r ↦ G_r = min(S* − S_r, [`GAP_CAP`]), with S* found once (O(n)).
-    fn gaps(&self) -> impl Fn(usize) -> u128 + '_;
-    /// The same gaps seen through cuts on the scores ([`Cuts`]), with the extremes found once (O(n)).
+    /// The gaps G_r = min(S* − S_r, [`GAP_CAP`]) seen through cuts on the scores ([`Cuts`]); doubles carry
+    /// their extremes from [`scan`], integers are read once for theirs.
     fn cuts(&self) -> impl Cuts + '_;
 }
 
@@ -43,8 +48,6 @@ pub(crate) trait Cuts {
     fn no_one(&self) -> Self::Cut;
     /// A score, as the cuts compare it.
     type Score: Copy;
-    /// The scores in candidate order (a sequential read, for the passes over all candidates).
-    fn scores(&self) -> impl Iterator<Item = Self::Score> + '_;
     /// Candidate r's score.
     fn score(&self, r: usize) -> Self::Score;
     /// Whether a score is below the cut, i.e. its gap reaches the cut's threshold.
@@ -89,19 +92,29 @@ impl ReadScore for Finite {
     }
 }
 
-/// Doubles floored onto the grid of their global sensitivity.
+/// Doubles floored onto the grid of their global sensitivity, with their extremes as `F` reads them.
 pub(crate) struct FloatScores<'a, F: ReadScore = Raw> {
     pub(crate) scores: &'a [f64],
     pub(crate) grid: Grid,
+    bottom: f64,
+    top: f64,
     read: core::marker::PhantomData<F>,
 }
 
 impl<'a, F: ReadScore> FloatScores<'a, F> {
-    /// Scores read through `F` on the grid of their sensitivity.
+    /// Scores read through `F` on the grid of their sensitivity (one pass for their extremes).
+    #[cfg(test)]
     pub(crate) fn new(scores: &'a [f64], grid: Grid) -> Self {
+        Self::with_extremes(scores, grid, extremes::<F>(scores))
+    }
+
+    /// The same with the least and greatest score as `F` reads them already known (from [`scan`]).
+    pub(crate) fn with_extremes(scores: &'a [f64], grid: Grid, (bottom, top): (f64, f64)) -> Self {
         FloatScores {
             scores,
             grid,
+            bottom,
+            top,
             read: core::marker::PhantomData,
         }
     }
@@ -112,32 +125,68 @@ impl<F: ReadScore> ExactScores for FloatScores<'_, F> {
         self.scores.len()
     }
 
-    fn gaps(&self) -> impl Fn(usize) -> u128 + '_ {
-        let best = self.grid.floor(extremes::<F>(self.scores).1);
-        move |r| self.grid.gap(best, F::read(self.scores[r]))
-    }
-
     fn cuts(&self) -> impl Cuts + '_ {
-        let (bottom, top) = extremes::<F>(self.scores);
         FloatCuts::<F> {
             scores: self.scores,
             grid: self.grid,
-            best: self.grid.floor(top),
-            top,
-            bottom,
+            best: self.grid.floor(self.top),
+            top: self.top,
+            bottom: self.bottom,
             exponent: self.grid.exponent(),
             read: core::marker::PhantomData,
         }
     }
 }
 
+/// Lanes of the passes over all scores: independent accumulators the compiler keeps in vector registers.
+const LANES: usize = 8;
+
+/// What one pass over doubles finds: the least and the greatest score and whether every score is finite.
+/// When they are, these are the extremes as [`Raw`] reads the scores; otherwise [`extremes`] with
+/// [`Finite`] gives them (a second pass, only for data with NaN or ±∞).
+pub(crate) struct Scan {
+    /// The least score (+∞ for none).
+    pub(crate) bottom: f64,
+    /// The greatest score (−∞ for none).
+    pub(crate) top: f64,
+    /// Every score is finite.
+    pub(crate) finite: bool,
+}
+
+/// The one pass over the doubles that every exact selection makes before sampling (the validation and
+/// the extremes fused): without branches, in lanes the compiler vectorises. A score is finite exactly
+/// when s − s is 0 (it is NaN for NaN and ±∞), so the lanes sum s − s and the sum is 0 exactly when all
+/// are finite; the extremes skip NaN (every comparison with it is false).
+pub(crate) fn scan(scores: &[f64]) -> Scan {
+    let (mut lo, mut hi, mut zero) = ([f64::INFINITY; LANES], [f64::NEG_INFINITY; LANES], [0.0f64; LANES]);
+    let mut chunks = scores.chunks_exact(LANES);
+    for c in &mut chunks {
+        for k in 0..LANES {
+            let x = c[k];
+            lo[k] = if x < lo[k] { x } else { lo[k] };
+            hi[k] = if x > hi[k] { x } else { hi[k] };
+            zero[k] += x - x;
+        }
+    }
+    for &x in chunks.remainder() {
+        lo[0] = if x < lo[0] { x } else { lo[0] };
+        hi[0] = if x > hi[0] { x } else { hi[0] };
+        zero[0] += x - x;
+    }
+    Scan {
+        bottom: lo.iter().copied().fold(f64::INFINITY, f64::min),
+        top: hi.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        finite: zero.iter().all(|&z| z == 0.0),
+    }
+}
+
 /// The least and the greatest of the scores as `F` reads them (±∞ for none), in lanes the compiler can
 /// vectorise.
-fn extremes<F: ReadScore>(scores: &[f64]) -> (f64, f64) {
-    let (mut lo, mut hi) = ([f64::INFINITY; 4], [f64::NEG_INFINITY; 4]);
-    let mut chunks = scores.chunks_exact(4);
+pub(crate) fn extremes<F: ReadScore>(scores: &[f64]) -> (f64, f64) {
+    let (mut lo, mut hi) = ([f64::INFINITY; LANES], [f64::NEG_INFINITY; LANES]);
+    let mut chunks = scores.chunks_exact(LANES);
     for c in &mut chunks {
-        for k in 0..4 {
+        for k in 0..LANES {
             let x = F::read(c[k]);
             lo[k] = if x < lo[k] { x } else { lo[k] };
             hi[k] = if x > hi[k] { x } else { hi[k] };
@@ -239,10 +288,6 @@ impl<F: ReadScore> Cuts for FloatCuts<'_, F> {
 
     type Score = f64;
 
-    fn scores(&self) -> impl Iterator<Item = f64> + '_ {
-        self.scores.iter().map(|&s| F::read(s))
-    }
-
     #[inline]
     fn score(&self, r: usize) -> f64 {
         F::read(self.scores[r])
@@ -304,15 +349,6 @@ impl ExactScores for IntScores<'_> {
         self.words.len() / 2
     }
 
-    fn gaps(&self) -> impl Fn(usize) -> u128 + '_ {
-        let best = (0..self.len()).map(|i| load_int(self.words, i)).max().unwrap_or(0);
-        // Scores are kept within ±2^125 by their stages, so the difference cannot overflow; checked anyway.
-        move |r| {
-            best.checked_sub(load_int(self.words, r))
-                .map_or(GAP_CAP, |g| (g.max(0) as u128).min(GAP_CAP))
-        }
-    }
-
     fn cuts(&self) -> impl Cuts + '_ {
         let (mut best, mut bottom) = (i128::MIN, i128::MAX);
         for i in 0..self.len() {
@@ -357,12 +393,6 @@ impl Cuts for IntCuts<'_> {
     }
 
     type Score = i128;
-
-    fn scores(&self) -> impl Iterator<Item = i128> + '_ {
-        self.words
-            .chunks_exact(2)
-            .map(|w| (i128::from(w[1] as i64) << 64) | i128::from(w[0]))
-    }
 
     #[inline]
     fn score(&self, r: usize) -> i128 {
@@ -411,8 +441,8 @@ const BATCH: usize = 16;
 /// wait for its cache miss. Proposals left over when one is kept are discarded; since they are independent
 /// of the coins that decided to stop, the output distribution is unchanged.
 ///
-/// After about n/256 + 64 proposals without a success (the mass is on few candidates), it switches to
-/// the exponential mechanism by levels ([`super::levels`]), which costs two passes over the scores and then
+/// After about n/1024 + 64 proposals without a success (the mass is on few candidates), it switches to
+/// the exponential mechanism by levels ([`super::levels`]), which costs one pass over the scores and then
 /// a few rounds. Switching keeps the distribution exact: the rounds are independent and each returns r
 /// with probability ∝ e^{−γ_r} given that it returns at all, so the output of the first successful round
 /// has that distribution whatever the number of rounds before it — and the sampler by levels draws from
@@ -420,12 +450,11 @@ const BATCH: usize = 16;
 pub(crate) fn exponential<R: Rng + ?Sized>(rng: &mut R, scores: &impl ExactScores, scale: &Scale) -> usize {
     let n = scores.len();
     let cuts = scores.cuts();
-    let gap = |r| cuts.gap(r);
     let mut bits = Bits::new(rng);
-    let mut batches = (n / 256 + 64) / BATCH;
+    let mut batches = (n / 1024 + 64) / BATCH;
     loop {
         if batches == 0 {
-            if let Some(r) = super::levels::exponential(&mut bits, &cuts, scale, super::levels::MAX_LEVEL) {
+            if let Some(r) = levels::exponential(&mut bits, &cuts, scale, levels::MAX_LEVEL) {
                 return r;
             }
             // Unreachable (the level weights fit in 256 bits): go on with uniform proposals.
@@ -437,7 +466,7 @@ pub(crate) fn exponential<R: Rng + ?Sized>(rng: &mut R, scores: &impl ExactScore
             p.0 = sample::uniform_index(bits.rng(), n);
         }
         for p in batch.iter_mut() {
-            p.1 = gap(p.0);
+            p.1 = cuts.gap(p.0);
         }
         for &(r, g) in &batch {
             if scale.keep(&mut bits, g) {
@@ -447,7 +476,37 @@ pub(crate) fn exponential<R: Rng + ?Sized>(rng: &mut R, scores: &impl ExactScore
     }
 }
 
-/// Permute-and-flip over a lazy Fisher–Yates shuffle in `perm` (length ≥ n, checked by the callers).
+/// Up to this many candidates, permute-and-flip walks the whole random order.
+const SHUFFLE_ALL: usize = 64;
+/// The most candidates permute-and-flip visits in a random order before it streams.
+const WALK: usize = 256;
+
+/// How many candidates permute-and-flip visits in a random order before it streams (all up to
+/// [`SHUFFLE_ALL`]).
+fn walk_length(n: usize) -> usize {
+    if n <= SHUFFLE_ALL {
+        n
+    } else {
+        (16 + n / 64).min(WALK)
+    }
+}
+
+/// Permute-and-flip (McKenna & Sheldon 2020): the first success of the coins Bernoulli(exp(−γ_r)) in a
+/// uniformly random order of the candidates; `perm` (length ≥ n, checked by the callers) is scratch.
+///
+/// **Walk, then stream.** It visits up to [`WALK`] candidates in a uniformly random order (distinct
+/// uniform indices: the order in which an i.i.d. uniform stream first shows each index is a uniformly
+/// random order), flipping each one's coin and returning the first success — permute-and-flip itself, so
+/// scores with many candidates near the best end here after a few visits. If none succeeds, the output is
+/// the first success among the *other* candidates in a uniformly random order of them, with fresh coins.
+/// That order is independent of the coins, so the output is a **uniformly random success** among them:
+/// conditioned on the set S of successes, each of its members comes first in the order with probability
+/// 1/|S|. So the stream ([`stream`]) flips every other candidate's coin in index order — sequential reads,
+/// no permutation — keeps the successes in `perm`, and returns one of them drawn uniformly. S is not empty:
+/// the best candidates were not visited (a visit would have kept them) and their coins (γ = 0) always
+/// succeed.
+///
+/// Up to [`SHUFFLE_ALL`] candidates the walk covers everyone (a lazy Fisher–Yates shuffle in `perm`).
 pub(crate) fn permute_and_flip<R: Rng + ?Sized>(
     rng: &mut R,
     scores: &impl ExactScores,
@@ -458,22 +517,241 @@ pub(crate) fn permute_and_flip<R: Rng + ?Sized>(
     if perm.len() < n {
         return Err(Error::ScratchTooSmall);
     }
-    let perm = &mut perm[..n];
-    for (i, p) in perm.iter_mut().enumerate() {
-        *p = i;
-    }
-    let gap = scores.gaps();
+    let cuts = scores.cuts();
     let mut bits = Bits::new(rng);
-    for i in 0..n {
-        let j = i + sample::uniform_index(bits.rng(), n - i);
-        perm.swap(i, j);
-        let r = perm[i];
-        if scale.keep(&mut bits, gap(r)) {
+    let visits = walk_length(n);
+    if visits == n {
+        let perm = &mut perm[..n];
+        for (i, p) in perm.iter_mut().enumerate() {
+            *p = i;
+        }
+        for i in 0..n {
+            let j = i + sample::uniform_index(bits.rng(), n - i);
+            perm.swap(i, j);
+            let r = perm[i];
+            if scale.keep(&mut bits, cuts.gap(r)) {
+                return Ok(r);
+            }
+        }
+        // Unreachable: the best candidate has gap 0 and is kept when visited.
+        return Err(Error::InvalidArgument);
+    }
+    // The visited candidates, sorted, in perm[..visits]; the successes of the stream after them.
+    let (visited, rest) = perm.split_at_mut(visits);
+    for i in 0..visits {
+        let r = loop {
+            let r = sample::uniform_index(bits.rng(), n);
+            if let Err(at) = visited[..i].binary_search(&r) {
+                visited.copy_within(at..i, at + 1);
+                visited[at] = r;
+                break r;
+            }
+        };
+        if scale.keep(&mut bits, cuts.gap(r)) {
             return Ok(r);
         }
     }
-    // Unreachable: the best candidate has gap 0 and is kept when visited.
-    Err(Error::InvalidArgument)
+    let found = stream(&mut bits, &cuts, scale, visited, rest);
+    if found == 0 {
+        // Unreachable: see above.
+        return Err(Error::InvalidArgument);
+    }
+    Ok(rest[sample::uniform_index(bits.rng(), found)])
+}
+
+/// Candidates per block of the stream: a block whose candidates are all on the top level is decided in
+/// bulk ([`Runs::fail_run`]).
+const STREAM_BLOCK: usize = 64;
+
+/// The streaming pass of permute-and-flip: flips the coin Bernoulli(exp(−γ_r)) of every candidate r in
+/// index order and writes those that succeed and are not in `skip` (sorted) to `out`; returns how many.
+///
+/// **The coin, cheaply and exactly.** CKS20's Algorithm 2 flips ⌊γ⌋ coins Bernoulli(e^{−1}) and one
+/// Bernoulli(exp(−(γ − ⌊γ⌋))); each e^{−1} coin (Algorithm 1) starts with Bernoulli(1/2) — one fair bit,
+/// which must be 0 — and then succeeds with probability 2/e ([`bernoulli_two_over_e`]). The coins' bits are
+/// independent and fair, so they may be read in any order that does not depend on their values yet to be
+/// read: the stream reads the first bits of w ≤ ⌊γ_r⌋ of the e^{−1} coins first, as one run of zeros
+/// ([`Runs::zeros`], probability 2^{−w}), and only if they are all 0 the w continuations and the coin
+/// exp(−(γ_r − w)) (exactly γ_r from the gap). The product is e^{−γ_r}, exactly. A far candidate fails
+/// after two bits on average, with no arithmetic on γ.
+///
+/// w is the candidate's level min(⌊γ_r⌋, F) ([`levels::Levels`]: a comparison with the cut of the top level F,
+/// and for the candidates above it an estimate confirmed by two comparisons), so w ≤ ⌊γ_r⌋ by the exact
+/// cuts; candidates with w = 0 flip the exact coin directly ([`Scale::keep`]).
+fn stream<R: Rng + ?Sized, C: Cuts>(
+    bits: &mut Bits<'_, R>,
+    cuts: &C,
+    scale: &Scale,
+    skip: &[usize],
+    out: &mut [usize],
+) -> usize {
+    let levels = levels::levels(cuts, scale, levels::MAX_LEVEL);
+    let top = levels.top as u32;
+    let far = levels.top_cut();
+    let mut runs = Runs::new();
+    let mut found = 0;
+    let mut keep = |r: usize, found: &mut usize| {
+        if skip.binary_search(&r).is_err() {
+            out[*found] = r;
+            *found += 1;
+        }
+    };
+    let n = cuts.len();
+    let mut start = 0;
+    while start < n {
+        let end = (start + STREAM_BLOCK).min(n);
+        if top > 0 && cuts.count_between(start..end, far, cuts.no_one()) == end - start {
+            // Every candidate of the block is on the top level.
+            let mut r = start;
+            while r < end {
+                r += runs.fail_run(bits.rng(), end - r, top);
+                if r < end {
+                    if finish(bits, scale, cuts.gap(r), top) {
+                        keep(r, &mut found);
+                    }
+                    r += 1;
+                }
+            }
+        } else {
+            for r in start..end {
+                let s = cuts.score(r);
+                let w = if C::below(s, far) { top } else { levels.level(s) as u32 };
+                let kept = if w == 0 {
+                    scale.keep(bits, cuts.gap(r))
+                } else {
+                    runs.zeros(bits.rng(), w) && finish(bits, scale, cuts.gap(r), w)
+                };
+                if kept {
+                    keep(r, &mut found);
+                }
+            }
+        }
+        start = end;
+    }
+    found
+}
+
+/// The rest of the coin Bernoulli(exp(−γ)) for a gap whose γ has ⌊γ⌋ ≥ w, once the first bits of w of its
+/// e^{−1} coins were 0: their w continuations (2/e each) and exp(−(γ − w)).
+#[inline(never)]
+fn finish<R: Rng + ?Sized>(bits: &mut Bits<'_, R>, scale: &Scale, gap: u128, w: u32) -> bool {
+    for _ in 0..w {
+        if !bernoulli_two_over_e(bits) {
+            return false;
+        }
+    }
+    let mut g = scale.gamma(gap);
+    debug_assert!(g.whole >= u64::from(w));
+    g.whole = g.whole.saturating_sub(u64::from(w)); // w ≤ ⌊γ⌋ by the cuts (and γ's cap is above every level)
+    bernoulli_exp_minus(bits, &g)
+}
+
+/// True with probability exactly 2/e: the rest of a Bernoulli(e^{−1}) coin (CKS20 Algorithm 1 with γ = 1:
+/// K ← 1; while Bernoulli(1/K) succeeds, K ← K + 1; return K odd) once its first coin that can fail,
+/// Bernoulli(1/2), has succeeded: K ← 3, the same loop. P(K odd | K ≥ 3) = e^{−1} / (1/2).
+pub(crate) fn bernoulli_two_over_e<R: Rng + ?Sized>(bits: &mut Bits<'_, R>) -> bool {
+    let mut k: u64 = 3;
+    while bernoulli_ratio(bits, 1, k) {
+        k = k.saturating_add(1);
+    }
+    k % 2 == 1
+}
+
+/// Fair bits read as runs of zeros, from whole words of the generator: the first steps Bernoulli(1/2) of
+/// many e^{−1} coins at once ([`stream`]). The unread bits are the top `left` bits of `word`, the bits
+/// below them 0; bits once read are never read again, and unread ones are discarded with the reader.
+struct Runs {
+    word: u64,
+    left: u32,
+}
+
+impl Runs {
+    const fn new() -> Self {
+        Runs { word: 0, left: 0 }
+    }
+
+    /// Reads fair bits up to the first 1 or the w-th 0 (1 ≤ w ≤ 64): true when w zeros were read, which
+    /// has probability exactly 2^{−w}.
+    #[inline(always)]
+    fn zeros<R: Rng + ?Sized>(&mut self, rng: &mut R, w: u32) -> bool {
+        let z = self.word.leading_zeros();
+        if z < self.left && z < w {
+            // A 1 among the unread bits, after fewer than w zeros.
+            self.word = (self.word << z) << 1;
+            self.left -= z + 1;
+            return false;
+        }
+        self.zeros_slow(rng, w)
+    }
+
+    #[inline(never)]
+    fn zeros_slow<R: Rng + ?Sized>(&mut self, rng: &mut R, mut w: u32) -> bool {
+        loop {
+            let z = self.word.leading_zeros().min(self.left);
+            if z >= w {
+                self.word = self.word.checked_shl(w).unwrap_or(0);
+                self.left -= w;
+                return true;
+            }
+            if z < self.left {
+                self.word = (self.word << z) << 1;
+                self.left -= z + 1;
+                return false;
+            }
+            // Every unread bit is 0, and fewer than w of them: read them, then a fresh word.
+            w -= self.left;
+            self.word = rng.next_u64();
+            self.left = 64;
+        }
+    }
+
+    /// [`Runs::zeros`] with the same w for up to `count` candidates in turn, stopping after the first that
+    /// reads w zeros: returns how many read a 1 before it (`count` when all did). A word of unread bits
+    /// with no run of w zeros and at most as many 1s as candidates left decides one candidate per 1 at once.
+    fn fail_run<R: Rng + ?Sized>(&mut self, rng: &mut R, count: usize, w: u32) -> usize {
+        let mut done = 0;
+        while done < count {
+            let ones = self.word.count_ones() as usize;
+            if ones > 0 && ones <= count - done && !has_run_of_ones(!self.word & top_bits(self.left), w) {
+                // Each 1 ends one candidate's read, after fewer than w zeros; the zeros after the last
+                // 1 stay unread.
+                let used = 64 - self.word.trailing_zeros();
+                self.word = self.word.checked_shl(used).unwrap_or(0);
+                self.left -= used;
+                done += ones;
+            } else {
+                if self.zeros(rng, w) {
+                    return done;
+                }
+                done += 1;
+            }
+        }
+        done
+    }
+}
+
+/// The top `k` bits set (k ≤ 64).
+#[inline(always)]
+fn top_bits(k: u32) -> u64 {
+    if k == 0 {
+        0
+    } else {
+        u64::MAX << (64 - k)
+    }
+}
+
+/// Whether y has w ≥ 1 consecutive 1 bits: runs of 2, 4, 8, … by doubling, then the rest.
+#[inline(always)]
+fn has_run_of_ones(mut y: u64, w: u32) -> bool {
+    let mut have = 1;
+    while 2 * have <= w {
+        y &= y << have;
+        have *= 2;
+    }
+    if have < w {
+        y &= y << (w - have);
+    }
+    y != 0
 }
 
 /// `&mut [f64]` scratch seen as `u64` words (same size and alignment; every bit pattern is valid in both).
@@ -495,9 +773,9 @@ mod tests {
             assert_eq!(load_int(&w, i), v);
         }
         let s = IntScores { words: &w };
-        let gap = s.gaps();
-        assert_eq!(gap(2), 0);
-        assert_eq!(gap(0), (i128::MAX >> 3) as u128);
-        assert_eq!(gap(3), ((i128::MAX >> 3) + (1 << 125)) as u128);
+        let cuts = s.cuts();
+        assert_eq!(cuts.gap(2), 0);
+        assert_eq!(cuts.gap(0), (i128::MAX >> 3) as u128);
+        assert_eq!(cuts.gap(3), ((i128::MAX >> 3) + (1 << 125)) as u128);
     }
 }

@@ -55,8 +55,10 @@ pub(crate) fn levels<'c, C: Cuts>(
     max_level: usize,
 ) -> Levels<'c, C, impl Fn(C::Score) -> f64 + 'c> {
     let n = cuts.len();
-    // Levels beyond 0.75 log₂ n + 20 ≥ log_{8/3} n + 20 would carry proposal weight below (3/8)²⁰.
-    let enough = (usize::BITS - n.leading_zeros()) as usize * 3 / 4 + 20;
+    // With b = ⌊log₂ n⌋ + 1 > log₂ n and F ≥ 3b/4 + 9/4 > log_{8/3} n + 2.2 (3/4 > 1/log₂(8/3) = 0.707), the
+    // gathered top level's proposal weight c_F (3/8)^F < n (3/8)^F < (3/8)^{2.2} < 0.12, against the
+    // best candidate's 1: at most one round in eight proposes from it.
+    let enough = (usize::BITS - n.leading_zeros()) as usize * 3 / 4 + 3;
     let top = (scale.gamma(cuts.max_gap()).whole as usize)
         .min(max_level)
         .min(enough)
@@ -95,18 +97,32 @@ impl<C: Cuts, E: Fn(C::Score) -> f64> Levels<'_, C, E> {
         l
     }
 
-    /// How many candidates are on each level.
+    /// The cut below which the scores are on the top level.
+    pub(crate) fn top_cut(&self) -> C::Cut {
+        self.cut[self.top]
+    }
+
+    /// How many candidates are on each level: the top level counted in blocks without branches (a
+    /// comparison per candidate, vectorised), the levels below it one candidate at a time.
     pub(crate) fn count(&self) -> [u64; MAX_LEVEL + 1] {
-        // Four tallies, so that consecutive candidates on one level do not wait on each other's increment.
-        let mut tally = [[0u64; MAX_LEVEL + 1]; 4];
-        for (i, s) in self.cuts.scores().enumerate() {
-            tally[i % 4][self.level(s)] += 1;
-        }
+        const BLOCK: usize = 64;
+        let (top, far) = (self.top, self.cut[self.top]);
         let mut count = [0u64; MAX_LEVEL + 1];
-        for t in &tally {
-            for (c, x) in count.iter_mut().zip(t) {
-                *c += x;
+        let n = self.cuts.len();
+        let mut start = 0;
+        while start < n {
+            let end = (start + BLOCK).min(n);
+            let on_top = self.cuts.count_between(start..end, far, self.cuts.no_one());
+            count[top] += on_top as u64;
+            if on_top < end - start {
+                for r in start..end {
+                    let s = self.cuts.score(r);
+                    if !C::below(s, far) {
+                        count[self.level(s)] += 1;
+                    }
+                }
             }
+            start = end;
         }
         count
     }
