@@ -139,13 +139,17 @@ fn exact_tape_for_second(whole: usize) -> Tape {
 }
 
 /// The same through the exponential mechanism's sampler by levels (`src/select/levels.rs`), for two candidates
-/// with γ of integer part 36 (the top level is then 4 = ⌊3 · 2 / 4⌋ + 3, for n = 2 of two bits):
+/// with γ of integer part 36 (the top level is then 4, the least a sampler by levels uses):
 /// - the uniform proposals' budget of 64 fails: four batches of 16 index words (all index 1), each far
 ///   proposal's first e⁻¹ coin failing on bit 1 (64 bits, one buffered word of ones);
 /// - the level word: a uniform below 8⁴ + 3⁴ = 4177 from the word's low 13 bits, where [0, 4096) is level 0
 ///   (the best) and [4096, 4177) level 4 (the far candidate, the only one there): `level_word`;
-/// - 4 correction coins Bernoulli(8/(3e)), each succeeding on bit 1 (1/45 = 0.000001…), then the remaining
-///   ⌊γ⌋ − 4 = 32 e⁻¹ coins ("01" each) and the fractional coin on ones, as in [`exact_tape_for_second`].
+/// - 4 correction coins Bernoulli(8/(3e)), each succeeding on bit 1 (1/45 = 0.000001…), from a fresh word
+///   of bits;
+/// - the candidate on level 4, by rejection from uniform indices (the level holds n/64 candidates or more):
+///   the index word u64::MAX, index 1;
+/// - the remaining ⌊γ⌋ − 4 = 32 e⁻¹ coins ("01" each), the first 30 from the rest of the word of bits and the
+///   last two from the next, and the fractional coin on ones, as in [`exact_tape_for_second`].
 fn exact_levels_tape(level_word: u64) -> Tape {
     let mut words = Vec::new();
     for batch in 0..4 {
@@ -155,7 +159,10 @@ fn exact_levels_tape(level_word: u64) -> Tape {
         }
     }
     words.push(level_word);
-    words.extend(pack(&format!("{}{}", "1".repeat(4), "01".repeat(32))));
+    let bits = pack(&format!("{}{}", "1".repeat(4), "01".repeat(32)));
+    words.push(bits[0]);
+    words.push(u64::MAX); // the index word
+    words.extend(&bits[1..]);
     Tape::new(words)
 }
 

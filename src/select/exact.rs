@@ -14,8 +14,8 @@
 //! Scores come in two forms: doubles with a global sensitivity Δ ([`FloatScores`], floored onto the grid of
 //! Δ, [`crate::exact::grid`]) and integers already on a grid with N units of sensitivity ([`IntScores`], the
 //! output of the exact dampening and weighted-sum stages, stored as two `u64` words each). The doubles are
-//! read once for their extremes and whether they are all finite ([`scan`]); every later pass reads them
-//! through the [`ReadScore`] rule that scan chose.
+//! read once for their maximum and whether they are all finite ([`scan`]); every later pass reads them
+//! through the [`ReadScore`] rule that this chose.
 
 use super::levels;
 use crate::exact::bernoulli::{bernoulli_exp_minus, bernoulli_ratio};
@@ -29,7 +29,7 @@ pub(crate) trait ExactScores {
     /// The number of candidates.
     fn len(&self) -> usize;
     /// The gaps G_r = min(S* − S_r, [`GAP_CAP`]) seen through cuts on the scores ([`Cuts`]); doubles carry
-    /// their extremes from [`scan`], integers are read once for theirs.
+    /// their maximum from [`scan`], integers are read once for their extremes.
     fn cuts(&self) -> impl Cuts + '_;
 }
 
@@ -54,14 +54,23 @@ pub(crate) trait Cuts {
     fn below(s: Self::Score, cut: Self::Cut) -> bool;
     /// How many candidates r in `range` are below `upper` and not below `lower`.
     fn count_between(&self, range: core::ops::Range<usize>, upper: Self::Cut, lower: Self::Cut) -> usize;
+    /// Bit i set when candidate `start` + i is *not* below `cut`, for i < `end` − `start` ≤ 64.
+    fn not_below_mask(&self, start: usize, end: usize, cut: Self::Cut) -> u64 {
+        let mut m = 0;
+        for (i, r) in (start..end).enumerate() {
+            m |= u64::from(!Self::below(self.score(r), cut)) << i;
+        }
+        m
+    }
     /// s ↦ its gap times `rate`, approximately (γ for the rate of a [`Scale`]): only guides a search,
     /// never decides anything.
     fn estimate(&self, rate: f64) -> impl Fn(Self::Score) -> f64 + '_;
-    /// The largest gap G_r of any candidate.
+    /// At least the largest gap G_r of any candidate (for doubles the gap of −f64::MAX, for integers the
+    /// largest gap itself): the levels above its γ are empty.
     fn max_gap(&self) -> u128;
     /// The number of candidates.
     fn len(&self) -> usize;
-    /// Candidate r's gap G_r, as [`ExactScores::gaps`] gives it.
+    /// Candidate r's gap G_r = min(S* − S_r, [`GAP_CAP`]).
     fn gap(&self, r: usize) -> u128;
 }
 
@@ -92,28 +101,26 @@ impl ReadScore for Finite {
     }
 }
 
-/// Doubles floored onto the grid of their global sensitivity, with their extremes as `F` reads them.
+/// Doubles floored onto the grid of their global sensitivity, with their greatest score as `F` reads them.
 pub(crate) struct FloatScores<'a, F: ReadScore = Raw> {
     pub(crate) scores: &'a [f64],
     pub(crate) grid: Grid,
-    bottom: f64,
     top: f64,
     read: core::marker::PhantomData<F>,
 }
 
 impl<'a, F: ReadScore> FloatScores<'a, F> {
-    /// Scores read through `F` on the grid of their sensitivity (one pass for their extremes).
+    /// Scores read through `F` on the grid of their sensitivity (one pass for their greatest).
     #[cfg(test)]
     pub(crate) fn new(scores: &'a [f64], grid: Grid) -> Self {
-        Self::with_extremes(scores, grid, extremes::<F>(scores))
+        Self::with_top(scores, grid, scan::<F>(scores).top)
     }
 
-    /// The same with the least and greatest score as `F` reads them already known (from [`scan`]).
-    pub(crate) fn with_extremes(scores: &'a [f64], grid: Grid, (bottom, top): (f64, f64)) -> Self {
+    /// The same with the greatest score as `F` reads it already known (from [`scan`]).
+    pub(crate) fn with_top(scores: &'a [f64], grid: Grid, top: f64) -> Self {
         FloatScores {
             scores,
             grid,
-            bottom,
             top,
             read: core::marker::PhantomData,
         }
@@ -131,75 +138,83 @@ impl<F: ReadScore> ExactScores for FloatScores<'_, F> {
             grid: self.grid,
             best: self.grid.floor(self.top),
             top: self.top,
-            bottom: self.bottom,
             exponent: self.grid.exponent(),
             read: core::marker::PhantomData,
         }
     }
 }
 
-/// Lanes of the passes over all scores: independent accumulators the compiler keeps in vector registers.
-const LANES: usize = 8;
-
-/// What one pass over doubles finds: the least and the greatest score and whether every score is finite.
-/// When they are, these are the extremes as [`Raw`] reads the scores; otherwise [`extremes`] with
-/// [`Finite`] gives them (a second pass, only for data with NaN or ±∞).
+/// What one pass over doubles finds: the greatest score as `F` reads them, and whether every score is
+/// finite.
 pub(crate) struct Scan {
-    /// The least score (+∞ for none).
-    pub(crate) bottom: f64,
     /// The greatest score (−∞ for none).
     pub(crate) top: f64,
     /// Every score is finite.
     pub(crate) finite: bool,
 }
 
-/// The one pass over the doubles that every exact selection makes before sampling (the validation and
-/// the extremes fused): without branches, in lanes the compiler vectorises. A score is finite exactly
-/// when s − s is 0 (it is NaN for NaN and ±∞), so the lanes sum s − s and the sum is 0 exactly when all
-/// are finite; the extremes skip NaN (every comparison with it is false).
-pub(crate) fn scan(scores: &[f64]) -> Scan {
-    let (mut lo, mut hi, mut zero) = ([f64::INFINITY; LANES], [f64::NEG_INFINITY; LANES], [0.0f64; LANES]);
-    let mut chunks = scores.chunks_exact(LANES);
-    for c in &mut chunks {
-        for k in 0..LANES {
-            let x = c[k];
-            lo[k] = if x < lo[k] { x } else { lo[k] };
-            hi[k] = if x > hi[k] { x } else { hi[k] };
-            zero[k] += x - x;
+/// The running maximum of two lanes, and the sums of s − s.
+#[derive(Clone, Copy)]
+struct Lanes {
+    hi: [f64; 2],
+    zero: [f64; 2],
+}
+
+impl Lanes {
+    const START: Lanes = Lanes {
+        hi: [f64::NEG_INFINITY; 2],
+        zero: [0.0; 2],
+    };
+
+    /// Takes in two scores, one per lane. Written as the compiler turns it into a vector maximum, a
+    /// subtraction and an addition (a comparison with NaN is false, so NaN never replaces the maximum).
+    #[inline(always)]
+    fn push(&mut self, x: [f64; 2]) {
+        for k in 0..2 {
+            self.hi[k] = if x[k] > self.hi[k] { x[k] } else { self.hi[k] };
+            self.zero[k] += x[k] - x[k];
         }
     }
-    for &x in chunks.remainder() {
-        lo[0] = if x < lo[0] { x } else { lo[0] };
-        hi[0] = if x > hi[0] { x } else { hi[0] };
-        zero[0] += x - x;
-    }
-    Scan {
-        bottom: lo.iter().copied().fold(f64::INFINITY, f64::min),
-        top: hi.iter().copied().fold(f64::NEG_INFINITY, f64::max),
-        finite: zero.iter().all(|&z| z == 0.0),
+
+    /// Folds `other` into these lanes.
+    #[inline(always)]
+    fn merge(&mut self, other: &Lanes) {
+        for k in 0..2 {
+            self.hi[k] = if other.hi[k] > self.hi[k] {
+                other.hi[k]
+            } else {
+                self.hi[k]
+            };
+            self.zero[k] += other.zero[k];
+        }
     }
 }
 
-/// The least and the greatest of the scores as `F` reads them (±∞ for none), in lanes the compiler can
-/// vectorise.
-pub(crate) fn extremes<F: ReadScore>(scores: &[f64]) -> (f64, f64) {
-    let (mut lo, mut hi) = ([f64::INFINITY; LANES], [f64::NEG_INFINITY; LANES]);
-    let mut chunks = scores.chunks_exact(LANES);
+/// The one pass over the doubles that every exact selection makes before sampling, the validation and
+/// the maximum fused: without branches, eight independent lanes in pairs that the compiler keeps in vector
+/// registers. A score s is finite exactly when s − s is 0 (it is NaN for NaN and ±∞, and NaN stays in a
+/// sum), so the lanes sum s − s. (No minimum is needed: the cuts search down to −f64::MAX,
+/// [`FloatCuts`].)
+#[inline(never)]
+pub(crate) fn scan<F: ReadScore>(scores: &[f64]) -> Scan {
+    let mut l = [Lanes::START; 4];
+    let mut chunks = scores.chunks_exact(8);
     for c in &mut chunks {
-        for k in 0..LANES {
-            let x = F::read(c[k]);
-            lo[k] = if x < lo[k] { x } else { lo[k] };
-            hi[k] = if x > hi[k] { x } else { hi[k] };
+        for (k, lane) in l.iter_mut().enumerate() {
+            lane.push([F::read(c[2 * k]), F::read(c[2 * k + 1])]);
         }
     }
-    for &s in chunks.remainder() {
-        lo[0] = lo[0].min(F::read(s));
-        hi[0] = hi[0].max(F::read(s));
+    for &x in chunks.remainder() {
+        l[0].push([F::read(x); 2]);
     }
-    (
-        lo.iter().copied().fold(f64::INFINITY, f64::min),
-        hi.iter().copied().fold(f64::NEG_INFINITY, f64::max),
-    )
+    let mut all = l[0];
+    for lane in &l[1..] {
+        all.merge(lane);
+    }
+    Scan {
+        top: if all.hi[1] > all.hi[0] { all.hi[1] } else { all.hi[0] },
+        finite: all.zero[0] + all.zero[1] == 0.0,
+    }
 }
 
 /// [`Cuts`] of finite doubles: a cut is itself a double, found by bisection over the ordered doubles.
@@ -208,7 +223,6 @@ struct FloatCuts<'a, F: ReadScore> {
     grid: Grid,
     best: Floor,
     top: f64,
-    bottom: f64,
     /// The grid's binary exponent: one grid unit is 2^exponent.
     exponent: i32,
     read: core::marker::PhantomData<F>,
@@ -233,16 +247,18 @@ fn from_order_key(k: u64) -> f64 {
 impl<F: ReadScore> Cuts for FloatCuts<'_, F> {
     type Cut = f64;
 
-    /// The least double c in [bottom, top] whose gap is below t. The gap never increases with the score
-    /// (flooring is monotone), so the scores with gap ≥ t are exactly those below c. The top score has
-    /// gap 0 < t, so such a c exists. It is searched over the ordered doubles from the estimate top − t·g:
+    /// The least double c in [−f64::MAX, top] whose gap is below t. The gap never increases with the
+    /// score (flooring is monotone), so the scores with gap ≥ t are exactly those below c. The top score
+    /// has gap 0 < t, so such a c exists. (The search runs down to the least finite double rather than the
+    /// least score, which would cost a pass over the scores for a minimum: when c is below every score,
+    /// the level is just empty.) It is searched over the ordered doubles from the estimate top − t·g:
     /// galloping away from it until the answer is bracketed, then bisecting — a few gaps when the estimate
     /// is within a few ulps, at most about 2 · 64 in any case.
     fn cut(&self, t: u128) -> f64 {
         let reaches = |k: u64| self.grid.gap(self.best, from_order_key(k)) >= t;
-        let (bottom, top) = (order_key(self.bottom), order_key(self.top));
+        let (bottom, top) = (order_key(-f64::MAX), order_key(self.top));
         if !reaches(bottom) {
-            return self.bottom;
+            return -f64::MAX;
         }
         let guess = order_key(self.top - libm::ldexp(t as f64, self.exponent)).clamp(bottom, top);
         // Establish reaches(lo), !reaches(hi), bottom ≤ lo < hi ≤ top; top never reaches, bottom does.
@@ -306,6 +322,25 @@ impl<F: ReadScore> Cuts for FloatCuts<'_, F> {
             .sum()
     }
 
+    fn not_below_mask(&self, start: usize, end: usize, cut: f64) -> u64 {
+        // Eight candidates to a byte, without branches, so that it vectorises.
+        let scores = &self.scores[start..end];
+        let mut chunks = scores.chunks_exact(8);
+        let mut m = 0u64;
+        for (j, c) in (&mut chunks).enumerate() {
+            let mut b = 0u64;
+            for (k, &s) in c.iter().enumerate() {
+                b |= u64::from(!(F::read(s) < cut)) << k;
+            }
+            m |= b << (8 * j);
+        }
+        let done = scores.len() - chunks.remainder().len();
+        for (k, &s) in chunks.remainder().iter().enumerate() {
+            m |= u64::from(!(F::read(s) < cut)) << (done + k);
+        }
+        m
+    }
+
     fn estimate(&self, rate: f64) -> impl Fn(f64) -> f64 + '_ {
         // γ per unit of score, as one product: 2^−exponent alone overflows for the finest grids.
         let (top, k) = (self.top, libm::ldexp(rate, -self.exponent));
@@ -313,7 +348,7 @@ impl<F: ReadScore> Cuts for FloatCuts<'_, F> {
     }
 
     fn max_gap(&self) -> u128 {
-        self.grid.gap(self.best, self.bottom)
+        self.grid.gap(self.best, -f64::MAX)
     }
 
     fn len(&self) -> usize {
@@ -559,7 +594,7 @@ pub(crate) fn permute_and_flip<R: Rng + ?Sized>(
     Ok(rest[sample::uniform_index(bits.rng(), found)])
 }
 
-/// Candidates per block of the stream: a block whose candidates are all on the top level is decided in
+/// Candidates per block of the stream: the candidates on the top level between two others are decided in
 /// bulk ([`Runs::fail_run`]).
 const STREAM_BLOCK: usize = 64;
 
@@ -576,8 +611,9 @@ const STREAM_BLOCK: usize = 64;
 /// after two bits on average, with no arithmetic on γ.
 ///
 /// w is the candidate's level min(⌊γ_r⌋, F) ([`levels::Levels`]: a comparison with the cut of the top level F,
-/// and for the candidates above it an estimate confirmed by two comparisons), so w ≤ ⌊γ_r⌋ by the exact
-/// cuts; candidates with w = 0 flip the exact coin directly ([`Scale::keep`]).
+/// in blocks without branches, and for the candidates above it an estimate confirmed by two comparisons),
+/// so w ≤ ⌊γ_r⌋ by the exact cuts; candidates with w = 0 flip the exact coin directly ([`Scale::keep`]).
+#[inline(never)]
 fn stream<R: Rng + ?Sized, C: Cuts>(
     bits: &mut Bits<'_, R>,
     cuts: &C,
@@ -589,46 +625,76 @@ fn stream<R: Rng + ?Sized, C: Cuts>(
     let top = levels.top as u32;
     let far = levels.top_cut();
     let mut runs = Runs::new();
-    let mut found = 0;
-    let mut keep = |r: usize, found: &mut usize| {
-        if skip.binary_search(&r).is_err() {
-            out[*found] = r;
-            *found += 1;
-        }
-    };
+    let mut kept = Kept { skip, out, found: 0 };
     let n = cuts.len();
+    let mut from = 0; // candidates from..start are on the top level and not yet decided
     let mut start = 0;
     while start < n {
         let end = (start + STREAM_BLOCK).min(n);
-        if top > 0 && cuts.count_between(start..end, far, cuts.no_one()) == end - start {
-            // Every candidate of the block is on the top level.
-            let mut r = start;
-            while r < end {
-                r += runs.fail_run(bits.rng(), end - r, top);
-                if r < end {
-                    if finish(bits, scale, cuts.gap(r), top) {
-                        keep(r, &mut found);
-                    }
-                    r += 1;
-                }
-            }
+        // The candidates of the block above the top level (every one when the top level is 0).
+        let mut near = if top > 0 {
+            cuts.not_below_mask(start, end, far)
         } else {
-            for r in start..end {
-                let s = cuts.score(r);
-                let w = if C::below(s, far) { top } else { levels.level(s) as u32 };
-                let kept = if w == 0 {
-                    scale.keep(bits, cuts.gap(r))
-                } else {
-                    runs.zeros(bits.rng(), w) && finish(bits, scale, cuts.gap(r), w)
-                };
-                if kept {
-                    keep(r, &mut found);
-                }
+            u64::MAX >> (64 - (end - start))
+        };
+        while near != 0 {
+            let r = start + near.trailing_zeros() as usize;
+            near &= near - 1;
+            far_run(bits, &mut runs, cuts, scale, top, from..r, &mut kept);
+            from = r + 1;
+            let w = levels.level(cuts.score(r)) as u32;
+            let success = if w == 0 {
+                scale.keep(bits, cuts.gap(r))
+            } else {
+                runs.zeros(bits.rng(), w) && finish(bits, scale, cuts.gap(r), w)
+            };
+            if success {
+                kept.push(r);
             }
         }
         start = end;
     }
-    found
+    far_run(bits, &mut runs, cuts, scale, top, from..n, &mut kept);
+    kept.found
+}
+
+/// The successes of the stream that are not to be skipped.
+struct Kept<'a> {
+    skip: &'a [usize],
+    out: &'a mut [usize],
+    found: usize,
+}
+
+impl Kept<'_> {
+    fn push(&mut self, r: usize) {
+        if self.skip.binary_search(&r).is_err() {
+            self.out[self.found] = r;
+            self.found += 1;
+        }
+    }
+}
+
+/// The coins of a run of candidates on the top level `top` ≥ 1: their first bits in bulk
+/// ([`Runs::fail_run`]), the rest for each one that read `top` zeros.
+fn far_run<R: Rng + ?Sized, C: Cuts>(
+    bits: &mut Bits<'_, R>,
+    runs: &mut Runs,
+    cuts: &C,
+    scale: &Scale,
+    top: u32,
+    run: core::ops::Range<usize>,
+    kept: &mut Kept<'_>,
+) {
+    let mut r = run.start;
+    while r < run.end {
+        r += runs.fail_run(bits.rng(), run.end - r, top);
+        if r < run.end {
+            if finish(bits, scale, cuts.gap(r), top) {
+                kept.push(r);
+            }
+            r += 1;
+        }
+    }
 }
 
 /// The rest of the coin Bernoulli(exp(−γ)) for a gap whose γ has ⌊γ⌋ ≥ w, once the first bits of w of its
@@ -708,9 +774,15 @@ impl Runs {
     /// [`Runs::zeros`] with the same w for up to `count` candidates in turn, stopping after the first that
     /// reads w zeros: returns how many read a 1 before it (`count` when all did). A word of unread bits
     /// with no run of w zeros and at most as many 1s as candidates left decides one candidate per 1 at once.
+    #[inline(never)]
     fn fail_run<R: Rng + ?Sized>(&mut self, rng: &mut R, count: usize, w: u32) -> usize {
         let mut done = 0;
         while done < count {
+            if self.left == 0 {
+                // The next candidate starts on a fresh word either way.
+                self.word = rng.next_u64();
+                self.left = 64;
+            }
             let ones = self.word.count_ones() as usize;
             if ones > 0 && ones <= count - done && !has_run_of_ones(!self.word & top_bits(self.left), w) {
                 // Each 1 ends one candidate's read, after fewer than w zeros; the zeros after the last

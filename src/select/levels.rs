@@ -49,16 +49,21 @@ pub(crate) struct Levels<'c, C: Cuts, E> {
 
 /// The levels of scores seen through their [`Cuts`], at most `max_level` (≤ [`MAX_LEVEL`]; tests lower
 /// it to give the gathered top level weight).
+#[inline(never)]
 pub(crate) fn levels<'c, C: Cuts>(
     cuts: &'c C,
     scale: &Scale,
     max_level: usize,
 ) -> Levels<'c, C, impl Fn(C::Score) -> f64 + 'c> {
     let n = cuts.len();
-    // With b = ⌊log₂ n⌋ + 1 > log₂ n and F ≥ 3b/4 + 9/4 > log_{8/3} n + 2.2 (3/4 > 1/log₂(8/3) = 0.707), the
-    // gathered top level's proposal weight c_F (3/8)^F < n (3/8)^F < (3/8)^{2.2} < 0.12, against the
-    // best candidate's 1: at most one round in eight proposes from it.
-    let enough = (usize::BITS - n.leading_zeros()) as usize * 3 / 4 + 3;
+    // With b = ⌊log₂ n⌋ + 1 > log₂ n, F ≥ 3b/4 − 4.75 > log_{8/3} n − 4.75 (as 3/4 > 0.707 = 1/log₂(8/3)),
+    // so the gathered top level's proposal weight c_F (3/8)^F < n (3/8)^F < (8/3)^{4.75} < 106 against the
+    // best candidate's 1: at most about a hundred rounds more, each O(1) (a level that holds n/64
+    // candidates or more is drawn from by rejection). A low F keeps few candidates below the top level,
+    // the only ones counted one at a time.
+    let enough = ((usize::BITS - n.leading_zeros()) as usize * 3 / 4)
+        .saturating_sub(4)
+        .max(4);
     let top = (scale.gamma(cuts.max_gap()).whole as usize)
         .min(max_level)
         .min(enough)
@@ -102,34 +107,53 @@ impl<C: Cuts, E: Fn(C::Score) -> f64> Levels<'_, C, E> {
         self.cut[self.top]
     }
 
-    /// How many candidates are on each level: the top level counted in blocks without branches (a
-    /// comparison per candidate, vectorised), the levels below it one candidate at a time.
-    pub(crate) fn count(&self) -> [u64; MAX_LEVEL + 1] {
+    /// How many candidates are on each level: those on the top level found in blocks without branches (a
+    /// comparison per candidate, vectorised), the others one at a time. The census also keeps up to
+    /// [`KEPT`] of the others, all those on the lowest levels ([`Census::complete`]), for `find`.
+    pub(crate) fn count(&self) -> Census {
         const BLOCK: usize = 64;
         let (top, far) = (self.top, self.cut[self.top]);
-        let mut count = [0u64; MAX_LEVEL + 1];
+        let mut census = Census {
+            count: [0; MAX_LEVEL + 1],
+            kept: [(0, 0); KEPT],
+            len: 0,
+            complete: top,
+        };
         let n = self.cuts.len();
         let mut start = 0;
         while start < n {
             let end = (start + BLOCK).min(n);
-            let on_top = self.cuts.count_between(start..end, far, self.cuts.no_one());
-            count[top] += on_top as u64;
-            if on_top < end - start {
-                for r in start..end {
-                    let s = self.cuts.score(r);
-                    if !C::below(s, far) {
-                        count[self.level(s)] += 1;
-                    }
-                }
+            let mut near = self.cuts.not_below_mask(start, end, far);
+            census.count[top] += (end - start) as u64 - u64::from(near.count_ones());
+            while near != 0 {
+                let r = start + near.trailing_zeros() as usize;
+                near &= near - 1;
+                let l = self.level(self.cuts.score(r));
+                census.count[l] += 1;
+                census.keep(r, l);
             }
             start = end;
         }
-        count
+        census
     }
 
-    /// The j-th candidate (from 0) on level ℓ: counted without branches in blocks, then found in its block.
-    pub(crate) fn find(&self, l: usize, mut j: usize) -> Option<usize> {
+    /// Whether a score is on level ℓ.
+    #[inline]
+    fn on(&self, l: usize, s: C::Score) -> bool {
+        C::below(s, self.cut[l]) & !C::below(s, self.cut[l + 1])
+    }
+
+    /// The j-th candidate (from 0) on level ℓ: from the census when it kept the whole level, else counted
+    /// without branches in blocks, then found in its block.
+    pub(crate) fn find(&self, census: &Census, l: usize, mut j: usize) -> Option<usize> {
         const BLOCK: usize = 256;
+        if l < census.complete {
+            return census.kept[..census.len]
+                .iter()
+                .filter(|&&(_, k)| usize::from(k) == l)
+                .nth(j)
+                .map(|&(r, _)| r);
+        }
         let (upper, lower) = (self.cut[l], self.cut[l + 1]);
         let n = self.cuts.len();
         let mut start = 0;
@@ -137,17 +161,54 @@ impl<C: Cuts, E: Fn(C::Score) -> f64> Levels<'_, C, E> {
             let end = (start + BLOCK).min(n);
             let here = self.cuts.count_between(start..end, upper, lower);
             if j < here {
-                return (start..end)
-                    .filter(|&r| {
-                        let s = self.cuts.score(r);
-                        C::below(s, upper) & !C::below(s, lower)
-                    })
-                    .nth(j);
+                return (start..end).filter(|&r| self.on(l, self.cuts.score(r))).nth(j);
             }
             j -= here;
             start = end;
         }
         None
+    }
+}
+
+/// How many candidates the census keeps below the top level.
+const KEPT: usize = 64;
+
+/// The candidates per level, and every candidate on the levels below [`Census::complete`] (at most
+/// [`KEPT`]), in index order: a round that draws one of those levels finds its candidate without a scan.
+pub(crate) struct Census {
+    pub(crate) count: [u64; MAX_LEVEL + 1],
+    kept: [(usize, u8); KEPT],
+    len: usize,
+    /// Every candidate on a level below this one is in `kept`.
+    complete: usize,
+}
+
+impl Census {
+    /// Keeps candidate r of level ℓ if ℓ is below `complete`; when full, lowers `complete` to the highest
+    /// level kept and drops that level, so that the levels below stay complete.
+    #[inline]
+    fn keep(&mut self, r: usize, l: usize) {
+        if l >= self.complete {
+            return;
+        }
+        if self.len == KEPT {
+            let highest = self.kept.iter().map(|&(_, k)| usize::from(k)).max().unwrap_or(0);
+            self.complete = highest;
+            let mut len = 0;
+            for i in 0..KEPT {
+                if usize::from(self.kept[i].1) < highest {
+                    self.kept[len] = self.kept[i];
+                    len += 1;
+                }
+            }
+            self.len = len;
+            if l >= self.complete {
+                return;
+            }
+        }
+        // ℓ < complete ≤ top ≤ MAX_LEVEL < 256.
+        self.kept[self.len] = (r, l as u8);
+        self.len += 1;
     }
 }
 
@@ -161,7 +222,8 @@ pub(crate) fn exponential<R: Rng + ?Sized>(
     max_level: usize,
 ) -> Option<usize> {
     let levels = levels(cuts, scale, max_level);
-    let (top, count) = (levels.top, levels.count());
+    let census = levels.count();
+    let (n, top, count) = (cuts.len(), levels.top, &census.count);
     // Cumulative weights Σ_{j ≤ ℓ} c_j 3^j 8^{top − j}.
     let mut cumulative = [U256::ZERO; MAX_LEVEL + 1];
     let mut total = U256::ZERO;
@@ -176,14 +238,28 @@ pub(crate) fn exponential<R: Rng + ?Sized>(
     loop {
         let u = uniform_below(bits.rng(), total);
         let l = cumulative[..=top].iter().position(|&c| u < c)?;
-        let j = sample::uniform_index(bits.rng(), count[l] as usize);
-        let r = levels.find(l, j)?;
-        if (0..l).all(|_| bernoulli_inv_e_over_three_eighths(bits)) {
-            let mut g = scale.gamma(cuts.gap(r));
-            g.whole = g.whole.saturating_sub(l as u64); // ℓ_r ≤ ⌊γ_r⌋ by the cuts
-            if bernoulli_exp_minus(bits, &g) {
-                return Some(r);
+        // The ℓ correction coins do not depend on the candidate: flipped first, they spare the search when
+        // one fails.
+        if !(0..l).all(|_| bernoulli_inv_e_over_three_eighths(bits)) {
+            continue;
+        }
+        // A uniform candidate on level ℓ: by rejection from uniform indices when the level holds at least
+        // n/64 candidates (at most 64 tries expected), else the j-th one, from the census or by a scan.
+        let r = if count[l] >= (n as u64).div_ceil(64) {
+            loop {
+                let r = sample::uniform_index(bits.rng(), n);
+                if levels.on(l, cuts.score(r)) {
+                    break r;
+                }
             }
+        } else {
+            let j = sample::uniform_index(bits.rng(), count[l] as usize);
+            levels.find(&census, l, j)?
+        };
+        let mut g = scale.gamma(cuts.gap(r));
+        g.whole = g.whole.saturating_sub(l as u64); // ℓ_r ≤ ⌊γ_r⌋ by the cuts
+        if bernoulli_exp_minus(bits, &g) {
+            return Some(r);
         }
     }
 }
@@ -284,6 +360,7 @@ mod tests {
 
     #[test]
     fn levels_are_the_integer_parts_of_gamma() {
+        let mut partial = 0;
         for (label, s, delta, eps) in sets() {
             let grid = Grid::of(delta).unwrap();
             let scale = Scale::new(eps, grid.units()).unwrap();
@@ -296,21 +373,31 @@ mod tests {
                     assert!(lv.top >= max_level.min(3), "{label}");
                 }
                 let mut want = [0u64; MAX_LEVEL + 1];
+                let mut members = vec![Vec::new(); MAX_LEVEL + 1];
                 for r in 0..s.len() {
                     let l = (scale.gamma(cuts.gap(r)).whole as usize).min(lv.top);
                     assert_eq!(lv.level(cuts.score(r)), l, "{label}, candidate {r}");
                     want[l] += 1;
+                    members[l].push(r);
                 }
-                assert_eq!(lv.count(), want, "{label}");
+                let census = lv.count();
+                assert_eq!(census.count, want, "{label}");
+                // The census keeps whole levels, and the scan finds the others: either way the j-th
+                // member in index order.
+                assert!(census.complete <= lv.top && census.len <= KEPT);
+                if (want[..lv.top].iter().sum::<u64>() as usize) <= KEPT {
+                    assert_eq!(census.complete, lv.top, "{label}: every level below the top kept");
+                } else {
+                    partial += 1;
+                }
                 for (l, &c) in want.iter().enumerate().take(lv.top + 1) {
-                    for j in 0..c as usize {
-                        let r = lv.find(l, j).unwrap();
-                        assert_eq!(lv.level(cuts.score(r)), l);
-                    }
-                    assert_eq!(lv.find(l, c as usize), None);
+                    let found: Vec<usize> = (0..c as usize).map(|j| lv.find(&census, l, j).unwrap()).collect();
+                    assert_eq!(found, members[l], "{label}, level {l}");
+                    assert_eq!(lv.find(&census, l, c as usize), None);
                 }
             }
         }
+        assert!(partial > 0, "no set overflows the census");
     }
 
     #[test]

@@ -135,15 +135,15 @@ pub fn select_on<R: Rng + ?Sized>(
         Arithmetic::Exact => {
             let grid = Grid::of(sensitivity)?;
             let scale = Scale::new(epsilon, grid.units())?;
-            // One pass finds the extremes and whether every score is finite; sampling then reads the scores
-            // through the public rule only when some are not.
-            let scan = exact::scan(scores);
+            // One pass finds the greatest score and whether every score is finite; sampling then reads the
+            // scores through the public rule only when some are not.
+            let scan = exact::scan::<Raw>(scores);
             if scan.finite {
-                let s = FloatScores::<Raw>::with_extremes(scores, grid, (scan.bottom, scan.top));
+                let s = FloatScores::<Raw>::with_top(scores, grid, scan.top);
                 select_exact(rng, selector, &s, &scale, perm_scratch)
             } else {
                 // Rare, and slower: every read of a score goes through the public rule.
-                let s = FloatScores::<Finite>::with_extremes(scores, grid, exact::extremes::<Finite>(scores));
+                let s = FloatScores::<Finite>::with_top(scores, grid, exact::scan::<Finite>(scores).top);
                 select_exact(rng, selector, &s, &scale, perm_scratch)
             }
         }
