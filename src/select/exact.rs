@@ -573,7 +573,27 @@ pub(crate) fn permute_and_flip<R: Rng + ?Sized>(
     }
     // The visited candidates, sorted, in perm[..visits]; the successes of the stream after them.
     let (visited, rest) = perm.split_at_mut(visits);
-    for i in 0..visits {
+    if let Some(r) = walk(&mut bits, &cuts, scale, visited) {
+        return Ok(r);
+    }
+    let found = stream(&mut bits, &cuts, scale, visited, rest);
+    if found == 0 {
+        // Unreachable: see above.
+        return Err(Error::InvalidArgument);
+    }
+    Ok(rest[sample::uniform_index(bits.rng(), found)])
+}
+
+/// Visits `visited.len()` (< n) distinct candidates in a uniformly random order and returns the first whose
+/// coin succeeds; if none does, `visited` holds them, sorted.
+fn walk<R: Rng + ?Sized, C: Cuts>(
+    bits: &mut Bits<'_, R>,
+    cuts: &C,
+    scale: &Scale,
+    visited: &mut [usize],
+) -> Option<usize> {
+    let n = cuts.len();
+    for i in 0..visited.len() {
         let r = loop {
             let r = sample::uniform_index(bits.rng(), n);
             if let Err(at) = visited[..i].binary_search(&r) {
@@ -582,16 +602,11 @@ pub(crate) fn permute_and_flip<R: Rng + ?Sized>(
                 break r;
             }
         };
-        if scale.keep(&mut bits, cuts.gap(r)) {
-            return Ok(r);
+        if scale.keep(bits, cuts.gap(r)) {
+            return Some(r);
         }
     }
-    let found = stream(&mut bits, &cuts, scale, visited, rest);
-    if found == 0 {
-        // Unreachable: see above.
-        return Err(Error::InvalidArgument);
-    }
-    Ok(rest[sample::uniform_index(bits.rng(), found)])
+    None
 }
 
 /// Candidates per block of the stream: the candidates on the top level between two others are decided in
@@ -835,7 +850,270 @@ pub(crate) fn as_words(x: &mut [f64]) -> &mut [u64] {
 
 #[cfg(test)]
 mod tests {
+    extern crate std;
+
     use super::*;
+    use crate::test_fit::{assert_fits, chi_square_p_value, ALPHA};
+    use rand_core::SeedableRng;
+    use rand_xoshiro::Xoshiro256PlusPlus;
+    use std::vec;
+    use std::vec::Vec;
+
+    /// A generator that replays fixed words, then zeros.
+    struct Tape(Vec<u64>, usize);
+    impl rand_core::TryRng for Tape {
+        type Error = core::convert::Infallible;
+        fn try_next_u32(&mut self) -> Result<u32, Self::Error> {
+            Ok(self.try_next_u64()? as u32)
+        }
+        fn try_next_u64(&mut self) -> Result<u64, Self::Error> {
+            let w = self.0.get(self.1).copied().unwrap_or(0);
+            self.1 += 1;
+            Ok(w)
+        }
+        fn try_fill_bytes(&mut self, d: &mut [u8]) -> Result<(), Self::Error> {
+            d.fill(0);
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn runs_read_zeros_up_to_the_first_one() {
+        // 0001 1 01 000…: w = 3 reads three zeros (true); w = 2 then reads the 1 (false, one bit); w = 5
+        // reads 1 (false); w = 2 reads 01 (false); w = 60 reads the 56 zeros left and four of the next word.
+        let mut t = Tape(vec![0b0001_1010 << 56, 0b0000_1 << 59], 0);
+        let mut runs = Runs::new();
+        assert!(runs.zeros(&mut t, 3));
+        assert_eq!(runs.left, 61);
+        assert!(!runs.zeros(&mut t, 2));
+        assert!(!runs.zeros(&mut t, 5));
+        assert!(!runs.zeros(&mut t, 2));
+        assert_eq!((runs.left, t.1), (57, 1));
+        assert!(runs.zeros(&mut t, 61));
+        assert_eq!((runs.left, t.1), (60, 2));
+        assert!(!runs.zeros(&mut t, 1)); // the 1 of the second word
+                                         // Sixty-four zeros in one read, then w = 64 across two words.
+        let mut t = Tape(vec![0, 1 << 63, 0], 0);
+        let mut runs = Runs::new();
+        assert!(runs.zeros(&mut t, 64));
+        assert_eq!(runs.left, 0);
+        assert!(!runs.zeros(&mut t, 64));
+        assert!(runs.zeros(&mut t, 64)); // 63 zeros left in word 2 and one in word 3
+        assert_eq!((runs.left, t.1), (63, 3));
+    }
+
+    #[test]
+    fn has_run_of_ones_matches_a_scan() {
+        let mut g = Xoshiro256PlusPlus::seed_from_u64(5);
+        for i in 0..4000 {
+            // Sparse and dense words, so that long runs of both kinds occur.
+            let (a, b) = (g.next_u64(), g.next_u64());
+            let y = match i % 3 {
+                0 => a & b,
+                1 => a | b,
+                _ => a,
+            };
+            for w in 1..=64 {
+                let scan = (0..=64 - w).any(|at| (at..at + w).all(|k| y >> k & 1 == 1));
+                assert_eq!(has_run_of_ones(y, w), scan, "{y:#x} {w}");
+            }
+        }
+        assert!(has_run_of_ones(u64::MAX, 64) && !has_run_of_ones(u64::MAX >> 1, 64));
+    }
+
+    /// The bulk path of [`Runs::fail_run`] decides exactly as [`Runs::zeros`] one candidate at a time: same
+    /// answers, same bits read, on the same words.
+    #[test]
+    fn bulk_runs_equal_one_candidate_at_a_time() {
+        for seed in 0..300u64 {
+            let mut g = Xoshiro256PlusPlus::seed_from_u64(seed);
+            // Words with long runs of zeros now and then, so that some candidates read w zeros.
+            let words: Vec<u64> = (0..64)
+                .map(|i| match (seed + i) % 5 {
+                    0 => g.next_u64() & g.next_u64() & g.next_u64(),
+                    _ => g.next_u64(),
+                })
+                .collect();
+            let w = 1 + (seed % 24) as u32;
+            let count = 1 + (seed as usize * 37) % 500;
+            let (mut a, mut b) = (Tape(words.clone(), 0), Tape(words, 0));
+            let (mut bulk, mut one) = (Runs::new(), Runs::new());
+            let mut left = count;
+            while left > 0 {
+                let failed = bulk.fail_run(&mut a, left, w);
+                let mut want = 0;
+                while want < left && !one.zeros(&mut b, w) {
+                    want += 1;
+                }
+                assert_eq!(failed, want, "seed {seed}");
+                assert_eq!((bulk.word, bulk.left, a.1), (one.word, one.left, b.1), "seed {seed}");
+                left -= (failed + 1).min(left);
+            }
+        }
+    }
+
+    #[test]
+    fn two_over_e_coin_has_its_probability() {
+        let mut g = Xoshiro256PlusPlus::seed_from_u64(11);
+        let draws = 1_000_000;
+        let mut bits = Bits::new(&mut g);
+        let yes = (0..draws).filter(|_| bernoulli_two_over_e(&mut bits)).count() as u64;
+        let p = 2.0 / core::f64::consts::E;
+        assert_fits("Bernoulli(2/e)", &[yes, draws - yes], &[p, 1.0 - p]);
+        let q = 1.01 * p;
+        assert!(
+            chi_square_p_value(&[yes, draws - yes], &[q, 1.0 - q]) < ALPHA,
+            "fits 1.01 · 2/e"
+        );
+    }
+
+    /// Scores for the stream: the best, candidates at γ from 0.25 to 7.75 (several on each level below the
+    /// top), and far ones; ε = 1, Δ = 1, so γ = (s* − s)/2.
+    fn stream_scores() -> Vec<f64> {
+        let mut s = vec![0.0];
+        for i in 1..32 {
+            s.push(-0.5 * i as f64);
+        }
+        s.extend(core::iter::repeat_n(-40.0, 300));
+        s
+    }
+
+    /// Each candidate's coin in the stream succeeds with probability exactly e^{−γ}: success counts per
+    /// candidate against binomials (one χ² over all of them, 31 degrees of freedom beyond the best), and a
+    /// stream without the continuation coins (2^{−w} e^{−(γ − w)}) rejected.
+    #[test]
+    fn stream_coins_succeed_with_probability_exp_minus_gamma() {
+        let s = stream_scores();
+        let grid = Grid::of(1.0).unwrap();
+        let scale = Scale::new(1.0, grid.units()).unwrap();
+        let scores = FloatScores::<Raw>::new(&s, grid);
+        let cuts = scores.cuts();
+        let top = levels::levels(&cuts, &scale, levels::MAX_LEVEL).top;
+        assert!(top >= 4, "the stream's top level");
+        let mut g = Xoshiro256PlusPlus::seed_from_u64(3);
+        let rounds = 200_000u64;
+        let mut successes = vec![0u64; s.len()];
+        let mut out = vec![0usize; s.len()];
+        for _ in 0..rounds {
+            let found = stream(&mut Bits::new(&mut g), &cuts, &scale, &[], &mut out);
+            for &r in &out[..found] {
+                successes[r] += 1;
+            }
+        }
+        assert_eq!(successes[0], rounds, "the best always succeeds");
+        let statistic = |p: &dyn Fn(usize) -> f64| -> f64 {
+            (1..32)
+                .map(|r| {
+                    let e = rounds as f64 * p(r);
+                    let d = successes[r] as f64 - e;
+                    d * d / (e * (1.0 - p(r)))
+                })
+                .sum()
+        };
+        let gamma = |r: usize| 0.25 * r as f64;
+        let exact = statistic(&|r| libm::exp(-gamma(r)));
+        // χ²(31) exceeds 78.2 with probability 1e-6.
+        assert!(exact < 78.2, "χ² {exact}");
+        let w = |r: usize| (gamma(r) as usize).min(top) as f64;
+        let broken = statistic(&|r| libm::exp2(-w(r)) * libm::exp(-(gamma(r) - w(r))));
+        assert!(broken > 78.2, "the stream without continuations fits: χ² {broken}");
+        // The far candidates (γ = 20) succeed about 300 · 2e-9 times per million rounds.
+        assert!(successes[32..].iter().sum::<u64>() <= 2);
+        // Skipped candidates are never kept.
+        let skip = [0, 5, 9];
+        for _ in 0..1000 {
+            let found = stream(&mut Bits::new(&mut g), &cuts, &scale, &skip, &mut out);
+            assert!(out[..found].iter().all(|r| !skip.contains(r)));
+        }
+    }
+
+    /// Permute-and-flip's probabilities, P(r) = π_r ∫₀¹ Π_{j≠r} (1 − π_j t) dt (McKenna & Sheldon 2020).
+    fn pf_probabilities(p: &[f64]) -> Vec<f64> {
+        let nodes = [
+            (-0.861_136_311_594_052_6, 0.347_854_845_137_453_9),
+            (-0.339_981_043_584_856_3, 0.652_145_154_862_546_1),
+            (0.339_981_043_584_856_3, 0.652_145_154_862_546_1),
+            (0.861_136_311_594_052_6, 0.347_854_845_137_453_9),
+        ];
+        let panels = 64;
+        (0..p.len())
+            .map(|r| {
+                let mut sum = 0.0;
+                for k in 0..panels {
+                    let (a, b) = (k as f64 / panels as f64, (k + 1) as f64 / panels as f64);
+                    for &(x, w) in &nodes {
+                        let t = 0.5 * (b - a) * x + 0.5 * (a + b);
+                        let f: f64 = (0..p.len()).filter(|&j| j != r).map(|j| 1.0 - p[j] * t).product();
+                        sum += 0.5 * (b - a) * w * f;
+                    }
+                }
+                p[r] * sum
+            })
+            .collect()
+    }
+
+    /// Ways to put the walk and the stream together: permute-and-flip as it is, and two broken variants.
+    #[derive(Clone, Copy, PartialEq, Debug)]
+    enum Join {
+        /// A uniform success of the stream over the unvisited candidates.
+        Exact,
+        /// The first success of the stream in index order.
+        FirstInIndexOrder,
+        /// A uniform success over all candidates, the visited ones flipped again.
+        Revisit,
+    }
+
+    fn join(rng: &mut impl Rng, cuts: &impl Cuts, scale: &Scale, perm: &mut [usize], how: Join) -> usize {
+        let mut bits = Bits::new(rng);
+        let (visited, rest) = perm.split_at_mut(walk_length(cuts.len()));
+        if let Some(r) = walk(&mut bits, cuts, scale, visited) {
+            return r;
+        }
+        let skip: &[usize] = if how == Join::Revisit { &[] } else { visited };
+        let found = stream(&mut bits, cuts, scale, skip, rest);
+        if how == Join::FirstInIndexOrder {
+            return rest[0];
+        }
+        rest[sample::uniform_index(bits.rng(), found)]
+    }
+
+    /// Walk then stream is exactly permute-and-flip (χ² at α = 1e-6 against its probabilities, through
+    /// [`permute_and_flip`] and through the pieces), and the same test rejects the first success in index
+    /// order and a stream that flips the visited candidates again.
+    #[test]
+    fn walk_then_stream_is_permute_and_flip() {
+        // The best at index 70 and 99 candidates at γ = 3 (p = 0.05): the walk of 17 visits fails a third
+        // of the time, and the stream decides then.
+        let mut s = vec![-6.0; 100];
+        s[70] = 0.0;
+        let grid = Grid::of(1.0).unwrap();
+        let scale = Scale::new(1.0, grid.units()).unwrap();
+        let scores = FloatScores::<Raw>::new(&s, grid);
+        let cuts = scores.cuts();
+        let p: Vec<f64> = s.iter().map(|&x| libm::exp(x / 2.0)).collect();
+        let exact = pf_probabilities(&p);
+        assert!((exact.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+        let draws = 400_000;
+        let mut perm = vec![0usize; s.len()];
+        let mut g = Xoshiro256PlusPlus::seed_from_u64(21);
+        let mut counts = vec![0u64; s.len()];
+        for _ in 0..draws {
+            counts[permute_and_flip(&mut g, &scores, &scale, &mut perm).unwrap()] += 1;
+        }
+        assert_fits("permute-and-flip, walk then stream", &counts, &exact);
+        for how in [Join::Exact, Join::FirstInIndexOrder, Join::Revisit] {
+            let mut counts = vec![0u64; s.len()];
+            for _ in 0..draws {
+                counts[join(&mut g, &cuts, &scale, &mut perm, how)] += 1;
+            }
+            let p_value = chi_square_p_value(&counts, &exact);
+            if how == Join::Exact {
+                assert!(p_value >= ALPHA, "{how:?}: p = {p_value}");
+            } else {
+                assert!(p_value < ALPHA, "{how:?} fits permute-and-flip: p = {p_value}");
+            }
+        }
+    }
 
     #[test]
     fn int_words_round_trip() {

@@ -49,7 +49,6 @@ pub(crate) struct Levels<'c, C: Cuts, E> {
 
 /// The levels of scores seen through their [`Cuts`], at most `max_level` (≤ [`MAX_LEVEL`]; tests lower
 /// it to give the gathered top level weight).
-#[inline(never)]
 pub(crate) fn levels<'c, C: Cuts>(
     cuts: &'c C,
     scale: &Scale,
