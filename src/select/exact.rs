@@ -168,7 +168,9 @@ impl Lanes {
 
     /// Takes in two scores, one per lane. Written as the compiler turns it into a vector maximum, a
     /// subtraction and an addition (a comparison with NaN is false, so NaN never replaces the maximum).
+    /// x − x is the finiteness test, and the indexed loop is the shape the compiler vectorises.
     #[inline(always)]
+    #[allow(clippy::eq_op, clippy::needless_range_loop)]
     fn push(&mut self, x: [f64; 2]) {
         for k in 0..2 {
             self.hi[k] = if x[k] > self.hi[k] { x[k] } else { self.hi[k] };
@@ -330,13 +332,13 @@ impl<F: ReadScore> Cuts for FloatCuts<'_, F> {
         for (j, c) in (&mut chunks).enumerate() {
             let mut b = 0u64;
             for (k, &s) in c.iter().enumerate() {
-                b |= u64::from(!(F::read(s) < cut)) << k;
+                b |= u64::from(F::read(s) >= cut) << k;
             }
             m |= b << (8 * j);
         }
         let done = scores.len() - chunks.remainder().len();
         for (k, &s) in chunks.remainder().iter().enumerate() {
-            m |= u64::from(!(F::read(s) < cut)) << (done + k);
+            m |= u64::from(F::read(s) >= cut) << (done + k);
         }
         m
     }
@@ -879,9 +881,10 @@ mod tests {
 
     #[test]
     fn runs_read_zeros_up_to_the_first_one() {
-        // 0001 1 01 000…: w = 3 reads three zeros (true); w = 2 then reads the 1 (false, one bit); w = 5
-        // reads 1 (false); w = 2 reads 01 (false); w = 60 reads the 56 zeros left and four of the next word.
-        let mut t = Tape(vec![0b0001_1010 << 56, 0b0000_1 << 59], 0);
+        // 000 1 1 01 0…: w = 3 reads three zeros (true); w = 2 then reads the 1 (false, one bit); w = 5
+        // reads 1 (false); w = 2 reads 01 (false); w = 61 reads the 57 zeros left and four of the next word,
+        // 0000 1…
+        let mut t = Tape(vec![0b0001_1010 << 56, 0b0000_1000 << 56], 0);
         let mut runs = Runs::new();
         assert!(runs.zeros(&mut t, 3));
         assert_eq!(runs.left, 61);

@@ -3,28 +3,33 @@
 //!
 //! Rejection from uniform proposals ([`super::exact::exponential`]) needs about n / Z rounds, Z = Σ_r e^{−γ_r}:
 //! a handful when many candidates are near the best, about n when one candidate dominates. This sampler
-//! needs a handful in both cases, after two passes over the scores.
+//! needs a handful in both cases, after one pass over the scores.
 //!
 //! **Levels.** Candidate r is on level ℓ_r = min(⌊γ_r⌋, F), F ≤ [`MAX_LEVEL`], found exactly by comparing
 //! its score with cuts computed once per level ([`Cuts`]: G_r ≥ T_ℓ, T_ℓ the least gap with γ ≥ ℓ). Level ℓ
 //! holds c_ℓ candidates. Then one round:
 //! 1. picks level ℓ with probability ∝ c_ℓ y^ℓ with y = 3/8, by an exact integer draw below
 //!    Σ_ℓ c_ℓ 3^ℓ 8^{F−ℓ} (a 256-bit integer: c_ℓ < 2⁶⁴ and F ≤ 60, so every weight is below 2²⁴⁴);
-//! 2. picks a candidate r uniformly on that level (r is proposed with probability ∝ y^{ℓ_r});
-//! 3. keeps r if ℓ_r coins Bernoulli(e^{−1}/y) and the coin Bernoulli(exp(−(γ_r − ℓ_r))) all succeed
-//!    ([`bernoulli_inv_e_over_three_eighths`]: y = 3/8 ≥ e^{−1} is a partial sum of the series of e^{−1},
-//!    which makes e^{−1}/y an exact alternating series of rationals).
+//! 2. flips ℓ coins Bernoulli(e^{−1}/y) ([`bernoulli_inv_e_over_three_eighths`]: y = 3/8 ≥ e^{−1} is a
+//!    partial sum of the series of e^{−1}, which makes e^{−1}/y an exact alternating series of rationals);
+//!    they do not depend on the candidate, so they come before it is looked for;
+//! 3. picks a candidate r uniformly on that level (r is proposed with probability ∝ y^{ℓ_r}) and keeps it
+//!    if the coin Bernoulli(exp(−(γ_r − ℓ_r))) succeeds too.
 //!
 //! A round returns r with probability ∝ y^{ℓ_r} (e^{−1}/y)^{ℓ_r} e^{−(γ_r − ℓ_r)} = e^{−γ_r}: the exponential
 //! mechanism exactly, whatever the levels are, as long as ℓ_r ≤ γ_r — the cuts only decide how good the
-//! proposals are. A round succeeds with probability at least 0.981^ℓ · e^{−1} for the level ℓ it picked;
-//! the mass sits below level ln n + O(1) unless more than e^ℓ candidates share a level, so in practice
-//! a round succeeds with probability above 0.2 and two or three rounds suffice. Level F gathers every
-//! candidate with γ ≥ F; with F = 60 its proposal weight is below n · (3/8)⁶⁰ < 10⁻⁶ for any n < 2⁶⁴.
+//! proposals are. A round succeeds with probability at least 0.981^ℓ · e^{−1} for the level ℓ it picked
+//! below F. Level F gathers every candidate with γ ≥ F, F ≥ log_{8/3} n − 4.75 (see [`levels`]): its
+//! proposal weight c_F (3/8)^F is below 106 against the best candidate's 1, so at most about a hundred
+//! rounds more are spent there — each O(1), as below — while few candidates sit below level F.
 //!
-//! **Cost.** One pass for the extremes, one to count the levels (a multiplication, a conversion and about
-//! two comparisons per candidate), per level one cut (a bisection of at most 64 gaps), and per round a scan
-//! for the chosen candidate (two comparisons per candidate, stopping when found). No scratch: the levels are
+//! **Cost.** After the pass that found the maximum ([`super::exact::scan`]): per level one cut (a
+//! bisection of a few gaps from a close estimate), one pass to count the levels — a comparison per candidate
+//! with the cut of level F, vectorised, and for the few candidates above it an estimate confirmed by two
+//! comparisons — and a few rounds. A round finds its candidate by rejection from uniform indices on a level
+//! that holds at least n/64 candidates (64 tries at most, expected), from the census ([`Census`]: the count
+//! keeps up to 64 candidates, every one of the lowest levels) on the levels it kept whole, and otherwise by
+//! a scan (two comparisons per candidate, vectorised, stopping when found). No scratch: levels are
 //! recomputed rather than stored.
 
 use super::exact::Cuts;
