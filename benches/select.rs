@@ -109,7 +109,11 @@ fn vector_gumbel_max(rng: &mut impl Rng, scores: &[f64], delta: f64, eps: f64) -
                 lanes[k] = if g[k] > lanes[k] { g[k] } else { lanes[k] };
             }
         }
-        let top = c.remainder().iter().chain(&lanes).fold(f64::NEG_INFINITY, |m, &x| m.max(x));
+        let top = c
+            .remainder()
+            .iter()
+            .chain(&lanes)
+            .fold(f64::NEG_INFINITY, |m, &x| m.max(x));
         if top > best.1 {
             let i = v.iter().position(|&x| x == top).expect("the maximum is in the block");
             best = (b * BLOCK + i, top);
@@ -128,7 +132,10 @@ fn max_pass(scores: &[f64]) -> f64 {
             lanes[k] = if g[k] > lanes[k] { g[k] } else { lanes[k] };
         }
     }
-    c.remainder().iter().chain(&lanes).fold(f64::NEG_INFINITY, |m, &x| m.max(x))
+    c.remainder()
+        .iter()
+        .chain(&lanes)
+        .fold(f64::NEG_INFINITY, |m, &x| m.max(x))
 }
 
 /// The kinds of scores: "uniform" in [0, 100) (many candidates near the best), "normal" N(0, 10²) (a
@@ -203,7 +210,9 @@ fn exact_against_float(opts: &Options) {
             let (mx, emx, pfx, emi, pfi, emf, pff) = if n <= 1_000_000 {
                 let [a, b, c, d, e, f, g] = interleaved(
                     opts,
-                    [&mut max, &mut em_x, &mut pf_x, &mut em_i, &mut pf_i, &mut em_f, &mut pf_f],
+                    [
+                        &mut max, &mut em_x, &mut pf_x, &mut em_i, &mut pf_i, &mut em_f, &mut pf_f,
+                    ],
                 );
                 (a, b, c, d, e, Some(f), Some(g))
             } else {

@@ -54,6 +54,12 @@ pub(crate) trait Cuts {
     fn below(s: Self::Score, cut: Self::Cut) -> bool;
     /// How many candidates r in `range` are below `upper` and not below `lower`.
     fn count_between(&self, range: core::ops::Range<usize>, upper: Self::Cut, lower: Self::Cut) -> usize;
+    /// The first index from `start` (< n) on that may hold a score not below `cut`, or n: whole parts of
+    /// the [`Scan`] whose maximum is below the cut are skipped when `start` begins one (every score there
+    /// is below it). Integers skip nothing.
+    fn skip_below(&self, start: usize, _cut: Self::Cut) -> usize {
+        start
+    }
     /// Bit i set when candidate `start` + i is *not* below `cut`, for i < `end` − `start` ≤ 64.
     fn not_below_mask(&self, start: usize, end: usize, cut: Self::Cut) -> u64 {
         let mut m = 0;
@@ -101,27 +107,27 @@ impl ReadScore for Finite {
     }
 }
 
-/// Doubles floored onto the grid of their global sensitivity, with their greatest score as `F` reads them.
+/// Doubles floored onto the grid of their global sensitivity, with their [`Scan`] as `F` reads them.
 pub(crate) struct FloatScores<'a, F: ReadScore = Raw> {
     pub(crate) scores: &'a [f64],
     pub(crate) grid: Grid,
-    top: f64,
+    scan: Scan,
     read: core::marker::PhantomData<F>,
 }
 
 impl<'a, F: ReadScore> FloatScores<'a, F> {
-    /// Scores read through `F` on the grid of their sensitivity (one pass for their greatest).
+    /// Scores read through `F` on the grid of their sensitivity (one pass for their scan).
     #[cfg(test)]
     pub(crate) fn new(scores: &'a [f64], grid: Grid) -> Self {
-        Self::with_top(scores, grid, scan::<F>(scores).top)
+        Self::with_scan(scores, grid, scan::<F>(scores))
     }
 
-    /// The same with the greatest score as `F` reads it already known (from [`scan`]).
-    pub(crate) fn with_top(scores: &'a [f64], grid: Grid, top: f64) -> Self {
+    /// The same with their [`scan`] as `F` reads them already made.
+    pub(crate) fn with_scan(scores: &'a [f64], grid: Grid, scan: Scan) -> Self {
         FloatScores {
             scores,
             grid,
-            top,
+            scan,
             read: core::marker::PhantomData,
         }
     }
@@ -136,21 +142,31 @@ impl<F: ReadScore> ExactScores for FloatScores<'_, F> {
         FloatCuts::<F> {
             scores: self.scores,
             grid: self.grid,
-            best: self.grid.floor(self.top),
-            top: self.top,
+            best: self.grid.floor(self.scan.top),
+            top: self.scan.top,
+            scan: &self.scan,
             exponent: self.grid.exponent(),
             read: core::marker::PhantomData,
         }
     }
 }
 
-/// What one pass over doubles finds: the greatest score as `F` reads them, and whether every score is
-/// finite.
+/// The most parts [`scan`] keeps a maximum for.
+pub(crate) const PARTS: usize = 256;
+
+/// What one pass over doubles finds: the greatest score as `F` reads them, whether every score is finite,
+/// and the greatest score of each part of `part` consecutive candidates (the last part may be shorter). A
+/// later pass skips a part whose maximum is below a cut without reading it ([`Cuts::skip_below`]): when a
+/// few candidates lead, most parts are far below them.
 pub(crate) struct Scan {
     /// The greatest score (−∞ for none).
     pub(crate) top: f64,
     /// Every score is finite.
     pub(crate) finite: bool,
+    /// The candidates per part: a multiple of 256, so that the blocks of the later passes align with parts.
+    part: usize,
+    /// The greatest score of each part (−∞ past the last).
+    maxima: [f64; PARTS],
 }
 
 /// The running maximum of two lanes, and the sums of s − s.
@@ -197,8 +213,28 @@ impl Lanes {
 /// registers. A score s is finite exactly when s − s is 0 (it is NaN for NaN and ±∞, and NaN stays in a
 /// sum), so the lanes sum s − s. (No minimum is needed: the cuts search down to −f64::MAX,
 /// [`FloatCuts`].)
-#[inline(never)]
 pub(crate) fn scan<F: ReadScore>(scores: &[f64]) -> Scan {
+    let part = scores.len().div_ceil(PARTS).next_multiple_of(256).max(256);
+    let mut maxima = [f64::NEG_INFINITY; PARTS];
+    let (mut top, mut zero) = (f64::NEG_INFINITY, 0.0);
+    for (m, chunk) in maxima.iter_mut().zip(scores.chunks(part)) {
+        let (hi, z) = lanes::<F>(chunk);
+        *m = hi;
+        top = if hi > top { hi } else { top };
+        zero += z;
+    }
+    Scan {
+        top,
+        finite: zero == 0.0,
+        part,
+        maxima,
+    }
+}
+
+/// The greatest score of a part and the sum of its s − s, in eight lanes. (A function of its own, called
+/// once per part: inlined in the loop over parts, the compiler keeps the lanes less well in registers.)
+#[inline(never)]
+fn lanes<F: ReadScore>(scores: &[f64]) -> (f64, f64) {
     let mut l = [Lanes::START; 4];
     let mut chunks = scores.chunks_exact(8);
     for c in &mut chunks {
@@ -213,10 +249,10 @@ pub(crate) fn scan<F: ReadScore>(scores: &[f64]) -> Scan {
     for lane in &l[1..] {
         all.merge(lane);
     }
-    Scan {
-        top: if all.hi[1] > all.hi[0] { all.hi[1] } else { all.hi[0] },
-        finite: all.zero[0] + all.zero[1] == 0.0,
-    }
+    (
+        if all.hi[1] > all.hi[0] { all.hi[1] } else { all.hi[0] },
+        all.zero[0] + all.zero[1],
+    )
 }
 
 /// [`Cuts`] of finite doubles: a cut is itself a double, found by bisection over the ordered doubles.
@@ -225,6 +261,7 @@ struct FloatCuts<'a, F: ReadScore> {
     grid: Grid,
     best: Floor,
     top: f64,
+    scan: &'a Scan,
     /// The grid's binary exponent: one grid unit is 2^exponent.
     exponent: i32,
     read: core::marker::PhantomData<F>,
@@ -322,6 +359,14 @@ impl<F: ReadScore> Cuts for FloatCuts<'_, F> {
             .iter()
             .map(|&s| usize::from((F::read(s) < upper) & (F::read(s) >= lower)))
             .sum()
+    }
+
+    fn skip_below(&self, mut start: usize, cut: f64) -> usize {
+        let (n, part) = (self.scores.len(), self.scan.part);
+        while start < n && start % part == 0 && self.scan.maxima[start / part] < cut {
+            start = (start + part).min(n);
+        }
+        start
     }
 
     fn not_below_mask(&self, start: usize, end: usize, cut: f64) -> u64 {
@@ -647,6 +692,13 @@ fn stream<R: Rng + ?Sized, C: Cuts>(
     let mut from = 0; // candidates from..start are on the top level and not yet decided
     let mut start = 0;
     while start < n {
+        if top > 0 {
+            // Parts wholly on the top level join the run unread.
+            start = cuts.skip_below(start, far);
+            if start == n {
+                break;
+            }
+        }
         let end = (start + STREAM_BLOCK).min(n);
         // The candidates of the block above the top level (every one when the top level is 0).
         let mut near = if top > 0 {

@@ -126,8 +126,24 @@ impl<C: Cuts, E: Fn(C::Score) -> f64> Levels<'_, C, E> {
         let n = self.cuts.len();
         let mut start = 0;
         while start < n {
+            // Parts wholly on the top level are counted unread.
+            let next = if top > 0 {
+                self.cuts.skip_below(start, far)
+            } else {
+                start
+            };
+            census.count[top] += (next - start) as u64;
+            start = next;
+            if start == n {
+                break;
+            }
             let end = (start + BLOCK).min(n);
             let mut near = self.cuts.not_below_mask(start, end, far);
+            if near == 0 {
+                census.count[top] += (end - start) as u64;
+                start = end;
+                continue;
+            }
             census.count[top] += (end - start) as u64 - u64::from(near.count_ones());
             while near != 0 {
                 let r = start + near.trailing_zeros() as usize;
@@ -162,6 +178,11 @@ impl<C: Cuts, E: Fn(C::Score) -> f64> Levels<'_, C, E> {
         let n = self.cuts.len();
         let mut start = 0;
         while start < n {
+            // Parts wholly below the level hold none of it.
+            start = self.cuts.skip_below(start, lower);
+            if start == n {
+                break;
+            }
             let end = (start + BLOCK).min(n);
             let here = self.cuts.count_between(start..end, upper, lower);
             if j < here {

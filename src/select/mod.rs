@@ -139,11 +139,11 @@ pub fn select_on<R: Rng + ?Sized>(
             // scores through the public rule only when some are not.
             let scan = exact::scan::<Raw>(scores);
             if scan.finite {
-                let s = FloatScores::<Raw>::with_top(scores, grid, scan.top);
+                let s = FloatScores::<Raw>::with_scan(scores, grid, scan);
                 select_exact(rng, selector, &s, &scale, perm_scratch)
             } else {
                 // Rare, and slower: every read of a score goes through the public rule.
-                let s = FloatScores::<Finite>::with_top(scores, grid, exact::scan::<Finite>(scores).top);
+                let s = FloatScores::<Finite>::with_scan(scores, grid, exact::scan::<Finite>(scores));
                 select_exact(rng, selector, &s, &scale, perm_scratch)
             }
         }
