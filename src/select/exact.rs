@@ -363,7 +363,7 @@ impl<F: ReadScore> Cuts for FloatCuts<'_, F> {
 
     fn skip_below(&self, mut start: usize, cut: f64) -> usize {
         let (n, part) = (self.scores.len(), self.scan.part);
-        while start < n && start % part == 0 && self.scan.maxima[start / part] < cut {
+        while start < n && start.is_multiple_of(part) && self.scan.maxima[start / part] < cut {
             start = (start + part).min(n);
         }
         start
