@@ -139,13 +139,17 @@ fn exact_tape_for_second(whole: usize) -> Tape {
 }
 
 /// The same through the exponential mechanism's sampler by levels (`src/select/levels.rs`), for two candidates
-/// with γ of integer part 36 (the top level is then 21 = ⌊0.75 · 2⌋ + 20):
+/// with γ of integer part 36 (the top level is then 4, the least a sampler by levels uses):
 /// - the uniform proposals' budget of 64 fails: four batches of 16 index words (all index 1), each far
 ///   proposal's first e⁻¹ coin failing on bit 1 (64 bits, one buffered word of ones);
-/// - the level word: a uniform below 8²¹ + 3²¹ = 2⁶³ + 3²¹, where [0, 2⁶³) is level 0 (the best) and the rest
-///   level 21 (the far candidate, the only one there): `level_word`;
-/// - 21 correction coins Bernoulli(8/(3e)), each succeeding on bit 1 (1/45 = 0.000001…), then the remaining
-///   ⌊γ⌋ − 21 = 15 e⁻¹ coins ("01" each) and the fractional coin on ones, as in [`exact_tape_for_second`].
+/// - the level word: a uniform below 8⁴ + 3⁴ = 4177 from the word's low 13 bits, where [0, 4096) is level 0
+///   (the best) and [4096, 4177) level 4 (the far candidate, the only one there): `level_word`;
+/// - 4 correction coins Bernoulli(8/(3e)), each succeeding on bit 1 (1/45 = 0.000001…), from a fresh word
+///   of bits;
+/// - the candidate on level 4, by rejection from uniform indices (the level holds n/64 candidates or more):
+///   the index word u64::MAX, index 1;
+/// - the remaining ⌊γ⌋ − 4 = 32 e⁻¹ coins ("01" each), the first 30 from the rest of the word of bits and the
+///   last two from the next, and the fractional coin on ones, as in [`exact_tape_for_second`].
 fn exact_levels_tape(level_word: u64) -> Tape {
     let mut words = Vec::new();
     for batch in 0..4 {
@@ -155,7 +159,10 @@ fn exact_levels_tape(level_word: u64) -> Tape {
         }
     }
     words.push(level_word);
-    words.extend(pack(&format!("{}{}", "1".repeat(21), "01".repeat(15))));
+    let bits = pack(&format!("{}{}", "1".repeat(4), "01".repeat(32)));
+    words.push(bits[0]);
+    words.push(u64::MAX); // the index word
+    words.extend(&bits[1..]);
     Tape::new(words)
 }
 
@@ -164,6 +171,42 @@ fn exact_pf_tape_for_second(whole: usize) -> Tape {
     let mut words = vec![u64::MAX];
     words.extend(pack(&"01".repeat(whole)));
     Tape::new(words)
+}
+
+/// A word on which `uniform_index(n)` (Lemire's multiply-and-reject) returns `i`.
+fn index_word(i: usize, n: usize) -> u64 {
+    let b = n as u128;
+    let threshold = (1u128 << 64) % b;
+    let mut w = ((i as u128) << 64).div_ceil(b);
+    while ((w * b) as u64 as u128) < threshold || (w * b) >> 64 != i as u128 {
+        w += 1;
+    }
+    w as u64
+}
+
+/// The tape on which permute-and-flip over n = 65 candidates — candidate 0 the best, candidate 1 with γ of
+/// integer part 36, 63 far ones at −10⁶ — *streams* and returns candidate `chosen` of the two successes
+/// (`src/select/exact.rs`, `permute_and_flip`; the top level is 4 for n = 65):
+/// - the walk visits 16 + 65/64 = 17 far candidates (2 to 18: an index word each), each coin failing on bit
+///   1 (the first bit word is drawn by the first coin);
+/// - the stream: candidate 0 (γ = 0) succeeds with no bit; candidates 1 to 64 are on the top level, decided
+///   in bulk from a fresh word of the run reader: 0000 (candidate 1 reads four zeros), then 60 ones
+///   (candidates 2 to 61 fail), then a word of ones for candidates 62 to 64;
+/// - candidate 1's coin goes on from the bit words: four continuations Bernoulli(2/e), each succeeding on
+///   bit 1 (U > 1/3 at once: K = 3), then its ⌊γ⌋ − 4 = 32 e⁻¹ coins ("01" each) and the fractional coin on
+///   ones;
+/// - one index word among the two successes {0, 1}.
+fn exact_pf_stream_tape(chosen: u64) -> (Tape, usize) {
+    let n = 65;
+    let bits = pack(&format!("{}{}{}", "1".repeat(17), "1".repeat(4), "01".repeat(32)));
+    let mut words = vec![index_word(2, n), bits[0]];
+    words.extend((3..=18).map(|i| index_word(i, n)));
+    words.push(u64::MAX >> 4); // 0000 then 60 ones
+    words.push(bits[1]);
+    words.push(u64::MAX);
+    words.push(chosen);
+    let used = words.len();
+    (Tape::new(words), used)
 }
 
 /// The smallest uniform the float samplers can draw, k = 1 of k · 2⁻⁵³, from this word.
@@ -198,21 +241,19 @@ fn exponential_mechanism_pair_is_impossible_in_float_and_possible_in_exact() {
 
 /// The same pair when uniform proposals have failed and the exponential mechanism samples by levels: the far
 /// output is still possible on both sides, and the tape really goes through the level draw (a level word
-/// below 2⁶³ picks level 0, the best candidate).
+/// below 4096 picks level 0, the best candidate).
 #[test]
 fn exponential_mechanism_pair_is_possible_in_exact_through_the_levels() {
     for s in [[0.0, -73.6], [0.0, -72.6]] {
+        let mut t = exact_levels_tape(4096);
+        assert_eq!(select_exponential(&mut t, &s, 1.0, 1.0).unwrap(), 1, "{s:?}");
+        assert_eq!(t.next, 69, "{s:?}: the tape is read to the end of the second bit word");
         assert_eq!(
-            select_exponential(&mut exact_levels_tape(1 << 63), &s, 1.0, 1.0).unwrap(),
-            1,
-            "{s:?}"
-        );
-        assert_eq!(
-            select_noisy_max(&mut exact_levels_tape(1 << 63), &s, 1.0, 1.0, Noise::Gumbel, &mut []).unwrap(),
+            select_noisy_max(&mut exact_levels_tape(4096), &s, 1.0, 1.0, Noise::Gumbel, &mut []).unwrap(),
             1
         );
         assert_eq!(
-            select_exponential(&mut exact_levels_tape((1 << 63) - 1), &s, 1.0, 1.0).unwrap(),
+            select_exponential(&mut exact_levels_tape(4095), &s, 1.0, 1.0).unwrap(),
             0
         );
     }
@@ -248,6 +289,30 @@ fn permute_and_flip_pair_is_impossible_in_float_and_possible_in_exact() {
             .unwrap(),
             1
         );
+    }
+}
+
+/// The same pair among 65 candidates, where exact permute-and-flip walks 17 of them and then streams the coins
+/// in index order: the far output is still possible on both sides, through the stream (the tape is read to
+/// its end, word for word), and a last index word of 0 gives the best candidate instead.
+#[test]
+fn permute_and_flip_pair_is_possible_in_exact_through_the_stream() {
+    for second in [-73.6, -72.6] {
+        let mut s = vec![-1e6; 65];
+        s[0] = 0.0;
+        s[1] = second;
+        for noise in [None, Some(Noise::Exponential)] {
+            for (chosen, want) in [(u64::MAX, 1), (0, 0)] {
+                let (mut t, used) = exact_pf_stream_tape(chosen);
+                let mut perm = vec![0usize; 65];
+                let r = match noise {
+                    None => select_permute_and_flip(&mut t, &s, 1.0, 1.0, &mut perm),
+                    Some(noise) => select_noisy_max(&mut t, &s, 1.0, 1.0, noise, &mut perm),
+                };
+                assert_eq!(r.unwrap(), want, "{second}, {noise:?}");
+                assert_eq!(t.next, used, "{second}: the tape is read to its end");
+            }
+        }
     }
 }
 

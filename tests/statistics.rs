@@ -442,3 +442,31 @@ fn exact_local_dampening_with_far_candidates_matches_its_probabilities() {
         }
     }
 }
+
+/// Scores that are NaN or −∞ are read by the public rule (as −f64::MAX: never chosen in practice) through
+/// every path of the exact selectors — the uniform proposals, the levels, the walk and the stream of
+/// permute-and-flip — and the others keep their exact distribution: 1,000 candidates, a clear best and a
+/// spread of near ones, a fifth of them NaN or −∞.
+#[test]
+fn exact_selectors_read_non_finite_scores_by_the_public_rule() {
+    let n = 1000;
+    let s: Vec<f64> = (0..n)
+        .map(|i| match i % 10 {
+            0 => f64::NAN,
+            5 => f64::NEG_INFINITY,
+            _ if i == 417 => 4.0,
+            _ => -0.05 * ((i * 7919) % 400) as f64,
+        })
+        .collect();
+    let read: Vec<f64> = s.iter().map(|&x| if x.is_finite() { x } else { -f64::MAX }).collect();
+    let em = exact_exponential(&read, 1.0, 1.0);
+    let pf = exact_permute_and_flip_integral(&read, 1.0, 1.0);
+    let mut g = rng(901);
+    let mut perm = vec![0usize; n];
+    let counts = histogram(n, DRAWS, || select_exponential(&mut g, &s, 1.0, 1.0).unwrap());
+    assert_fits("exact exponential mechanism, NaN and −∞ scores", &counts, &em);
+    let counts = histogram(n, DRAWS, || {
+        select_permute_and_flip(&mut g, &s, 1.0, 1.0, &mut perm).unwrap()
+    });
+    assert_fits("exact permute-and-flip, NaN and −∞ scores", &counts, &pf);
+}

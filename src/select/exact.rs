@@ -4,15 +4,21 @@
 //! * **Exponential mechanism, by rejection**: propose r uniformly, keep it with probability exp(−γ_r);
 //!   otherwise propose again. A round returns r with probability e^{−γ_r}/n, so the output is r with
 //!   probability e^{−γ_r} / Σ_j e^{−γ_j} — the exponential mechanism exactly. The best candidate (γ = 0) is
-//!   always kept, so a round succeeds with probability at least 1/n: at most n rounds are expected, each one
-//!   uniform index and about two random bits for a far candidate.
-//! * **Permute-and-flip**: visit the candidates in a uniformly random order and keep r with probability
-//!   exp(−γ_r) (McKenna & Sheldon 2020); the best is kept when reached, so at most n coins are flipped.
+//!   always kept, so a round succeeds with probability at least 1/n. After a budget of failed rounds it
+//!   samples by levels of γ instead ([`super::levels`]).
+//! * **Permute-and-flip** (McKenna & Sheldon 2020): visit the candidates in a uniformly random order and
+//!   keep the first r whose coin Bernoulli(exp(−γ_r)) succeeds. A short walk in a random order first; if it
+//!   finds nothing, a *streaming* pass flips the coins of the other candidates in index order and returns a
+//!   uniformly random success ([`permute_and_flip`] proves the two equal).
 //!
 //! Scores come in two forms: doubles with a global sensitivity Δ ([`FloatScores`], floored onto the grid of
 //! Δ, [`crate::exact::grid`]) and integers already on a grid with N units of sensitivity ([`IntScores`], the
-//! output of the exact dampening and weighted-sum stages, stored as two `u64` words each).
+//! output of the exact dampening and weighted-sum stages, stored as two `u64` words each). The doubles are
+//! read once for their maximum and whether they are all finite ([`scan`]); every later pass reads them
+//! through the [`ReadScore`] rule that this chose.
 
+use super::levels;
+use crate::exact::bernoulli::{bernoulli_exp_minus, bernoulli_ratio};
 use crate::exact::grid::Floor;
 use crate::exact::{Bits, Grid, Scale, GAP_CAP};
 use crate::{sample, Error};
@@ -22,9 +28,8 @@ use rand_core::Rng;
 pub(crate) trait ExactScores {
     /// The number of candidates.
     fn len(&self) -> usize;
-    /// The gap function r ↦ G_r = min(S* − S_r, [`GAP_CAP`]), with S* found once (O(n)).
-    fn gaps(&self) -> impl Fn(usize) -> u128 + '_;
-    /// The same gaps seen through cuts on the scores ([`Cuts`]), with the extremes found once (O(n)).
+    /// The gaps G_r = min(S* − S_r, [`GAP_CAP`]) seen through cuts on the scores ([`Cuts`]); doubles carry
+    /// their maximum from [`scan`], integers are read once for their extremes.
     fn cuts(&self) -> impl Cuts + '_;
 }
 
@@ -43,22 +48,35 @@ pub(crate) trait Cuts {
     fn no_one(&self) -> Self::Cut;
     /// A score, as the cuts compare it.
     type Score: Copy;
-    /// The scores in candidate order (a sequential read, for the passes over all candidates).
-    fn scores(&self) -> impl Iterator<Item = Self::Score> + '_;
     /// Candidate r's score.
     fn score(&self, r: usize) -> Self::Score;
     /// Whether a score is below the cut, i.e. its gap reaches the cut's threshold.
     fn below(s: Self::Score, cut: Self::Cut) -> bool;
     /// How many candidates r in `range` are below `upper` and not below `lower`.
     fn count_between(&self, range: core::ops::Range<usize>, upper: Self::Cut, lower: Self::Cut) -> usize;
+    /// The first index from `start` (< n) on that may hold a score not below `cut`, or n: whole parts of
+    /// the [`Scan`] whose maximum is below the cut are skipped when `start` begins one (every score there
+    /// is below it). Integers skip nothing.
+    fn skip_below(&self, start: usize, _cut: Self::Cut) -> usize {
+        start
+    }
+    /// Bit i set when candidate `start` + i is *not* below `cut`, for i < `end` − `start` ≤ 64.
+    fn not_below_mask(&self, start: usize, end: usize, cut: Self::Cut) -> u64 {
+        let mut m = 0;
+        for (i, r) in (start..end).enumerate() {
+            m |= u64::from(!Self::below(self.score(r), cut)) << i;
+        }
+        m
+    }
     /// s ↦ its gap times `rate`, approximately (γ for the rate of a [`Scale`]): only guides a search,
     /// never decides anything.
     fn estimate(&self, rate: f64) -> impl Fn(Self::Score) -> f64 + '_;
-    /// The largest gap G_r of any candidate.
+    /// At least the largest gap G_r of any candidate (for doubles the gap of −f64::MAX, for integers the
+    /// largest gap itself): the levels above its γ are empty.
     fn max_gap(&self) -> u128;
     /// The number of candidates.
     fn len(&self) -> usize;
-    /// Candidate r's gap G_r, as [`ExactScores::gaps`] gives it.
+    /// Candidate r's gap G_r = min(S* − S_r, [`GAP_CAP`]).
     fn gap(&self, r: usize) -> u128;
 }
 
@@ -89,19 +107,27 @@ impl ReadScore for Finite {
     }
 }
 
-/// Doubles floored onto the grid of their global sensitivity.
+/// Doubles floored onto the grid of their global sensitivity, with their [`Scan`] as `F` reads them.
 pub(crate) struct FloatScores<'a, F: ReadScore = Raw> {
     pub(crate) scores: &'a [f64],
     pub(crate) grid: Grid,
+    scan: Scan,
     read: core::marker::PhantomData<F>,
 }
 
 impl<'a, F: ReadScore> FloatScores<'a, F> {
-    /// Scores read through `F` on the grid of their sensitivity.
+    /// Scores read through `F` on the grid of their sensitivity (one pass for their scan).
+    #[cfg(test)]
     pub(crate) fn new(scores: &'a [f64], grid: Grid) -> Self {
+        Self::with_scan(scores, grid, scan::<F>(scores))
+    }
+
+    /// The same with their [`scan`] as `F` reads them already made.
+    pub(crate) fn with_scan(scores: &'a [f64], grid: Grid, scan: Scan) -> Self {
         FloatScores {
             scores,
             grid,
+            scan,
             read: core::marker::PhantomData,
         }
     }
@@ -112,44 +138,120 @@ impl<F: ReadScore> ExactScores for FloatScores<'_, F> {
         self.scores.len()
     }
 
-    fn gaps(&self) -> impl Fn(usize) -> u128 + '_ {
-        let best = self.grid.floor(extremes::<F>(self.scores).1);
-        move |r| self.grid.gap(best, F::read(self.scores[r]))
-    }
-
     fn cuts(&self) -> impl Cuts + '_ {
-        let (bottom, top) = extremes::<F>(self.scores);
         FloatCuts::<F> {
             scores: self.scores,
             grid: self.grid,
-            best: self.grid.floor(top),
-            top,
-            bottom,
+            best: self.grid.floor(self.scan.top),
+            top: self.scan.top,
+            scan: &self.scan,
             exponent: self.grid.exponent(),
             read: core::marker::PhantomData,
         }
     }
 }
 
-/// The least and the greatest of the scores as `F` reads them (±∞ for none), in lanes the compiler can
-/// vectorise.
-fn extremes<F: ReadScore>(scores: &[f64]) -> (f64, f64) {
-    let (mut lo, mut hi) = ([f64::INFINITY; 4], [f64::NEG_INFINITY; 4]);
-    let mut chunks = scores.chunks_exact(4);
-    for c in &mut chunks {
-        for k in 0..4 {
-            let x = F::read(c[k]);
-            lo[k] = if x < lo[k] { x } else { lo[k] };
-            hi[k] = if x > hi[k] { x } else { hi[k] };
+/// The most parts [`scan`] keeps a maximum for.
+pub(crate) const PARTS: usize = 256;
+
+/// What one pass over doubles finds: the greatest score as `F` reads them, whether every score is finite,
+/// and the greatest score of each part of `part` consecutive candidates (the last part may be shorter). A
+/// later pass skips a part whose maximum is below a cut without reading it ([`Cuts::skip_below`]): when a
+/// few candidates lead, most parts are far below them.
+pub(crate) struct Scan {
+    /// The greatest score (−∞ for none).
+    pub(crate) top: f64,
+    /// Every score is finite.
+    pub(crate) finite: bool,
+    /// The candidates per part: a multiple of 256, so that the blocks of the later passes align with parts.
+    part: usize,
+    /// The greatest score of each part (−∞ past the last).
+    maxima: [f64; PARTS],
+}
+
+/// The running maximum of two lanes, and the sums of s − s.
+#[derive(Clone, Copy)]
+struct Lanes {
+    hi: [f64; 2],
+    zero: [f64; 2],
+}
+
+impl Lanes {
+    const START: Lanes = Lanes {
+        hi: [f64::NEG_INFINITY; 2],
+        zero: [0.0; 2],
+    };
+
+    /// Takes in two scores, one per lane. Written as the compiler turns it into a vector maximum, a
+    /// subtraction and an addition (a comparison with NaN is false, so NaN never replaces the maximum).
+    /// x − x is the finiteness test, and the indexed loop is the shape the compiler vectorises.
+    #[inline(always)]
+    #[allow(clippy::eq_op, clippy::needless_range_loop)]
+    fn push(&mut self, x: [f64; 2]) {
+        for k in 0..2 {
+            self.hi[k] = if x[k] > self.hi[k] { x[k] } else { self.hi[k] };
+            self.zero[k] += x[k] - x[k];
         }
     }
-    for &s in chunks.remainder() {
-        lo[0] = lo[0].min(F::read(s));
-        hi[0] = hi[0].max(F::read(s));
+
+    /// Folds `other` into these lanes.
+    #[inline(always)]
+    fn merge(&mut self, other: &Lanes) {
+        for k in 0..2 {
+            self.hi[k] = if other.hi[k] > self.hi[k] {
+                other.hi[k]
+            } else {
+                self.hi[k]
+            };
+            self.zero[k] += other.zero[k];
+        }
+    }
+}
+
+/// The one pass over the doubles that every exact selection makes before sampling, the validation and
+/// the maximum fused: without branches, eight independent lanes in pairs that the compiler keeps in vector
+/// registers. A score s is finite exactly when s − s is 0 (it is NaN for NaN and ±∞, and NaN stays in a
+/// sum), so the lanes sum s − s. (No minimum is needed: the cuts search down to −f64::MAX,
+/// [`FloatCuts`].)
+pub(crate) fn scan<F: ReadScore>(scores: &[f64]) -> Scan {
+    let part = scores.len().div_ceil(PARTS).next_multiple_of(256).max(256);
+    let mut maxima = [f64::NEG_INFINITY; PARTS];
+    let (mut top, mut zero) = (f64::NEG_INFINITY, 0.0);
+    for (m, chunk) in maxima.iter_mut().zip(scores.chunks(part)) {
+        let (hi, z) = lanes::<F>(chunk);
+        *m = hi;
+        top = if hi > top { hi } else { top };
+        zero += z;
+    }
+    Scan {
+        top,
+        finite: zero == 0.0,
+        part,
+        maxima,
+    }
+}
+
+/// The greatest score of a part and the sum of its s − s, in eight lanes. (A function of its own, called
+/// once per part: inlined in the loop over parts, the compiler keeps the lanes less well in registers.)
+#[inline(never)]
+fn lanes<F: ReadScore>(scores: &[f64]) -> (f64, f64) {
+    let mut l = [Lanes::START; 4];
+    let mut chunks = scores.chunks_exact(8);
+    for c in &mut chunks {
+        for (k, lane) in l.iter_mut().enumerate() {
+            lane.push([F::read(c[2 * k]), F::read(c[2 * k + 1])]);
+        }
+    }
+    for &x in chunks.remainder() {
+        l[0].push([F::read(x); 2]);
+    }
+    let mut all = l[0];
+    for lane in &l[1..] {
+        all.merge(lane);
     }
     (
-        lo.iter().copied().fold(f64::INFINITY, f64::min),
-        hi.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        if all.hi[1] > all.hi[0] { all.hi[1] } else { all.hi[0] },
+        all.zero[0] + all.zero[1],
     )
 }
 
@@ -159,7 +261,7 @@ struct FloatCuts<'a, F: ReadScore> {
     grid: Grid,
     best: Floor,
     top: f64,
-    bottom: f64,
+    scan: &'a Scan,
     /// The grid's binary exponent: one grid unit is 2^exponent.
     exponent: i32,
     read: core::marker::PhantomData<F>,
@@ -184,16 +286,18 @@ fn from_order_key(k: u64) -> f64 {
 impl<F: ReadScore> Cuts for FloatCuts<'_, F> {
     type Cut = f64;
 
-    /// The least double c in [bottom, top] whose gap is below t. The gap never increases with the score
-    /// (flooring is monotone), so the scores with gap ≥ t are exactly those below c. The top score has
-    /// gap 0 < t, so such a c exists. It is searched over the ordered doubles from the estimate top − t·g:
+    /// The least double c in [−f64::MAX, top] whose gap is below t. The gap never increases with the
+    /// score (flooring is monotone), so the scores with gap ≥ t are exactly those below c. The top score
+    /// has gap 0 < t, so such a c exists. (The search runs down to the least finite double rather than the
+    /// least score, which would cost a pass over the scores for a minimum: when c is below every score,
+    /// the level is just empty.) It is searched over the ordered doubles from the estimate top − t·g:
     /// galloping away from it until the answer is bracketed, then bisecting — a few gaps when the estimate
     /// is within a few ulps, at most about 2 · 64 in any case.
     fn cut(&self, t: u128) -> f64 {
         let reaches = |k: u64| self.grid.gap(self.best, from_order_key(k)) >= t;
-        let (bottom, top) = (order_key(self.bottom), order_key(self.top));
+        let (bottom, top) = (order_key(-f64::MAX), order_key(self.top));
         if !reaches(bottom) {
-            return self.bottom;
+            return -f64::MAX;
         }
         let guess = order_key(self.top - libm::ldexp(t as f64, self.exponent)).clamp(bottom, top);
         // Establish reaches(lo), !reaches(hi), bottom ≤ lo < hi ≤ top; top never reaches, bottom does.
@@ -239,10 +343,6 @@ impl<F: ReadScore> Cuts for FloatCuts<'_, F> {
 
     type Score = f64;
 
-    fn scores(&self) -> impl Iterator<Item = f64> + '_ {
-        self.scores.iter().map(|&s| F::read(s))
-    }
-
     #[inline]
     fn score(&self, r: usize) -> f64 {
         F::read(self.scores[r])
@@ -261,6 +361,33 @@ impl<F: ReadScore> Cuts for FloatCuts<'_, F> {
             .sum()
     }
 
+    fn skip_below(&self, mut start: usize, cut: f64) -> usize {
+        let (n, part) = (self.scores.len(), self.scan.part);
+        while start < n && start.is_multiple_of(part) && self.scan.maxima[start / part] < cut {
+            start = (start + part).min(n);
+        }
+        start
+    }
+
+    fn not_below_mask(&self, start: usize, end: usize, cut: f64) -> u64 {
+        // Eight candidates to a byte, without branches, so that it vectorises.
+        let scores = &self.scores[start..end];
+        let mut chunks = scores.chunks_exact(8);
+        let mut m = 0u64;
+        for (j, c) in (&mut chunks).enumerate() {
+            let mut b = 0u64;
+            for (k, &s) in c.iter().enumerate() {
+                b |= u64::from(F::read(s) >= cut) << k;
+            }
+            m |= b << (8 * j);
+        }
+        let done = scores.len() - chunks.remainder().len();
+        for (k, &s) in chunks.remainder().iter().enumerate() {
+            m |= u64::from(F::read(s) >= cut) << (done + k);
+        }
+        m
+    }
+
     fn estimate(&self, rate: f64) -> impl Fn(f64) -> f64 + '_ {
         // γ per unit of score, as one product: 2^−exponent alone overflows for the finest grids.
         let (top, k) = (self.top, libm::ldexp(rate, -self.exponent));
@@ -268,7 +395,7 @@ impl<F: ReadScore> Cuts for FloatCuts<'_, F> {
     }
 
     fn max_gap(&self) -> u128 {
-        self.grid.gap(self.best, self.bottom)
+        self.grid.gap(self.best, -f64::MAX)
     }
 
     fn len(&self) -> usize {
@@ -302,15 +429,6 @@ pub(crate) fn load_int(words: &[u64], i: usize) -> i128 {
 impl ExactScores for IntScores<'_> {
     fn len(&self) -> usize {
         self.words.len() / 2
-    }
-
-    fn gaps(&self) -> impl Fn(usize) -> u128 + '_ {
-        let best = (0..self.len()).map(|i| load_int(self.words, i)).max().unwrap_or(0);
-        // Scores are kept within ±2^125 by their stages, so the difference cannot overflow; checked anyway.
-        move |r| {
-            best.checked_sub(load_int(self.words, r))
-                .map_or(GAP_CAP, |g| (g.max(0) as u128).min(GAP_CAP))
-        }
     }
 
     fn cuts(&self) -> impl Cuts + '_ {
@@ -357,12 +475,6 @@ impl Cuts for IntCuts<'_> {
     }
 
     type Score = i128;
-
-    fn scores(&self) -> impl Iterator<Item = i128> + '_ {
-        self.words
-            .chunks_exact(2)
-            .map(|w| (i128::from(w[1] as i64) << 64) | i128::from(w[0]))
-    }
 
     #[inline]
     fn score(&self, r: usize) -> i128 {
@@ -411,8 +523,8 @@ const BATCH: usize = 16;
 /// wait for its cache miss. Proposals left over when one is kept are discarded; since they are independent
 /// of the coins that decided to stop, the output distribution is unchanged.
 ///
-/// After about n/256 + 64 proposals without a success (the mass is on few candidates), it switches to
-/// the exponential mechanism by levels ([`super::levels`]), which costs two passes over the scores and then
+/// After about n/1024 + 64 proposals without a success (the mass is on few candidates), it switches to
+/// the exponential mechanism by levels ([`super::levels`]), which costs one pass over the scores and then
 /// a few rounds. Switching keeps the distribution exact: the rounds are independent and each returns r
 /// with probability ∝ e^{−γ_r} given that it returns at all, so the output of the first successful round
 /// has that distribution whatever the number of rounds before it — and the sampler by levels draws from
@@ -420,12 +532,11 @@ const BATCH: usize = 16;
 pub(crate) fn exponential<R: Rng + ?Sized>(rng: &mut R, scores: &impl ExactScores, scale: &Scale) -> usize {
     let n = scores.len();
     let cuts = scores.cuts();
-    let gap = |r| cuts.gap(r);
     let mut bits = Bits::new(rng);
-    let mut batches = (n / 256 + 64) / BATCH;
+    let mut batches = (n / 1024 + 64) / BATCH;
     loop {
         if batches == 0 {
-            if let Some(r) = super::levels::exponential(&mut bits, &cuts, scale, super::levels::MAX_LEVEL) {
+            if let Some(r) = levels::exponential(&mut bits, &cuts, scale, levels::MAX_LEVEL) {
                 return r;
             }
             // Unreachable (the level weights fit in 256 bits): go on with uniform proposals.
@@ -437,7 +548,7 @@ pub(crate) fn exponential<R: Rng + ?Sized>(rng: &mut R, scores: &impl ExactScore
             p.0 = sample::uniform_index(bits.rng(), n);
         }
         for p in batch.iter_mut() {
-            p.1 = gap(p.0);
+            p.1 = cuts.gap(p.0);
         }
         for &(r, g) in &batch {
             if scale.keep(&mut bits, g) {
@@ -447,7 +558,37 @@ pub(crate) fn exponential<R: Rng + ?Sized>(rng: &mut R, scores: &impl ExactScore
     }
 }
 
-/// Permute-and-flip over a lazy Fisher–Yates shuffle in `perm` (length ≥ n, checked by the callers).
+/// Up to this many candidates, permute-and-flip walks the whole random order.
+const SHUFFLE_ALL: usize = 64;
+/// The most candidates permute-and-flip visits in a random order before it streams.
+const WALK: usize = 256;
+
+/// How many candidates permute-and-flip visits in a random order before it streams (all up to
+/// [`SHUFFLE_ALL`]).
+fn walk_length(n: usize) -> usize {
+    if n <= SHUFFLE_ALL {
+        n
+    } else {
+        (16 + n / 64).min(WALK)
+    }
+}
+
+/// Permute-and-flip (McKenna & Sheldon 2020): the first success of the coins Bernoulli(exp(−γ_r)) in a
+/// uniformly random order of the candidates; `perm` (length ≥ n, checked by the callers) is scratch.
+///
+/// **Walk, then stream.** It visits up to [`WALK`] candidates in a uniformly random order (distinct
+/// uniform indices: the order in which an i.i.d. uniform stream first shows each index is a uniformly
+/// random order), flipping each one's coin and returning the first success — permute-and-flip itself, so
+/// scores with many candidates near the best end here after a few visits. If none succeeds, the output is
+/// the first success among the *other* candidates in a uniformly random order of them, with fresh coins.
+/// That order is independent of the coins, so the output is a **uniformly random success** among them:
+/// conditioned on the set S of successes, each of its members comes first in the order with probability
+/// 1/|S|. So the stream ([`stream`]) flips every other candidate's coin in index order — sequential reads,
+/// no permutation — keeps the successes in `perm`, and returns one of them drawn uniformly. S is not empty:
+/// the best candidates were not visited (a visit would have kept them) and their coins (γ = 0) always
+/// succeed.
+///
+/// Up to [`SHUFFLE_ALL`] candidates the walk covers everyone (a lazy Fisher–Yates shuffle in `perm`).
 pub(crate) fn permute_and_flip<R: Rng + ?Sized>(
     rng: &mut R,
     scores: &impl ExactScores,
@@ -458,22 +599,300 @@ pub(crate) fn permute_and_flip<R: Rng + ?Sized>(
     if perm.len() < n {
         return Err(Error::ScratchTooSmall);
     }
-    let perm = &mut perm[..n];
-    for (i, p) in perm.iter_mut().enumerate() {
-        *p = i;
-    }
-    let gap = scores.gaps();
+    let cuts = scores.cuts();
     let mut bits = Bits::new(rng);
-    for i in 0..n {
-        let j = i + sample::uniform_index(bits.rng(), n - i);
-        perm.swap(i, j);
-        let r = perm[i];
-        if scale.keep(&mut bits, gap(r)) {
-            return Ok(r);
+    let visits = walk_length(n);
+    if visits == n {
+        let perm = &mut perm[..n];
+        for (i, p) in perm.iter_mut().enumerate() {
+            *p = i;
+        }
+        for i in 0..n {
+            let j = i + sample::uniform_index(bits.rng(), n - i);
+            perm.swap(i, j);
+            let r = perm[i];
+            if scale.keep(&mut bits, cuts.gap(r)) {
+                return Ok(r);
+            }
+        }
+        // Unreachable: the best candidate has gap 0 and is kept when visited.
+        return Err(Error::InvalidArgument);
+    }
+    // The visited candidates, sorted, in perm[..visits]; the successes of the stream after them.
+    let (visited, rest) = perm.split_at_mut(visits);
+    if let Some(r) = walk(&mut bits, &cuts, scale, visited) {
+        return Ok(r);
+    }
+    let found = stream(&mut bits, &cuts, scale, visited, rest);
+    if found == 0 {
+        // Unreachable: see above.
+        return Err(Error::InvalidArgument);
+    }
+    Ok(rest[sample::uniform_index(bits.rng(), found)])
+}
+
+/// Visits `visited.len()` (< n) distinct candidates in a uniformly random order and returns the first whose
+/// coin succeeds; if none does, `visited` holds them, sorted.
+fn walk<R: Rng + ?Sized, C: Cuts>(
+    bits: &mut Bits<'_, R>,
+    cuts: &C,
+    scale: &Scale,
+    visited: &mut [usize],
+) -> Option<usize> {
+    let n = cuts.len();
+    for i in 0..visited.len() {
+        let r = loop {
+            let r = sample::uniform_index(bits.rng(), n);
+            if let Err(at) = visited[..i].binary_search(&r) {
+                visited.copy_within(at..i, at + 1);
+                visited[at] = r;
+                break r;
+            }
+        };
+        if scale.keep(bits, cuts.gap(r)) {
+            return Some(r);
         }
     }
-    // Unreachable: the best candidate has gap 0 and is kept when visited.
-    Err(Error::InvalidArgument)
+    None
+}
+
+/// Candidates per block of the stream: the candidates on the top level between two others are decided in
+/// bulk ([`Runs::fail_run`]).
+const STREAM_BLOCK: usize = 64;
+
+/// The streaming pass of permute-and-flip: flips the coin Bernoulli(exp(−γ_r)) of every candidate r in
+/// index order and writes those that succeed and are not in `skip` (sorted) to `out`; returns how many.
+///
+/// **The coin, cheaply and exactly.** CKS20's Algorithm 2 flips ⌊γ⌋ coins Bernoulli(e^{−1}) and one
+/// Bernoulli(exp(−(γ − ⌊γ⌋))); each e^{−1} coin (Algorithm 1) starts with Bernoulli(1/2) — one fair bit,
+/// which must be 0 — and then succeeds with probability 2/e ([`bernoulli_two_over_e`]). The coins' bits are
+/// independent and fair, so they may be read in any order that does not depend on their values yet to be
+/// read: the stream reads the first bits of w ≤ ⌊γ_r⌋ of the e^{−1} coins first, as one run of zeros
+/// ([`Runs::zeros`], probability 2^{−w}), and only if they are all 0 the w continuations and the coin
+/// exp(−(γ_r − w)) (exactly γ_r from the gap). The product is e^{−γ_r}, exactly. A far candidate fails
+/// after two bits on average, with no arithmetic on γ.
+///
+/// w is the candidate's level min(⌊γ_r⌋, F) ([`levels::Levels`]: a comparison with the cut of the top level F,
+/// in blocks without branches, and for the candidates above it an estimate confirmed by two comparisons),
+/// so w ≤ ⌊γ_r⌋ by the exact cuts; candidates with w = 0 flip the exact coin directly ([`Scale::keep`]).
+#[inline(never)]
+fn stream<R: Rng + ?Sized, C: Cuts>(
+    bits: &mut Bits<'_, R>,
+    cuts: &C,
+    scale: &Scale,
+    skip: &[usize],
+    out: &mut [usize],
+) -> usize {
+    let levels = levels::levels(cuts, scale, levels::MAX_LEVEL);
+    let top = levels.top as u32;
+    let far = levels.top_cut();
+    let mut runs = Runs::new();
+    let mut kept = Kept { skip, out, found: 0 };
+    let n = cuts.len();
+    let mut from = 0; // candidates from..start are on the top level and not yet decided
+    let mut start = 0;
+    while start < n {
+        if top > 0 {
+            // Parts wholly on the top level join the run unread.
+            start = cuts.skip_below(start, far);
+            if start == n {
+                break;
+            }
+        }
+        let end = (start + STREAM_BLOCK).min(n);
+        // The candidates of the block above the top level (every one when the top level is 0).
+        let mut near = if top > 0 {
+            cuts.not_below_mask(start, end, far)
+        } else {
+            u64::MAX >> (64 - (end - start))
+        };
+        while near != 0 {
+            let r = start + near.trailing_zeros() as usize;
+            near &= near - 1;
+            far_run(bits, &mut runs, cuts, scale, top, from..r, &mut kept);
+            from = r + 1;
+            let w = levels.level(cuts.score(r)) as u32;
+            let success = if w == 0 {
+                scale.keep(bits, cuts.gap(r))
+            } else {
+                runs.zeros(bits.rng(), w) && finish(bits, scale, cuts.gap(r), w)
+            };
+            if success {
+                kept.push(r);
+            }
+        }
+        start = end;
+    }
+    far_run(bits, &mut runs, cuts, scale, top, from..n, &mut kept);
+    kept.found
+}
+
+/// The successes of the stream that are not to be skipped.
+struct Kept<'a> {
+    skip: &'a [usize],
+    out: &'a mut [usize],
+    found: usize,
+}
+
+impl Kept<'_> {
+    fn push(&mut self, r: usize) {
+        if self.skip.binary_search(&r).is_err() {
+            self.out[self.found] = r;
+            self.found += 1;
+        }
+    }
+}
+
+/// The coins of a run of candidates on the top level `top` ≥ 1: their first bits in bulk
+/// ([`Runs::fail_run`]), the rest for each one that read `top` zeros.
+fn far_run<R: Rng + ?Sized, C: Cuts>(
+    bits: &mut Bits<'_, R>,
+    runs: &mut Runs,
+    cuts: &C,
+    scale: &Scale,
+    top: u32,
+    run: core::ops::Range<usize>,
+    kept: &mut Kept<'_>,
+) {
+    let mut r = run.start;
+    while r < run.end {
+        r += runs.fail_run(bits.rng(), run.end - r, top);
+        if r < run.end {
+            if finish(bits, scale, cuts.gap(r), top) {
+                kept.push(r);
+            }
+            r += 1;
+        }
+    }
+}
+
+/// The rest of the coin Bernoulli(exp(−γ)) for a gap whose γ has ⌊γ⌋ ≥ w, once the first bits of w of its
+/// e^{−1} coins were 0: their w continuations (2/e each) and exp(−(γ − w)).
+#[inline(never)]
+fn finish<R: Rng + ?Sized>(bits: &mut Bits<'_, R>, scale: &Scale, gap: u128, w: u32) -> bool {
+    for _ in 0..w {
+        if !bernoulli_two_over_e(bits) {
+            return false;
+        }
+    }
+    let mut g = scale.gamma(gap);
+    debug_assert!(g.whole >= u64::from(w));
+    g.whole = g.whole.saturating_sub(u64::from(w)); // w ≤ ⌊γ⌋ by the cuts (and γ's cap is above every level)
+    bernoulli_exp_minus(bits, &g)
+}
+
+/// True with probability exactly 2/e: the rest of a Bernoulli(e^{−1}) coin (CKS20 Algorithm 1 with γ = 1:
+/// K ← 1; while Bernoulli(1/K) succeeds, K ← K + 1; return K odd) once its first coin that can fail,
+/// Bernoulli(1/2), has succeeded: K ← 3, the same loop. P(K odd | K ≥ 3) = e^{−1} / (1/2).
+pub(crate) fn bernoulli_two_over_e<R: Rng + ?Sized>(bits: &mut Bits<'_, R>) -> bool {
+    let mut k: u64 = 3;
+    while bernoulli_ratio(bits, 1, k) {
+        k = k.saturating_add(1);
+    }
+    k % 2 == 1
+}
+
+/// Fair bits read as runs of zeros, from whole words of the generator: the first steps Bernoulli(1/2) of
+/// many e^{−1} coins at once ([`stream`]). The unread bits are the top `left` bits of `word`, the bits
+/// below them 0; bits once read are never read again, and unread ones are discarded with the reader.
+struct Runs {
+    word: u64,
+    left: u32,
+}
+
+impl Runs {
+    const fn new() -> Self {
+        Runs { word: 0, left: 0 }
+    }
+
+    /// Reads fair bits up to the first 1 or the w-th 0 (1 ≤ w ≤ 64): true when w zeros were read, which
+    /// has probability exactly 2^{−w}.
+    #[inline(always)]
+    fn zeros<R: Rng + ?Sized>(&mut self, rng: &mut R, w: u32) -> bool {
+        let z = self.word.leading_zeros();
+        if z < self.left && z < w {
+            // A 1 among the unread bits, after fewer than w zeros.
+            self.word = (self.word << z) << 1;
+            self.left -= z + 1;
+            return false;
+        }
+        self.zeros_slow(rng, w)
+    }
+
+    #[inline(never)]
+    fn zeros_slow<R: Rng + ?Sized>(&mut self, rng: &mut R, mut w: u32) -> bool {
+        loop {
+            let z = self.word.leading_zeros().min(self.left);
+            if z >= w {
+                self.word = self.word.checked_shl(w).unwrap_or(0);
+                self.left -= w;
+                return true;
+            }
+            if z < self.left {
+                self.word = (self.word << z) << 1;
+                self.left -= z + 1;
+                return false;
+            }
+            // Every unread bit is 0, and fewer than w of them: read them, then a fresh word.
+            w -= self.left;
+            self.word = rng.next_u64();
+            self.left = 64;
+        }
+    }
+
+    /// [`Runs::zeros`] with the same w for up to `count` candidates in turn, stopping after the first that
+    /// reads w zeros: returns how many read a 1 before it (`count` when all did). A word of unread bits
+    /// with no run of w zeros and at most as many 1s as candidates left decides one candidate per 1 at once.
+    #[inline(never)]
+    fn fail_run<R: Rng + ?Sized>(&mut self, rng: &mut R, count: usize, w: u32) -> usize {
+        let mut done = 0;
+        while done < count {
+            if self.left == 0 {
+                // The next candidate starts on a fresh word either way.
+                self.word = rng.next_u64();
+                self.left = 64;
+            }
+            let ones = self.word.count_ones() as usize;
+            if ones > 0 && ones <= count - done && !has_run_of_ones(!self.word & top_bits(self.left), w) {
+                // Each 1 ends one candidate's read, after fewer than w zeros; the zeros after the last
+                // 1 stay unread.
+                let used = 64 - self.word.trailing_zeros();
+                self.word = self.word.checked_shl(used).unwrap_or(0);
+                self.left -= used;
+                done += ones;
+            } else {
+                if self.zeros(rng, w) {
+                    return done;
+                }
+                done += 1;
+            }
+        }
+        done
+    }
+}
+
+/// The top `k` bits set (k ≤ 64).
+#[inline(always)]
+fn top_bits(k: u32) -> u64 {
+    if k == 0 {
+        0
+    } else {
+        u64::MAX << (64 - k)
+    }
+}
+
+/// Whether y has w ≥ 1 consecutive 1 bits: runs of 2, 4, 8, … by doubling, then the rest.
+#[inline(always)]
+fn has_run_of_ones(mut y: u64, w: u32) -> bool {
+    let mut have = 1;
+    while 2 * have <= w {
+        y &= y << have;
+        have *= 2;
+    }
+    if have < w {
+        y &= y << (w - have);
+    }
+    y != 0
 }
 
 /// `&mut [f64]` scratch seen as `u64` words (same size and alignment; every bit pattern is valid in both).
@@ -485,7 +904,271 @@ pub(crate) fn as_words(x: &mut [f64]) -> &mut [u64] {
 
 #[cfg(test)]
 mod tests {
+    extern crate std;
+
     use super::*;
+    use crate::test_fit::{assert_fits, chi_square_p_value, ALPHA};
+    use rand_core::SeedableRng;
+    use rand_xoshiro::Xoshiro256PlusPlus;
+    use std::vec;
+    use std::vec::Vec;
+
+    /// A generator that replays fixed words, then zeros.
+    struct Tape(Vec<u64>, usize);
+    impl rand_core::TryRng for Tape {
+        type Error = core::convert::Infallible;
+        fn try_next_u32(&mut self) -> Result<u32, Self::Error> {
+            Ok(self.try_next_u64()? as u32)
+        }
+        fn try_next_u64(&mut self) -> Result<u64, Self::Error> {
+            let w = self.0.get(self.1).copied().unwrap_or(0);
+            self.1 += 1;
+            Ok(w)
+        }
+        fn try_fill_bytes(&mut self, d: &mut [u8]) -> Result<(), Self::Error> {
+            d.fill(0);
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn runs_read_zeros_up_to_the_first_one() {
+        // 000 1 1 01 0…: w = 3 reads three zeros (true); w = 2 then reads the 1 (false, one bit); w = 5
+        // reads 1 (false); w = 2 reads 01 (false); w = 61 reads the 57 zeros left and four of the next word,
+        // 0000 1…
+        let mut t = Tape(vec![0b0001_1010 << 56, 0b0000_1000 << 56], 0);
+        let mut runs = Runs::new();
+        assert!(runs.zeros(&mut t, 3));
+        assert_eq!(runs.left, 61);
+        assert!(!runs.zeros(&mut t, 2));
+        assert!(!runs.zeros(&mut t, 5));
+        assert!(!runs.zeros(&mut t, 2));
+        assert_eq!((runs.left, t.1), (57, 1));
+        assert!(runs.zeros(&mut t, 61));
+        assert_eq!((runs.left, t.1), (60, 2));
+        assert!(!runs.zeros(&mut t, 1)); // the 1 of the second word
+                                         // Sixty-four zeros in one read, then w = 64 across two words.
+        let mut t = Tape(vec![0, 1 << 63, 0], 0);
+        let mut runs = Runs::new();
+        assert!(runs.zeros(&mut t, 64));
+        assert_eq!(runs.left, 0);
+        assert!(!runs.zeros(&mut t, 64));
+        assert!(runs.zeros(&mut t, 64)); // 63 zeros left in word 2 and one in word 3
+        assert_eq!((runs.left, t.1), (63, 3));
+    }
+
+    #[test]
+    fn has_run_of_ones_matches_a_scan() {
+        let mut g = Xoshiro256PlusPlus::seed_from_u64(5);
+        for i in 0..4000 {
+            // Sparse and dense words, so that long runs of both kinds occur.
+            let (a, b) = (g.next_u64(), g.next_u64());
+            let y = match i % 3 {
+                0 => a & b,
+                1 => a | b,
+                _ => a,
+            };
+            for w in 1..=64 {
+                let scan = (0..=64 - w).any(|at| (at..at + w).all(|k| y >> k & 1 == 1));
+                assert_eq!(has_run_of_ones(y, w), scan, "{y:#x} {w}");
+            }
+        }
+        assert!(has_run_of_ones(u64::MAX, 64) && !has_run_of_ones(u64::MAX >> 1, 64));
+    }
+
+    /// The bulk path of [`Runs::fail_run`] decides exactly as [`Runs::zeros`] one candidate at a time: same
+    /// answers, same bits read, on the same words.
+    #[test]
+    fn bulk_runs_equal_one_candidate_at_a_time() {
+        for seed in 0..300u64 {
+            let mut g = Xoshiro256PlusPlus::seed_from_u64(seed);
+            // Words with long runs of zeros now and then, so that some candidates read w zeros.
+            let words: Vec<u64> = (0..64)
+                .map(|i| match (seed + i) % 5 {
+                    0 => g.next_u64() & g.next_u64() & g.next_u64(),
+                    _ => g.next_u64(),
+                })
+                .collect();
+            let w = 1 + (seed % 24) as u32;
+            let count = 1 + (seed as usize * 37) % 500;
+            let (mut a, mut b) = (Tape(words.clone(), 0), Tape(words, 0));
+            let (mut bulk, mut one) = (Runs::new(), Runs::new());
+            let mut left = count;
+            while left > 0 {
+                let failed = bulk.fail_run(&mut a, left, w);
+                let mut want = 0;
+                while want < left && !one.zeros(&mut b, w) {
+                    want += 1;
+                }
+                assert_eq!(failed, want, "seed {seed}");
+                assert_eq!((bulk.word, bulk.left, a.1), (one.word, one.left, b.1), "seed {seed}");
+                left -= (failed + 1).min(left);
+            }
+        }
+    }
+
+    #[test]
+    fn two_over_e_coin_has_its_probability() {
+        let mut g = Xoshiro256PlusPlus::seed_from_u64(11);
+        let draws = 1_000_000;
+        let mut bits = Bits::new(&mut g);
+        let yes = (0..draws).filter(|_| bernoulli_two_over_e(&mut bits)).count() as u64;
+        let p = 2.0 / core::f64::consts::E;
+        assert_fits("Bernoulli(2/e)", &[yes, draws - yes], &[p, 1.0 - p]);
+        let q = 1.01 * p;
+        assert!(
+            chi_square_p_value(&[yes, draws - yes], &[q, 1.0 - q]) < ALPHA,
+            "fits 1.01 · 2/e"
+        );
+    }
+
+    /// Scores for the stream: the best, candidates at γ from 0.25 to 7.75 (several on each level below the
+    /// top), and far ones; ε = 1, Δ = 1, so γ = (s* − s)/2.
+    fn stream_scores() -> Vec<f64> {
+        let mut s = vec![0.0];
+        for i in 1..32 {
+            s.push(-0.5 * i as f64);
+        }
+        s.extend(core::iter::repeat_n(-40.0, 300));
+        s
+    }
+
+    /// Each candidate's coin in the stream succeeds with probability exactly e^{−γ}: success counts per
+    /// candidate against binomials (one χ² over all of them, 31 degrees of freedom beyond the best), and a
+    /// stream without the continuation coins (2^{−w} e^{−(γ − w)}) rejected.
+    #[test]
+    fn stream_coins_succeed_with_probability_exp_minus_gamma() {
+        let s = stream_scores();
+        let grid = Grid::of(1.0).unwrap();
+        let scale = Scale::new(1.0, grid.units()).unwrap();
+        let scores = FloatScores::<Raw>::new(&s, grid);
+        let cuts = scores.cuts();
+        let top = levels::levels(&cuts, &scale, levels::MAX_LEVEL).top;
+        assert!(top >= 4, "the stream's top level");
+        let mut g = Xoshiro256PlusPlus::seed_from_u64(3);
+        let rounds = 200_000u64;
+        let mut successes = vec![0u64; s.len()];
+        let mut out = vec![0usize; s.len()];
+        for _ in 0..rounds {
+            let found = stream(&mut Bits::new(&mut g), &cuts, &scale, &[], &mut out);
+            for &r in &out[..found] {
+                successes[r] += 1;
+            }
+        }
+        assert_eq!(successes[0], rounds, "the best always succeeds");
+        let statistic = |p: &dyn Fn(usize) -> f64| -> f64 {
+            (1..32)
+                .map(|r| {
+                    let e = rounds as f64 * p(r);
+                    let d = successes[r] as f64 - e;
+                    d * d / (e * (1.0 - p(r)))
+                })
+                .sum()
+        };
+        let gamma = |r: usize| 0.25 * r as f64;
+        let exact = statistic(&|r| libm::exp(-gamma(r)));
+        // χ²(31) exceeds 78.2 with probability 1e-6.
+        assert!(exact < 78.2, "χ² {exact}");
+        let w = |r: usize| (gamma(r) as usize).min(top) as f64;
+        let broken = statistic(&|r| libm::exp2(-w(r)) * libm::exp(-(gamma(r) - w(r))));
+        assert!(broken > 78.2, "the stream without continuations fits: χ² {broken}");
+        // The far candidates (γ = 20) succeed about 300 · 2e-9 times per million rounds.
+        assert!(successes[32..].iter().sum::<u64>() <= 2);
+        // Skipped candidates are never kept.
+        let skip = [0, 5, 9];
+        for _ in 0..1000 {
+            let found = stream(&mut Bits::new(&mut g), &cuts, &scale, &skip, &mut out);
+            assert!(out[..found].iter().all(|r| !skip.contains(r)));
+        }
+    }
+
+    /// Permute-and-flip's probabilities, P(r) = π_r ∫₀¹ Π_{j≠r} (1 − π_j t) dt (McKenna & Sheldon 2020).
+    fn pf_probabilities(p: &[f64]) -> Vec<f64> {
+        let nodes = [
+            (-0.861_136_311_594_052_6, 0.347_854_845_137_453_9),
+            (-0.339_981_043_584_856_3, 0.652_145_154_862_546_1),
+            (0.339_981_043_584_856_3, 0.652_145_154_862_546_1),
+            (0.861_136_311_594_052_6, 0.347_854_845_137_453_9),
+        ];
+        let panels = 64;
+        (0..p.len())
+            .map(|r| {
+                let mut sum = 0.0;
+                for k in 0..panels {
+                    let (a, b) = (k as f64 / panels as f64, (k + 1) as f64 / panels as f64);
+                    for &(x, w) in &nodes {
+                        let t = 0.5 * (b - a) * x + 0.5 * (a + b);
+                        let f: f64 = (0..p.len()).filter(|&j| j != r).map(|j| 1.0 - p[j] * t).product();
+                        sum += 0.5 * (b - a) * w * f;
+                    }
+                }
+                p[r] * sum
+            })
+            .collect()
+    }
+
+    /// Ways to put the walk and the stream together: permute-and-flip as it is, and two broken variants.
+    #[derive(Clone, Copy, PartialEq, Debug)]
+    enum Join {
+        /// A uniform success of the stream over the unvisited candidates.
+        Exact,
+        /// The first success of the stream in index order.
+        FirstInIndexOrder,
+        /// A uniform success over all candidates, the visited ones flipped again.
+        Revisit,
+    }
+
+    fn join(rng: &mut impl Rng, cuts: &impl Cuts, scale: &Scale, perm: &mut [usize], how: Join) -> usize {
+        let mut bits = Bits::new(rng);
+        let (visited, rest) = perm.split_at_mut(walk_length(cuts.len()));
+        if let Some(r) = walk(&mut bits, cuts, scale, visited) {
+            return r;
+        }
+        let skip: &[usize] = if how == Join::Revisit { &[] } else { visited };
+        let found = stream(&mut bits, cuts, scale, skip, rest);
+        if how == Join::FirstInIndexOrder {
+            return rest[0];
+        }
+        rest[sample::uniform_index(bits.rng(), found)]
+    }
+
+    /// Walk then stream is exactly permute-and-flip (χ² at α = 1e-6 against its probabilities, through
+    /// [`permute_and_flip`] and through the pieces), and the same test rejects the first success in index
+    /// order and a stream that flips the visited candidates again.
+    #[test]
+    fn walk_then_stream_is_permute_and_flip() {
+        // The best at index 70 and 99 candidates at γ = 3 (p = 0.05): the walk of 17 visits fails a third
+        // of the time, and the stream decides then.
+        let mut s = vec![-6.0; 100];
+        s[70] = 0.0;
+        let grid = Grid::of(1.0).unwrap();
+        let scale = Scale::new(1.0, grid.units()).unwrap();
+        let scores = FloatScores::<Raw>::new(&s, grid);
+        let cuts = scores.cuts();
+        let p: Vec<f64> = s.iter().map(|&x| libm::exp(x / 2.0)).collect();
+        let exact = pf_probabilities(&p);
+        assert!((exact.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+        let draws = 400_000;
+        let mut perm = vec![0usize; s.len()];
+        let mut g = Xoshiro256PlusPlus::seed_from_u64(21);
+        let mut counts = vec![0u64; s.len()];
+        for _ in 0..draws {
+            counts[permute_and_flip(&mut g, &scores, &scale, &mut perm).unwrap()] += 1;
+        }
+        assert_fits("permute-and-flip, walk then stream", &counts, &exact);
+        for how in [Join::Exact, Join::FirstInIndexOrder, Join::Revisit] {
+            let mut counts = vec![0u64; s.len()];
+            for _ in 0..draws {
+                counts[join(&mut g, &cuts, &scale, &mut perm, how)] += 1;
+            }
+            let p_value = chi_square_p_value(&counts, &exact);
+            if how == Join::Exact {
+                assert!(p_value >= ALPHA, "{how:?}: p = {p_value}");
+            } else {
+                assert!(p_value < ALPHA, "{how:?} fits permute-and-flip: p = {p_value}");
+            }
+        }
+    }
 
     #[test]
     fn int_words_round_trip() {
@@ -495,9 +1178,9 @@ mod tests {
             assert_eq!(load_int(&w, i), v);
         }
         let s = IntScores { words: &w };
-        let gap = s.gaps();
-        assert_eq!(gap(2), 0);
-        assert_eq!(gap(0), (i128::MAX >> 3) as u128);
-        assert_eq!(gap(3), ((i128::MAX >> 3) + (1 << 125)) as u128);
+        let cuts = s.cuts();
+        assert_eq!(cuts.gap(2), 0);
+        assert_eq!(cuts.gap(0), (i128::MAX >> 3) as u128);
+        assert_eq!(cuts.gap(3), ((i128::MAX >> 3) + (1 << 125)) as u128);
     }
 }

@@ -37,9 +37,9 @@ pub(crate) fn probabilities_in_place(values: &mut [f64], sensitivity: f64, epsil
 /// ∝ exp(ε ⌊s(r)/g⌋ g / (2Δ)) on the grid g of Δ ([`crate::exact::grid`]; scores on the grid, such as
 /// integers, are not changed). ε-DP when Δ bounds the sensitivity of s (McSherry & Talwar 2007, Thm. 6),
 /// exactly, in the arithmetic that runs. Sampled by rejection (the exact selectors of
-/// [`crate::select`](mod@crate::select)): one pass for the extremes, then uniform proposals, and after
-/// n/256 + 64 of them without success, proposals by level of γ (two more passes, then a few rounds):
-/// O(n) expected work on any scores.
+/// [`crate::select`](mod@crate::select)): one pass for the maximum (and whether every score is finite),
+/// then uniform proposals, and after n/1024 + 64 of them without success, proposals by level of γ (one more
+/// pass, then a few rounds): O(n) expected work on any scores.
 ///
 /// ```
 /// # let mut rng = dpmo::GeneratorState::chacha20([1; 32]).load()?;

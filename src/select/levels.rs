@@ -3,28 +3,33 @@
 //!
 //! Rejection from uniform proposals ([`super::exact::exponential`]) needs about n / Z rounds, Z = Σ_r e^{−γ_r}:
 //! a handful when many candidates are near the best, about n when one candidate dominates. This sampler
-//! needs a handful in both cases, after two passes over the scores.
+//! needs a handful in both cases, after one pass over the scores.
 //!
 //! **Levels.** Candidate r is on level ℓ_r = min(⌊γ_r⌋, F), F ≤ [`MAX_LEVEL`], found exactly by comparing
 //! its score with cuts computed once per level ([`Cuts`]: G_r ≥ T_ℓ, T_ℓ the least gap with γ ≥ ℓ). Level ℓ
 //! holds c_ℓ candidates. Then one round:
 //! 1. picks level ℓ with probability ∝ c_ℓ y^ℓ with y = 3/8, by an exact integer draw below
 //!    Σ_ℓ c_ℓ 3^ℓ 8^{F−ℓ} (a 256-bit integer: c_ℓ < 2⁶⁴ and F ≤ 60, so every weight is below 2²⁴⁴);
-//! 2. picks a candidate r uniformly on that level (r is proposed with probability ∝ y^{ℓ_r});
-//! 3. keeps r if ℓ_r coins Bernoulli(e^{−1}/y) and the coin Bernoulli(exp(−(γ_r − ℓ_r))) all succeed
-//!    ([`bernoulli_inv_e_over_three_eighths`]: y = 3/8 ≥ e^{−1} is a partial sum of the series of e^{−1},
-//!    which makes e^{−1}/y an exact alternating series of rationals).
+//! 2. flips ℓ coins Bernoulli(e^{−1}/y) ([`bernoulli_inv_e_over_three_eighths`]: y = 3/8 ≥ e^{−1} is a
+//!    partial sum of the series of e^{−1}, which makes e^{−1}/y an exact alternating series of rationals);
+//!    they do not depend on the candidate, so they come before it is looked for;
+//! 3. picks a candidate r uniformly on that level (r is proposed with probability ∝ y^{ℓ_r}) and keeps it
+//!    if the coin Bernoulli(exp(−(γ_r − ℓ_r))) succeeds too.
 //!
 //! A round returns r with probability ∝ y^{ℓ_r} (e^{−1}/y)^{ℓ_r} e^{−(γ_r − ℓ_r)} = e^{−γ_r}: the exponential
 //! mechanism exactly, whatever the levels are, as long as ℓ_r ≤ γ_r — the cuts only decide how good the
-//! proposals are. A round succeeds with probability at least 0.981^ℓ · e^{−1} for the level ℓ it picked;
-//! the mass sits below level ln n + O(1) unless more than e^ℓ candidates share a level, so in practice
-//! a round succeeds with probability above 0.2 and two or three rounds suffice. Level F gathers every
-//! candidate with γ ≥ F; with F = 60 its proposal weight is below n · (3/8)⁶⁰ < 10⁻⁶ for any n < 2⁶⁴.
+//! proposals are. A round succeeds with probability at least 0.981^ℓ · e^{−1} for the level ℓ it picked
+//! below F. Level F gathers every candidate with γ ≥ F, F ≥ log_{8/3} n − 4.75 (see [`levels`]): its
+//! proposal weight c_F (3/8)^F is below 106 against the best candidate's 1, so at most about a hundred
+//! rounds more are spent there — each O(1), as below — while few candidates sit below level F.
 //!
-//! **Cost.** One pass for the extremes, one to count the levels (a multiplication, a conversion and about
-//! two comparisons per candidate), per level one cut (a bisection of at most 64 gaps), and per round a scan
-//! for the chosen candidate (two comparisons per candidate, stopping when found). No scratch: the levels are
+//! **Cost.** After the pass that found the maximum ([`super::exact::scan`]): per level one cut (a
+//! bisection of a few gaps from a close estimate), one pass to count the levels — a comparison per candidate
+//! with the cut of level F, vectorised, and for the few candidates above it an estimate confirmed by two
+//! comparisons — and a few rounds. A round finds its candidate by rejection from uniform indices on a level
+//! that holds at least n/64 candidates (64 tries at most, expected), from the census ([`Census`]: the count
+//! keeps up to 64 candidates, every one of the lowest levels) on the levels it kept whole, and otherwise by
+//! a scan (two comparisons per candidate, vectorised, stopping when found). No scratch: levels are
 //! recomputed rather than stored.
 
 use super::exact::Cuts;
@@ -55,8 +60,14 @@ pub(crate) fn levels<'c, C: Cuts>(
     max_level: usize,
 ) -> Levels<'c, C, impl Fn(C::Score) -> f64 + 'c> {
     let n = cuts.len();
-    // Levels beyond 0.75 log₂ n + 20 ≥ log_{8/3} n + 20 would carry proposal weight below (3/8)²⁰.
-    let enough = (usize::BITS - n.leading_zeros()) as usize * 3 / 4 + 20;
+    // With b = ⌊log₂ n⌋ + 1 > log₂ n, F ≥ 3b/4 − 4.75 > log_{8/3} n − 4.75 (as 3/4 > 0.707 = 1/log₂(8/3)),
+    // so the gathered top level's proposal weight c_F (3/8)^F < n (3/8)^F < (8/3)^{4.75} < 106 against the
+    // best candidate's 1: at most about a hundred rounds more, each O(1) (a level that holds n/64
+    // candidates or more is drawn from by rejection). A low F keeps few candidates below the top level,
+    // the only ones counted one at a time.
+    let enough = ((usize::BITS - n.leading_zeros()) as usize * 3 / 4)
+        .saturating_sub(4)
+        .max(4);
     let top = (scale.gamma(cuts.max_gap()).whole as usize)
         .min(max_level)
         .min(enough)
@@ -95,43 +106,134 @@ impl<C: Cuts, E: Fn(C::Score) -> f64> Levels<'_, C, E> {
         l
     }
 
-    /// How many candidates are on each level.
-    pub(crate) fn count(&self) -> [u64; MAX_LEVEL + 1] {
-        // Four tallies, so that consecutive candidates on one level do not wait on each other's increment.
-        let mut tally = [[0u64; MAX_LEVEL + 1]; 4];
-        for (i, s) in self.cuts.scores().enumerate() {
-            tally[i % 4][self.level(s)] += 1;
-        }
-        let mut count = [0u64; MAX_LEVEL + 1];
-        for t in &tally {
-            for (c, x) in count.iter_mut().zip(t) {
-                *c += x;
-            }
-        }
-        count
+    /// The cut below which the scores are on the top level.
+    pub(crate) fn top_cut(&self) -> C::Cut {
+        self.cut[self.top]
     }
 
-    /// The j-th candidate (from 0) on level ℓ: counted without branches in blocks, then found in its block.
-    pub(crate) fn find(&self, l: usize, mut j: usize) -> Option<usize> {
+    /// How many candidates are on each level: those on the top level found in blocks without branches (a
+    /// comparison per candidate, vectorised), the others one at a time. The census also keeps up to
+    /// [`KEPT`] of the others, all those on the lowest levels ([`Census::complete`]), for `find`.
+    pub(crate) fn count(&self) -> Census {
+        const BLOCK: usize = 64;
+        let (top, far) = (self.top, self.cut[self.top]);
+        let mut census = Census {
+            count: [0; MAX_LEVEL + 1],
+            kept: [(0, 0); KEPT],
+            len: 0,
+            complete: top,
+        };
+        let n = self.cuts.len();
+        let mut start = 0;
+        while start < n {
+            // Parts wholly on the top level are counted unread.
+            let next = if top > 0 {
+                self.cuts.skip_below(start, far)
+            } else {
+                start
+            };
+            census.count[top] += (next - start) as u64;
+            start = next;
+            if start == n {
+                break;
+            }
+            let end = (start + BLOCK).min(n);
+            let mut near = self.cuts.not_below_mask(start, end, far);
+            if near == 0 {
+                census.count[top] += (end - start) as u64;
+                start = end;
+                continue;
+            }
+            census.count[top] += (end - start) as u64 - u64::from(near.count_ones());
+            while near != 0 {
+                let r = start + near.trailing_zeros() as usize;
+                near &= near - 1;
+                let l = self.level(self.cuts.score(r));
+                census.count[l] += 1;
+                census.keep(r, l);
+            }
+            start = end;
+        }
+        census
+    }
+
+    /// Whether a score is on level ℓ.
+    #[inline]
+    fn on(&self, l: usize, s: C::Score) -> bool {
+        C::below(s, self.cut[l]) & !C::below(s, self.cut[l + 1])
+    }
+
+    /// The j-th candidate (from 0) on level ℓ: from the census when it kept the whole level, else counted
+    /// without branches in blocks, then found in its block.
+    pub(crate) fn find(&self, census: &Census, l: usize, mut j: usize) -> Option<usize> {
         const BLOCK: usize = 256;
+        if l < census.complete {
+            return census.kept[..census.len]
+                .iter()
+                .filter(|&&(_, k)| usize::from(k) == l)
+                .nth(j)
+                .map(|&(r, _)| r);
+        }
         let (upper, lower) = (self.cut[l], self.cut[l + 1]);
         let n = self.cuts.len();
         let mut start = 0;
         while start < n {
+            // Parts wholly below the level hold none of it.
+            start = self.cuts.skip_below(start, lower);
+            if start == n {
+                break;
+            }
             let end = (start + BLOCK).min(n);
             let here = self.cuts.count_between(start..end, upper, lower);
             if j < here {
-                return (start..end)
-                    .filter(|&r| {
-                        let s = self.cuts.score(r);
-                        C::below(s, upper) & !C::below(s, lower)
-                    })
-                    .nth(j);
+                return (start..end).filter(|&r| self.on(l, self.cuts.score(r))).nth(j);
             }
             j -= here;
             start = end;
         }
         None
+    }
+}
+
+/// How many candidates the census keeps below the top level.
+const KEPT: usize = 64;
+
+/// The candidates per level, and every candidate on the levels below [`Census::complete`] (at most
+/// [`KEPT`]), in index order: a round that draws one of those levels finds its candidate without a scan.
+pub(crate) struct Census {
+    pub(crate) count: [u64; MAX_LEVEL + 1],
+    kept: [(usize, u8); KEPT],
+    len: usize,
+    /// Every candidate on a level below this one is in `kept`.
+    complete: usize,
+}
+
+impl Census {
+    /// Keeps candidate r of level ℓ if ℓ is below `complete`; when full, lowers `complete` to the highest
+    /// level kept and drops that level, so that the levels below stay complete.
+    #[inline]
+    fn keep(&mut self, r: usize, l: usize) {
+        if l >= self.complete {
+            return;
+        }
+        if self.len == KEPT {
+            let highest = self.kept.iter().map(|&(_, k)| usize::from(k)).max().unwrap_or(0);
+            self.complete = highest;
+            let mut len = 0;
+            for i in 0..KEPT {
+                if usize::from(self.kept[i].1) < highest {
+                    self.kept[len] = self.kept[i];
+                    len += 1;
+                }
+            }
+            self.len = len;
+            if l >= self.complete {
+                return;
+            }
+        }
+        // ℓ < complete ≤ top ≤ MAX_LEVEL < 256.
+        self.kept[self.len] = (r, l as u8);
+        self.len += 1;
     }
 }
 
@@ -145,7 +247,8 @@ pub(crate) fn exponential<R: Rng + ?Sized>(
     max_level: usize,
 ) -> Option<usize> {
     let levels = levels(cuts, scale, max_level);
-    let (top, count) = (levels.top, levels.count());
+    let census = levels.count();
+    let (n, top, count) = (cuts.len(), levels.top, &census.count);
     // Cumulative weights Σ_{j ≤ ℓ} c_j 3^j 8^{top − j}.
     let mut cumulative = [U256::ZERO; MAX_LEVEL + 1];
     let mut total = U256::ZERO;
@@ -160,14 +263,28 @@ pub(crate) fn exponential<R: Rng + ?Sized>(
     loop {
         let u = uniform_below(bits.rng(), total);
         let l = cumulative[..=top].iter().position(|&c| u < c)?;
-        let j = sample::uniform_index(bits.rng(), count[l] as usize);
-        let r = levels.find(l, j)?;
-        if (0..l).all(|_| bernoulli_inv_e_over_three_eighths(bits)) {
-            let mut g = scale.gamma(cuts.gap(r));
-            g.whole = g.whole.saturating_sub(l as u64); // ℓ_r ≤ ⌊γ_r⌋ by the cuts
-            if bernoulli_exp_minus(bits, &g) {
-                return Some(r);
+        // The ℓ correction coins do not depend on the candidate: flipped first, they spare the search when
+        // one fails.
+        if !(0..l).all(|_| bernoulli_inv_e_over_three_eighths(bits)) {
+            continue;
+        }
+        // A uniform candidate on level ℓ: by rejection from uniform indices when the level holds at least
+        // n/64 candidates (at most 64 tries expected), else the j-th one, from the census or by a scan.
+        let r = if count[l] >= (n as u64).div_ceil(64) {
+            loop {
+                let r = sample::uniform_index(bits.rng(), n);
+                if levels.on(l, cuts.score(r)) {
+                    break r;
+                }
             }
+        } else {
+            let j = sample::uniform_index(bits.rng(), count[l] as usize);
+            levels.find(&census, l, j)?
+        };
+        let mut g = scale.gamma(cuts.gap(r));
+        g.whole = g.whole.saturating_sub(l as u64); // ℓ_r ≤ ⌊γ_r⌋ by the cuts
+        if bernoulli_exp_minus(bits, &g) {
+            return Some(r);
         }
     }
 }
@@ -268,6 +385,7 @@ mod tests {
 
     #[test]
     fn levels_are_the_integer_parts_of_gamma() {
+        let mut partial = 0;
         for (label, s, delta, eps) in sets() {
             let grid = Grid::of(delta).unwrap();
             let scale = Scale::new(eps, grid.units()).unwrap();
@@ -280,21 +398,31 @@ mod tests {
                     assert!(lv.top >= max_level.min(3), "{label}");
                 }
                 let mut want = [0u64; MAX_LEVEL + 1];
+                let mut members = vec![Vec::new(); MAX_LEVEL + 1];
                 for r in 0..s.len() {
                     let l = (scale.gamma(cuts.gap(r)).whole as usize).min(lv.top);
                     assert_eq!(lv.level(cuts.score(r)), l, "{label}, candidate {r}");
                     want[l] += 1;
+                    members[l].push(r);
                 }
-                assert_eq!(lv.count(), want, "{label}");
+                let census = lv.count();
+                assert_eq!(census.count, want, "{label}");
+                // The census keeps whole levels, and the scan finds the others: either way the j-th
+                // member in index order.
+                assert!(census.complete <= lv.top && census.len <= KEPT);
+                if (want[..lv.top].iter().sum::<u64>() as usize) <= KEPT {
+                    assert_eq!(census.complete, lv.top, "{label}: every level below the top kept");
+                } else {
+                    partial += 1;
+                }
                 for (l, &c) in want.iter().enumerate().take(lv.top + 1) {
-                    for j in 0..c as usize {
-                        let r = lv.find(l, j).unwrap();
-                        assert_eq!(lv.level(cuts.score(r)), l);
-                    }
-                    assert_eq!(lv.find(l, c as usize), None);
+                    let found: Vec<usize> = (0..c as usize).map(|j| lv.find(&census, l, j).unwrap()).collect();
+                    assert_eq!(found, members[l], "{label}, level {l}");
+                    assert_eq!(lv.find(&census, l, c as usize), None);
                 }
             }
         }
+        assert!(partial > 0, "no set overflows the census");
     }
 
     #[test]

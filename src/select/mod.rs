@@ -135,23 +135,16 @@ pub fn select_on<R: Rng + ?Sized>(
         Arithmetic::Exact => {
             let grid = Grid::of(sensitivity)?;
             let scale = Scale::new(epsilon, grid.units())?;
-            if scores.iter().all(|s| s.is_finite()) {
-                select_exact(
-                    rng,
-                    selector,
-                    &FloatScores::<Raw>::new(scores, grid),
-                    &scale,
-                    perm_scratch,
-                )
+            // One pass finds the greatest score and whether every score is finite; sampling then reads the
+            // scores through the public rule only when some are not.
+            let scan = exact::scan::<Raw>(scores);
+            if scan.finite {
+                let s = FloatScores::<Raw>::with_scan(scores, grid, scan);
+                select_exact(rng, selector, &s, &scale, perm_scratch)
             } else {
                 // Rare, and slower: every read of a score goes through the public rule.
-                select_exact(
-                    rng,
-                    selector,
-                    &FloatScores::<Finite>::new(scores, grid),
-                    &scale,
-                    perm_scratch,
-                )
+                let s = FloatScores::<Finite>::with_scan(scores, grid, exact::scan::<Finite>(scores));
+                select_exact(rng, selector, &s, &scale, perm_scratch)
             }
         }
         Arithmetic::Isochronous => {

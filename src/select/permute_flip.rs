@@ -10,8 +10,12 @@ use rand_core::Rng;
 /// of s, exactly, and never less accurate than the exponential mechanism (McKenna & Sheldon 2020,
 /// Thms. 1–2).
 ///
-/// The random order is a lazy Fisher–Yates shuffle in `perm_scratch` (length ≥ n; its contents on entry
-/// do not matter). O(n) time for the initialisation and the maximum, plus the expected number of flips.
+/// Sampled in index order (the exact selectors of [`crate::select`](mod@crate::select)): a walk of at most
+/// 256 candidates in a uniformly random order, then — since the first success in a random order is a
+/// uniformly random success — every other candidate's coin flipped in one sequential pass, the successes
+/// kept in `perm_scratch` (length ≥ n; its contents on entry do not matter), and one of them drawn
+/// uniformly. A far candidate's coin is decided by about two random bits. O(n) time: one pass for the
+/// maximum, one for the coins.
 pub fn select_permute_and_flip<R: Rng + ?Sized>(
     rng: &mut R,
     scores: &[f64],

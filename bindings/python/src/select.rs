@@ -9,6 +9,31 @@ use dpmo::select::{self as core, Arithmetic, Selector};
 use dpmo::{local, Error};
 use numpy::PyArray1;
 use pyo3::prelude::*;
+use std::cell::RefCell;
+
+thread_local! {
+    /// The index scratch of permute-and-flip for single selections, kept between calls on this thread so that
+    /// a call does not allocate (and fault in) n words: it grows to the largest n seen on the thread. Its
+    /// contents on entry do not matter to the selectors.
+    static PERM: RefCell<Vec<usize>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Runs `f` on an index scratch of `len` entries: the thread's kept one, or a fresh one when that is in use
+/// (a selection run from inside another on the same thread).
+fn with_perm<T>(len: usize, f: impl FnOnce(&mut [usize]) -> T) -> T {
+    if len == 0 {
+        return f(&mut []);
+    }
+    PERM.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut kept) => {
+            if kept.len() < len {
+                kept.resize(len, 0);
+            }
+            f(&mut kept[..len])
+        }
+        Err(_) => f(&mut vec![0usize; len]),
+    })
+}
 
 fn perm_len(sel: Selector, arith: Arithmetic, n: usize) -> usize {
     if sel.needs_permutation(arith) {
@@ -40,10 +65,7 @@ fn one(
         budget.map(|b| b.get()),
         epsilon,
         || None,
-        move |g| {
-            let mut p = vec![0usize; perm];
-            core::select(g, sel, s, sensitivity, epsilon, &mut p, arith)
-        },
+        move |g| with_perm(perm, |p| core::select(g, sel, s, sensitivity, epsilon, p, arith)),
     )
 }
 
