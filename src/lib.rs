@@ -66,6 +66,11 @@ pub use sensitivity::{DeltaSource, LocalSensitivity};
 #[doc = include_str!("../README.md")]
 struct ReadmeDoctests;
 
+// The crate's own README (the page crates.io shows) too.
+#[cfg(doctest)]
+#[doc = include_str!("../README.crate.md")]
+struct CrateReadmeDoctests;
+
 /// Not part of the API: the selectors run directly on a generator, without drawing the call's key first
 /// ([`rng::call_stream`]), so that a test can script every word they read (the tape proofs of
 /// `tests/exact.rs`). Their consumption of the generator then depends on the data: never use them for a
