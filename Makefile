@@ -109,9 +109,11 @@ postgres: lib
 	$(MAKE) -C bindings/postgres test
 bindings: java sqlite postgres
 
-## The Python package (bindings/python): an abi3 wheel for CPython >= 3.9 built by maturin into target/wheels/,
-## installed into a fresh venv, and its tests (pytest, with pyspark on local[2] and a JRE) run against it.
-## Tools come from PyPI into build/python/deps, once (keyed on requirements-test.txt).
+## The Python package (bindings/python): an abi3 manylinux2014 wheel for CPython >= 3.9 and the sdist, built by
+## maturin (linking with zig) into target/wheels/; `make python` installs the wheel into a fresh venv and runs its
+## tests (pytest, with pyspark on local[2] and a JRE) against it, and builds the sdist in another fresh venv.
+## From PyPI, once each: maturin and ziglang into build/python/tools (requirements-build.txt, all `make wheel`
+## needs), the test dependencies into build/python/deps (requirements-test.txt).
 wheel:
 	$(MAKE) -C bindings/python wheel
 python: lib
