@@ -224,7 +224,7 @@ msrv:
 ## ship in it). Needs the crates.io index (network), so it is not part of `make test`; rust-tests runs the
 ## offline part (cargo package with no warning, packaging/check_registry.py crate).
 publish-check:
-	$(CARGO) publish --dry-run -p dpmo --allow-dirty 2>&1 | tee target/publish-check.log
+	set -o pipefail; $(CARGO) publish --dry-run -p dpmo --allow-dirty 2>&1 | tee target/publish-check.log
 	@! grep -E '^warning' target/publish-check.log | grep -v 'aborting upload due to dry run' || \
 	  { echo "publish-check: cargo publish warns (above)" >&2; exit 1; }
 	@set -e; t=$$(mktemp -d); trap 'rm -rf $$t' EXIT; tar xzf target/package/dpmo-$(VERSION).crate -C $$t; \
