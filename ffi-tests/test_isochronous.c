@@ -124,6 +124,40 @@ static void run_local(const double *util_in, uint32_t mode, dpmo_rng *g) {
     }
 }
 
+/* PrivAgg, global and local (plain, shifted), two objectives: the utilities are marked undefined. */
+static void run_privagg(const double *util_in, uint32_t mode, dpmo_rng *g) {
+    static double u[2 * N], per0[N], per1[N], values[4 * N];
+    static size_t indices[2 * N], out[K];
+    for (int i = 0; i < N; i++) {
+        u[2 * i] = util_in[i];
+        u[2 * i + 1] = util_in[(i * 7) % N];
+        per0[i] = (i % 3) * 0.5;
+        per1[i] = (i % 4) * 0.25;
+    }
+    const double weights[2] = {1.0, -0.5}, globals[2] = {2.0, 1.0};
+    const dpmo_sensitivity specs[2] = {
+        {DPMO_DELTA_PER_CANDIDATE, per0, N, 0, NULL, NULL, 2.0, 8},
+        {DPMO_DELTA_PER_CANDIDATE, per1, N, 0, NULL, NULL, 1.0, 8},
+    };
+    for (int local = 0; local < 2; local++) {
+        for (uint32_t damp = DPMO_DAMPENING_PLAIN; damp <= DPMO_DAMPENING_SHIFTED; damp++) {
+            for (int s = 0; s < NSEL; s++) {
+                VALGRIND_MAKE_MEM_UNDEFINED(u, sizeof u);
+                dpmo_status st = dpmo_select_privagg(g, u, N, 2, weights, local ? NULL : globals, local ? specs : NULL,
+                                                     0, damp, SELECTORS[s] | mode, 1.0, K, out, values, 4 * N,
+                                                     indices, 2 * N, NULL);
+                VALGRIND_MAKE_MEM_DEFINED(out, sizeof out);
+                VALGRIND_MAKE_MEM_DEFINED(values, sizeof values);
+                VALGRIND_MAKE_MEM_DEFINED(indices, sizeof indices);
+                VALGRIND_MAKE_MEM_DEFINED(u, sizeof u);
+                CHECK_STATUS(st, DPMO_OK);
+                CHECK(out[0] < N && out[1] < N && out[2] < N);
+            }
+            if (!local) break;
+        }
+    }
+}
+
 static void constant_time(void) {
     TEST("isochronous selectors under memcheck with undefined scores");
     double s[N];
@@ -132,6 +166,7 @@ static void constant_time(void) {
         fill(s, kind);
         run_all(s, DPMO_ISOCHRONOUS, &g);
         run_local(s, DPMO_ISOCHRONOUS, &g);
+        run_privagg(s, DPMO_ISOCHRONOUS, &g);
     }
 }
 
@@ -150,6 +185,11 @@ static void control(void) {
     run_local(s, 0, &g);
     after = VALGRIND_COUNT_ERRORS;
     printf("memcheck reported %u errors in exact local dampening\n", after - before);
+    CHECK(after > before);
+    before = after;
+    run_privagg(s, 0, &g);
+    after = VALGRIND_COUNT_ERRORS;
+    printf("memcheck reported %u errors in exact PrivAgg\n", after - before);
     CHECK(after > before);
 }
 

@@ -61,13 +61,26 @@ static void test_pareto_scores(void) {
     fill_z(scratch, 4096);
 
     TEST("pareto_scores_scratch_len");
-    CHECK_STATUS(dpmo_pareto_scores_scratch_len(N44, &len), DPMO_OK);
+    CHECK_STATUS(dpmo_pareto_scores_scratch_len(N44, 2, &len), DPMO_OK);
     CHECK(len > 0 && len <= 4096);
-    CHECK_STATUS(dpmo_pareto_scores_scratch_len(N44, NULL), DPMO_NULL_POINTER);
-    CHECK_STATUS(dpmo_pareto_scores_scratch_len(N44, (size_t *)misalign(scratch)), DPMO_INVALID_ARGUMENT);
+    CHECK_STATUS(dpmo_pareto_scores_scratch_len(N44, 2, NULL), DPMO_NULL_POINTER);
+    CHECK_STATUS(dpmo_pareto_scores_scratch_len(N44, 2, (size_t *)misalign(scratch)), DPMO_INVALID_ARGUMENT);
     i = SENTINEL_Z;
-    CHECK_STATUS(dpmo_pareto_scores_scratch_len(SIZE_MAX / 2, &i), DPMO_OVERFLOW);
+    CHECK_STATUS(dpmo_pareto_scores_scratch_len(SIZE_MAX / 2, 2, &i), DPMO_OVERFLOW);
+    CHECK_STATUS(dpmo_pareto_scores_scratch_len(N44, 0, &i), DPMO_INVALID_ARGUMENT);
+    CHECK_STATUS(dpmo_pareto_scores_scratch_len(N44, DPMO_MAX_OBJECTIVES + 1, &i), DPMO_CAPACITY_EXCEEDED);
     CHECK_EQ(i, SENTINEL_Z);
+
+    TEST("pareto_scores_scratch_len takes m: 6n + 1 words at m = 2 on 64-bit targets (288 bytes per candidate "
+         "before issue 22), growing with m");
+    {
+        size_t two = 0, three = 0, sixteen = 0;
+        CHECK_STATUS(dpmo_pareto_scores_scratch_len(100000, 2, &two), DPMO_OK);
+        CHECK_STATUS(dpmo_pareto_scores_scratch_len(100000, 3, &three), DPMO_OK);
+        CHECK_STATUS(dpmo_pareto_scores_scratch_len(100000, 16, &sixteen), DPMO_OK);
+        if (sizeof(size_t) == 8) CHECK_EQ(two, 6 * 100000 + 1);
+        CHECK(two < three && three < sixteen);
+    }
 
     TEST("example 4.4 Pareto scores (0, 0, -1, -1, -4)");
     for (i = 0; i < 2; i++) {
@@ -336,7 +349,7 @@ static void test_scratch_lens(void) {
          * two 32-bit δ^PS arrays, at most that or the Pareto score's for any m (the stages run one after the
          * other; the Pareto score is sized for the m at hand, not for eight objectives) */
         size_t a = 0, sx = 0, sv = 0;
-        CHECK_STATUS(dpmo_pareto_scores_scratch_len(7, &a), DPMO_OK);
+        CHECK_STATUS(dpmo_pareto_scores_scratch_len(7, 3, &a), DPMO_OK);
         CHECK_STATUS(dpmo_pareto_sensitivity_scratch_len(7, 3, &sx, &sv), DPMO_OK);
         CHECK(ix >= sx + 2 * 7);
         CHECK(ix <= (a > sx + 2 * 7 ? a : sx + 2 * 7) + 2 * 7);

@@ -86,9 +86,9 @@ static bool word_is(const char *w, size_t len, const char *lit) {
     return true;
 }
 
-/* The functions that run isochronously (constant time): the single-objective ones. PrivPareto and PrivAgg
- * compute their scores by sorting the data, whose time depends on it; they run exactly. */
-static bool has_isochronous(dp_kind k) { return k == DP_SELECT || k == DP_SELECT_LOCAL; }
+/* The functions that run isochronously (constant time): all but PrivPareto, whose Pareto score sorts the
+ * data (its time depends on it); it runs exactly. */
+static bool has_isochronous(dp_kind k) { return k != DP_PARETO && k != DP_PARETO_LOCAL; }
 
 static void expected_options(const dp_function *f, char *buf, size_t len) {
     snprintf(buf, len, "exponential, permute_and_flip, noisy_max_gumbel, noisy_max_exponential%s%s%s",
@@ -147,8 +147,8 @@ dp_err_class dp_options_parse(const dp_function *f, const char *text, size_t len
         if (cat < 0 && (word_is(w, wl, "isochronous") || word_is(w, wl, "exact"))) {
             if (!has_isochronous(f->kind))
                 return dp_fail(err, DP_ERR_ARGUMENT, -1,
-                               "%s: option \"%.*s\" applies only to dp_select and dp_select_local (PrivPareto and "
-                               "PrivAgg run exactly, not in constant time)",
+                               "%s: option \"%.*s\" does not apply to PrivPareto (it runs exactly, not in constant "
+                               "time)",
                                f->name, (int)wl, w);
             cat = 4;
             o->arithmetic = word_is(w, wl, "isochronous") ? DPMO_ISOCHRONOUS : 0;
@@ -648,7 +648,8 @@ dp_err_class dp_group_run(const dp_params *p, const dp_group *g, bool null_data,
     default:
         /* Local: delta_agg saturates where every delta_i does (max_distance 0, automatic; <= 1024). */
         st = dpmo_select_privagg(rng, g->utilities, n, m, p->weights, p->sensitivities,
-                                 f->kind == DP_AGG_LOCAL ? specs : NULL, 0, p->options.dampening, p->options.selector,
+                                 f->kind == DP_AGG_LOCAL ? specs : NULL, 0, p->options.dampening,
+                                 p->options.selector | p->options.arithmetic,
                                  p->epsilon, k, picks, values, values_len, indices, indices_len, NULL);
         break;
     }

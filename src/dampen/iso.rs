@@ -41,7 +41,7 @@ pub(crate) enum Row<'a> {
 
 impl Row<'_> {
     #[inline(always)]
-    fn raw(&self, t: usize) -> f64 {
+    pub(crate) fn raw(&self, t: usize) -> f64 {
         match *self {
             Row::Constant(c) => c,
             Row::Values(v) => v[t],
@@ -61,6 +61,7 @@ pub(crate) struct IsoDampening {
 }
 
 impl IsoDampening {
+    /// For utilities and local sensitivities given as doubles on the grid of Δ, saturated at T.
     pub(crate) fn new(grid: Grid, saturation: usize) -> Self {
         IsoDampening {
             exponent: grid.exponent(),
@@ -81,27 +82,47 @@ impl IsoDampening {
         ct::ceil_on_grid(raw, self.exponent, self.units)
     }
 
+    /// δ′ on the grid for a row: Some(c) when it is constant (a public fact about the source), and δ′(t).
+    fn int_row<'r>(&'r self, row: Row<'r>) -> (Option<u64>, impl Fn(usize) -> u64 + 'r) {
+        let constant = match row {
+            Row::Constant(c) => Some(self.delta(c)),
+            _ => None,
+        };
+        (constant, move |t| self.delta(row.raw(t)))
+    }
+
     /// U + b(T): the shifted dampened score of [`super::exact::shifted`].
     pub(crate) fn shifted(&self, u: f64, row: Row<'_>) -> i128 {
-        let b = match row {
-            Row::Constant(c) => u128::from(self.delta(c)) * self.t as u128,
-            _ => (0..self.t).map(|t| u128::from(self.delta(row.raw(t)))).sum(),
-        };
-        self.utility(u) + b as i128
+        let (constant, at) = self.int_row(row);
+        self.shifted_int(self.utility(u), constant, at)
     }
 
     /// ⌊M D⌋: the plain dampened score of [`super::exact::plain`].
     pub(crate) fn plain(&self, u: f64, row: Row<'_>) -> i128 {
-        let u = self.utility(u);
+        let (constant, at) = self.int_row(row);
+        self.plain_int(self.utility(u), constant, at)
+    }
+
+    /// [`Self::shifted`] for an integer utility U (|U| ≤ 2⁶⁰N) and local sensitivities already on the grid
+    /// (each ≤ N): `constant` when they are one value below T, else δ′(t) = `at(t)`, read for every t < T.
+    pub(crate) fn shifted_int(&self, u: i128, constant: Option<u64>, at: impl Fn(usize) -> u64) -> i128 {
+        let b = match constant {
+            Some(c) => u128::from(c) * self.t as u128,
+            None => (0..self.t).map(|t| u128::from(at(t))).sum(),
+        };
+        u + b as i128
+    }
+
+    /// [`Self::plain`] for an integer utility and grid sensitivities, as [`Self::shifted_int`].
+    pub(crate) fn plain_int(&self, u: i128, constant: Option<u64>, at: impl Fn(usize) -> u64) -> i128 {
         let negative = ct::lt_i128(u, 0);
         let a = u.unsigned_abs();
         let n = self.units;
         let t_all = self.t as u128;
         // For each sign: whether U lies below the saturation distance, its interval's index j, the
         // numerator x and width w of ⌊M x / w⌋, and b(T).
-        let (inside_pos, j_pos, x_pos, w_pos, inside_neg, j_neg, x_neg, w_neg, b_end) = match row {
-            Row::Constant(raw) => {
-                let c = self.delta(raw);
+        let (inside_pos, j_pos, x_pos, w_pos, inside_neg, j_neg, x_neg, w_neg, b_end) = match constant {
+            Some(c) => {
                 let tc = u128::from(c) * t_all;
                 let c_pos = !ct::eq(c, 0);
                 // q = ⌊min(|U|, T c) / c⌋ ≤ T, r the remainder.
@@ -114,11 +135,11 @@ impl IsoDampening {
                 let x_neg = u128::from(ct::pick(up, c.wrapping_sub(r), 0));
                 (inside_pos, q, u128::from(r), c, inside_neg, j_neg, x_neg, c, tc)
             }
-            _ => {
+            None => {
                 let (mut b, mut j_pos, mut b_pos, mut w_pos, mut found_pos) = (0u128, 0u128, 0u128, 0u64, 0u64);
                 let (mut j_neg, mut x_neg, mut w_neg, mut found_neg) = (0u128, 0u128, 0u64, 0u64);
                 for t in 0..self.t {
-                    let w = self.delta(row.raw(t));
+                    let w = at(t);
                     let next = b + u128::from(w);
                     // U ≥ 0: the interval is the first t with b(t + 1) > U.
                     let passed = !ct::lt_u128(a, next);

@@ -198,6 +198,89 @@ pub(crate) fn ceil_on_grid(x: f64, j: i32, cap: u64) -> u64 {
     pick(invalid, cap, v)
 }
 
+/// x · 2^s for x < 2¹²⁸ and 0 ≤ s ≤ 127 (bits past 2¹²⁸ dropped), with the limb shifts chosen by masks.
+#[inline(always)]
+pub(crate) fn shl_u128(x: u128, s: u32) -> u128 {
+    let (lo, hi) = (x as u64, (x >> 64) as u64);
+    let big = bit(u64::from(s >> 6));
+    let r = s & 63;
+    // s mod 64 = 0 shifts nothing across: (lo >> 1) >> 63 = 0.
+    let hi_small = hi.wrapping_shl(r) | (lo >> 1).wrapping_shr(63u32.wrapping_sub(r) & 63);
+    let lo_small = lo.wrapping_shl(r);
+    let hi_big = lo.wrapping_shl(r);
+    u128::from(lo_small & !big) | u128::from(pick(big, hi_big, hi_small)) << 64
+}
+
+/// ⌊x / 2^s⌋ for 0 ≤ s ≤ 127, likewise.
+#[inline(always)]
+pub(crate) fn shr_u128(x: u128, s: u32) -> u128 {
+    let (lo, hi) = (x as u64, (x >> 64) as u64);
+    let big = bit(u64::from(s >> 6));
+    let r = s & 63;
+    let lo_small = lo.wrapping_shr(r) | (hi << 1).wrapping_shl(63u32.wrapping_sub(r) & 63);
+    let hi_small = hi.wrapping_shr(r);
+    let lo_big = hi.wrapping_shr(r);
+    u128::from(pick(big, lo_big, lo_small)) | u128::from(hi_small & !big) << 64
+}
+
+/// |x| as (sign mask, 53-bit magnitude, exponent) for a double, with NaN taken as −f64::MAX and ±∞ as
+/// ±f64::MAX (the public rule for private data).
+#[inline(always)]
+fn finite_parts(x: f64) -> (u64, u64, i64) {
+    let (huge, nan) = special(x);
+    let b = x.to_bits();
+    let b = pick(huge, 0x7fef_ffff_ffff_ffff | (b & (1 << 63)) | (nan & (1 << 63)), b);
+    parts(f64::from_bits(b))
+}
+
+/// ⌊a b / 2^j⌋ clamped to [−`limit`, `limit`] (limit < 2¹²⁶) for a public finite a and any b (NaN → −f64::MAX,
+/// ±∞ → ±f64::MAX first): the 106-bit product of the mantissas shifted exactly, by masks. The same value as
+/// [`crate::exact::Grid::floor_product_clamped`] on finite b.
+#[inline(always)]
+pub(crate) fn floor_product_on_grid(a: f64, b: f64, j: i32, limit: u128) -> i128 {
+    let (sa, ma, ea) = parts(a);
+    let (sb, mb, eb) = finite_parts(b);
+    let sign = sa ^ sb;
+    let m = u128::from(ma) * u128::from(mb); // < 2¹⁰⁶
+    let k = ea + eb - i64::from(j);
+    let up = !negative(k);
+    // k ≥ 0: m 2^k, past any limit once k > 21 (m ≥ 1) — 2¹⁰⁶ 2²¹ < 2¹²⁸.
+    let big = shl_u128(m, shift_amount(k, 21));
+    let over = negative(21 - k) & up & !eq_u128(m, 0);
+    // k < 0: ⌊m / 2^s⌋ and ⌈m / 2^s⌉ with s = min(−k, 127), exact for m < 2¹⁰⁶.
+    let s = shift_amount(k.wrapping_neg(), 127);
+    let floor = shr_u128(m, s);
+    let ceil = shr_u128(m + (shl_u128(1, s) - 1), s);
+    let magnitude = pick_u128(up, big, pick_u128(sign, ceil, floor));
+    let magnitude = pick_u128(over | lt_u128(limit, magnitude), limit, magnitude);
+    pick_i128(sign, (magnitude as i128).wrapping_neg(), magnitude as i128)
+}
+
+/// ⌈a b / 2^j⌉ capped at `cap` for public finite a ≥ 0 and b ≥ 0 finite (the callers make it so), as
+/// [`crate::exact::Grid::ceil_product_capped`].
+#[inline(always)]
+pub(crate) fn ceil_product_on_grid(a: f64, b: f64, j: i32, cap: u64) -> u64 {
+    let (_, ma, ea) = parts(a);
+    let (_, mb, eb) = parts(b);
+    let m = u128::from(ma) * u128::from(mb);
+    let k = ea + eb - i64::from(j);
+    let up = !negative(k);
+    let big = shl_u128(m, shift_amount(k, 21));
+    let over = (negative(21 - k) & up & !eq_u128(m, 0)) | (lt_u128(u128::from(cap), big) & up);
+    let s = shift_amount(k.wrapping_neg(), 127);
+    let ceil = shr_u128(m + (shl_u128(1, s) - 1), s);
+    let v = pick_u128(up, big, ceil);
+    let v = pick_u128(lt_u128(u128::from(cap), v), u128::from(cap), v);
+    pick(over, cap, v as u64)
+}
+
+/// All ones when a == b (128-bit), else 0.
+#[inline(always)]
+pub(crate) fn eq_u128(a: u128, b: u128) -> u64 {
+    let d = a ^ b;
+    eq((d as u64) | ((d >> 64) as u64), 0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -323,6 +406,76 @@ mod tests {
                     g.units(),
                     "Δ = {delta}, δ = {bad}"
                 );
+            }
+        }
+    }
+
+    #[test]
+    fn wide_shifts_and_products_agree_with_the_exact_grid() {
+        let xs = [
+            0u128,
+            1,
+            3,
+            (1 << 63) + 5,
+            u128::from(u64::MAX),
+            (1 << 105) + 12345,
+            (1 << 127) - 1,
+        ];
+        for &x in &xs {
+            for s in 0..128 {
+                assert_eq!(shr_u128(x, s), x >> s, "x = {x}, s = {s}");
+                assert_eq!(shl_u128(x, s), x.wrapping_shl(s), "x = {x}, s = {s}");
+            }
+        }
+        use crate::exact::Grid;
+        let ws = [1.0, -0.5, 3.25, 1e-10, -7e6, 0.0];
+        let us = [
+            0.0,
+            1.0,
+            -1.0,
+            0.3,
+            -2.7,
+            1e300,
+            -1e300,
+            5e-324,
+            1e-200,
+            123456.789,
+            f64::MAX,
+        ];
+        for g in [
+            Grid::new(-40, 1 << 50),
+            Grid::new(0, 3),
+            Grid::new(-1070, 7),
+            Grid::new(900, 1),
+        ] {
+            let limit = u128::from(g.units()) << 56;
+            for &w in &ws {
+                for &u in &us {
+                    assert_eq!(
+                        floor_product_on_grid(w, u, g.exponent(), limit),
+                        g.floor_product_clamped(w, u, limit as i128),
+                        "floor w = {w}, u = {u}, j = {}",
+                        g.exponent()
+                    );
+                    if w >= 0.0 && u >= 0.0 {
+                        assert_eq!(
+                            ceil_product_on_grid(w, u, g.exponent(), u64::MAX),
+                            g.ceil_product_capped(w, u, u64::MAX),
+                            "ceil w = {w}, u = {u}"
+                        );
+                        assert_eq!(
+                            ceil_product_on_grid(w, u, g.exponent(), 1000),
+                            g.ceil_product_capped(w, u, 1000),
+                            "ceil capped w = {w}, u = {u}"
+                        );
+                    }
+                }
+                let lim = limit as i128;
+                let sign = if w > 0.0 { 1 } else { -1 };
+                if w != 0.0 {
+                    assert_eq!(floor_product_on_grid(w, f64::NAN, g.exponent(), limit), -sign * lim);
+                    assert_eq!(floor_product_on_grid(w, f64::INFINITY, g.exponent(), limit), sign * lim);
+                }
             }
         }
     }

@@ -62,7 +62,10 @@ def _entry_points(scores):
                                                              arithmetic=a))
     for a in ("exact", "float"):
         calls.append(lambda g, a=a: dpmo.select_privpareto(g, u2, epsilon=1.0, k=2, arithmetic=a))
+    for a in ("exact", "isochronous", "float"):
         calls.append(lambda g, a=a: dpmo.select_privagg(g, u2, [1.0, 0.5], epsilon=1.0, k=2, globals=[1.0, 1.0],
+                                                        arithmetic=a))
+        calls.append(lambda g, a=a: dpmo.select_privagg(g, u2, [1.0, 0.5], epsilon=1.0, k=2, deltas=[per, per],
                                                         arithmetic=a))
     return calls
 

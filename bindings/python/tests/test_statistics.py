@@ -111,8 +111,10 @@ def test_privpareto_and_privagg(rng):
     draws = [int(dpmo.select_privpareto(rng, u, epsilon=2.0)[0]) for _ in range(DRAWS)]
     assert chi2_pvalue(counts(draws, 6), p) > ALPHA
     p = dpmo.privagg_probabilities(u, [1.0, 0.5], epsilon=1.0, globals=[1.0, 1.0])
-    draws = [int(dpmo.select_privagg(rng, u, [1.0, 0.5], epsilon=1.0, globals=[1.0, 1.0])[0]) for _ in range(DRAWS)]
-    assert chi2_pvalue(counts(draws, 6), p) > ALPHA
+    for arithmetic in ("exact", "isochronous"):
+        draws = [int(dpmo.select_privagg(rng, u, [1.0, 0.5], epsilon=1.0, globals=[1.0, 1.0],
+                                         arithmetic=arithmetic)[0]) for _ in range(DRAWS)]
+        assert chi2_pvalue(counts(draws, 6), p) > ALPHA
 
 
 def test_discrete_laplace(rng):
