@@ -61,7 +61,12 @@ header-check: $(CBINDGEN)
 	@mkdir -p $(BUILD)
 	cd capi && $(CBINDGEN) --quiet --config cbindgen.toml --output ../$(BUILD)/dpmo.h
 	@diff -u include/dpmo.h $(BUILD)/dpmo.h || { echo "include/dpmo.h is stale: run 'make header' and commit it" >&2; exit 1; }
-	@echo "header-check: include/dpmo.h is up to date"
+	@# The everyday functions first (capi/src/lib.rs orders its modules for this): generator, budget, selectors.
+	@awk '/^enum dpmo_status dpmo_rng_init\(/ {r = NR} /^enum dpmo_status dpmo_select_exponential\(/ {e = NR} \
+	  /^enum dpmo_status dpmo_select_privpareto\(/ {p = NR} /^enum dpmo_status dpmo_graph_validate\(/ {g = NR} \
+	  END {exit !(r && r < e && e < p && p < g)}' include/dpmo.h \
+	  || { echo "include/dpmo.h: the everyday functions do not come first (see capi/src/lib.rs)" >&2; exit 1; }
+	@echo "header-check: include/dpmo.h is up to date, the everyday functions first"
 
 ## The core must build without std for a bare-metal target.
 bare-metal: tools
