@@ -232,7 +232,9 @@ publish-check:
 	set -o pipefail; $(CARGO) publish --dry-run -p dpmo --allow-dirty 2>&1 | tee target/publish-check.log
 	@! grep -E '^warning' target/publish-check.log | grep -v 'aborting upload due to dry run' || \
 	  { echo "publish-check: cargo publish warns (above)" >&2; exit 1; }
-	@set -e; t=$$(mktemp -d); trap 'rm -rf $$t' EXIT; tar xzf target/package/dpmo-$(VERSION).crate -C $$t; \
+	@# tar -m: the .crate's entries all carry one fixed old mtime, with which cargo would take the previous run's
+	@# build of the library in target/publish-check for fresh and check the tests against stale code.
+	@set -e; t=$$(mktemp -d); trap 'rm -rf $$t' EXIT; tar xzmf target/package/dpmo-$(VERSION).crate -C $$t; \
 	CARGO_PROFILE_TEST_OPT_LEVEL=0 $(CARGO) check -q --all-targets --manifest-path $$t/dpmo-$(VERSION)/Cargo.toml \
 	  --target-dir target/publish-check; \
 	echo "publish-check: no warning; the unpacked dpmo-$(VERSION).crate checks with its tests, examples and benches"
