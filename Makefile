@@ -82,7 +82,7 @@ rust-tests:
 	$(CARGO) test -p dpmo --release
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc -p dpmo --no-deps
 	@for e in select local_dampening privpareto_graph; do $(CARGO) run -q --release -p dpmo --example $$e || exit 1; done
-	@$(CARGO) package -p dpmo --list --allow-dirty 2>/dev/null | grep -vE '^(src/|(tests|benches)/.*\.rs$$|examples/[^/]*\.rs$$|Cargo\.toml|Cargo\.toml\.orig|Cargo\.lock|README(\.crate)?\.md|CHANGELOG\.md|LICENSE-(MIT|APACHE)|\.cargo_vcs_info\.json)' \
+	@$(CARGO) package -p dpmo --list --allow-dirty 2>/dev/null | grep -vE '^(src/|(tests|benches)/.*\.rs$$|examples/[^/]*\.rs$$|Cargo\.toml|Cargo\.toml\.orig|Cargo\.lock|README\.crate\.md|docs/rust\.md|CHANGELOG\.md|LICENSE-(MIT|APACHE)|\.cargo_vcs_info\.json)' \
 	    && { echo "cargo package would ship files outside the core (above)" >&2; exit 1; } || echo "cargo package: the core, its Rust tests, examples and benches"
 	@# What `cargo publish` would warn about (missing metadata, a test/example/bench left out of the package), offline.
 	@$(CARGO) package -p dpmo --no-verify --allow-dirty --offline 2>&1 | grep -E '^(warning|error)' \
@@ -136,10 +136,13 @@ eval-smoke: tools
 reproduce: tools
 	$(CARGO) run --release -p dpmo-eval -- reproduce --data ../shared/data --out eval/results --report eval/REPRODUCTION.md
 
-## Every code block of README.md, as written: C compiled and run, sh run (make test/bench/reproduce dry-run),
-## Java compiled and run against the jar, Python run against the wheel; the Rust blocks run as doctests
-## (rust-tests) and the SQL blocks in the SQLite and PostgreSQL test runners.
+## Every code block of README.md and docs/*.md, as written: C compiled and run, sh run (make test/bench/reproduce
+## and the system-wide PostgreSQL install dry-run), Java compiled and run against the jar, Python run against the
+## wheel; the Rust blocks (docs/rust.md) run as doctests (rust-tests) and the SQL blocks (docs/sql.md) in the
+## SQLite and PostgreSQL test runners. Also: every relative link resolves, a C program shown is the file the next
+## command compiles, README.md's first screen; the selftest shows each of these checks catching a broken page.
 readme-test: lib
+	python3 tests/readme/check.py selftest
 	python3 tests/readme/check.py
 
 ## The second command: everything.
