@@ -29,7 +29,7 @@ LIBDIR      ?= $(PREFIX)/lib
 INCLUDEDIR  ?= $(PREFIX)/include
 DESTDIR     ?=
 
-.PHONY: demo test lib header header-check bare-metal tools rust-tests ffi-tests examples bindings java sqlite postgres duckdb eval-smoke reproduce bench clean install uninstall install-test java-install readme-test wheel python python-bench
+.PHONY: msrv publish-check demo test lib header header-check bare-metal tools rust-tests ffi-tests examples bindings java sqlite postgres duckdb eval-smoke reproduce bench clean install uninstall install-test java-install readme-test wheel python python-bench
 
 ## Build the C artifacts target/release/libdpmo.a and libdpmo.so.
 lib:
@@ -61,7 +61,12 @@ header-check: $(CBINDGEN)
 	@mkdir -p $(BUILD)
 	cd capi && $(CBINDGEN) --quiet --config cbindgen.toml --output ../$(BUILD)/dpmo.h
 	@diff -u include/dpmo.h $(BUILD)/dpmo.h || { echo "include/dpmo.h is stale: run 'make header' and commit it" >&2; exit 1; }
-	@echo "header-check: include/dpmo.h is up to date"
+	@# The everyday functions first (capi/src/lib.rs orders its modules for this): generator, budget, selectors.
+	@awk '/^enum dpmo_status dpmo_rng_init\(/ {r = NR} /^enum dpmo_status dpmo_select_exponential\(/ {e = NR} \
+	  /^enum dpmo_status dpmo_select_privpareto\(/ {p = NR} /^enum dpmo_status dpmo_graph_validate\(/ {g = NR} \
+	  END {exit !(r && r < e && e < p && p < g)}' include/dpmo.h \
+	  || { echo "include/dpmo.h: the everyday functions do not come first (see capi/src/lib.rs)" >&2; exit 1; }
+	@echo "header-check: include/dpmo.h is up to date, the everyday functions first"
 
 ## The core must build without std for a bare-metal target.
 bare-metal: tools
@@ -77,8 +82,13 @@ rust-tests:
 	$(CARGO) test -p dpmo --release
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc -p dpmo --no-deps
 	@for e in select local_dampening privpareto_graph; do $(CARGO) run -q --release -p dpmo --example $$e || exit 1; done
-	@$(CARGO) package -p dpmo --list --allow-dirty 2>/dev/null | grep -vE '^(src/|Cargo\.toml|Cargo\.toml\.orig|Cargo\.lock|README\.md|CHANGELOG\.md|LICENSE-(MIT|APACHE)|\.cargo_vcs_info\.json)' \
-	    && { echo "cargo package would ship files outside the core (above)" >&2; exit 1; } || echo "cargo package: the core only"
+	@$(CARGO) package -p dpmo --list --allow-dirty 2>/dev/null | grep -vE '^(src/|(tests|benches)/.*\.rs$$|examples/[^/]*\.rs$$|Cargo\.toml|Cargo\.toml\.orig|Cargo\.lock|README\.crate\.md|docs/rust\.md|CHANGELOG\.md|LICENSE-(MIT|APACHE)|\.cargo_vcs_info\.json)' \
+	    && { echo "cargo package would ship files outside the core (above)" >&2; exit 1; } || echo "cargo package: the core, its Rust tests, examples and benches"
+	@# What `cargo publish` would warn about (missing metadata, a test/example/bench left out of the package), offline.
+	@$(CARGO) package -p dpmo --no-verify --allow-dirty --offline 2>&1 | grep -E '^(warning|error)' \
+	    && { echo "cargo package warns (above): cargo publish would too" >&2; exit 1; } || echo "cargo package: no warning"
+	python3 packaging/check_registry.py crate
+	python3 packaging/check_registry.py selftest
 
 ## C tests (and one compiled as C++) against libdpmo.a, run under valgrind.
 ffi-tests: lib tools
@@ -107,9 +117,11 @@ duckdb: lib
 	$(MAKE) -C bindings/duckdb test
 bindings: java sqlite postgres duckdb
 
-## The Python package (bindings/python): an abi3 wheel for CPython >= 3.9 built by maturin into target/wheels/,
-## installed into a fresh venv, and its tests (pytest, with pyspark on local[2] and a JRE) run against it.
-## Tools come from PyPI into build/python/deps, once (keyed on requirements-test.txt).
+## The Python package (bindings/python): an abi3 manylinux2014 wheel for CPython >= 3.9 and the sdist, built by
+## maturin (linking with zig) into target/wheels/; `make python` installs the wheel into a fresh venv and runs its
+## tests (pytest, with pyspark on local[2] and a JRE) against it, and builds the sdist in another fresh venv.
+## From PyPI, once each: maturin and ziglang into build/python/tools (requirements-build.txt, all `make wheel`
+## needs), the test dependencies into build/python/deps (requirements-test.txt).
 wheel:
 	$(MAKE) -C bindings/python wheel
 python: lib
@@ -127,11 +139,14 @@ eval-smoke: tools
 reproduce: tools
 	$(CARGO) run --release -p dpmo-eval -- reproduce --data ../shared/data --out eval/results --report eval/REPRODUCTION.md
 
-## Every code block of README.md, as written: C compiled and run, sh run (make test/bench/reproduce dry-run),
-## Java compiled and run against the jar, Python run against the wheel (or, importing duckdb, with the DuckDB
-## binding's venv and extension); the Rust blocks run as doctests (rust-tests) and the SQL blocks in the SQLite
-## and PostgreSQL test runners.
+## Every code block of README.md and docs/*.md, as written: C compiled and run, sh run (make test/bench/reproduce
+## and the system-wide PostgreSQL install dry-run), Java compiled and run against the jar, Python run against the
+## wheel (or, importing duckdb, with the DuckDB binding's venv and extension); the Rust blocks (docs/rust.md) run
+## as doctests (rust-tests) and the SQL blocks (docs/sql.md) in the SQLite and PostgreSQL test runners. Also:
+## every relative link resolves, a C program shown is the file the next command compiles, README.md's first
+## screen; the selftest shows each of these checks catching a broken page.
 readme-test: lib
+	python3 tests/readme/check.py selftest
 	python3 tests/readme/check.py
 
 ## The second command: everything.
@@ -185,6 +200,51 @@ install-test:
 	$(SUBMAKE) -C $(CURDIR) install DESTDIR=$$t/stage PREFIX=/usr >/dev/null; \
 	test -L $$t/stage/usr/lib/libdpmo.so.$(SOVERSION) && grep -q '^prefix=/usr$$' $$t/stage/usr/lib/pkgconfig/dpmo.pc; \
 	echo "install-test: pkg-config (shared, static) and CMake consumers built against the installed prefix and run after moving it; DESTDIR staging"
+
+## The minimum Rust versions, each with the toolchain rustup installs (a download, so not part of `make test`):
+## the library (Cargo.toml's rust-version) with the committed lockfile and in a new edition-2021 project that
+## resolves its dependencies today, the other crates of the workspace checked with it, and the tests, examples
+## and benches with theirs ([package.metadata.dpmo] tests-rust-version). Each version is shown to be the least:
+## the new project is refused on the version before, and the tests on the library's version.
+MSRV       := $(shell sed -n 's/^rust-version = "\(.*\)"/\1/p' Cargo.toml | head -n 1)
+MSRV_TESTS := $(shell sed -n 's/^tests-rust-version = "\(.*\)"/\1/p' Cargo.toml | head -n 1)
+MSRV_PREV  := $(word 1,$(subst ., ,$(MSRV))).$(shell echo $$(( $(word 2,$(subst ., ,$(MSRV))) - 1 )))
+msrv:
+	@set -e; for v in $(MSRV_PREV) $(MSRV) $(MSRV_TESTS); do rustup toolchain install $$v --profile minimal >/dev/null 2>&1 \
+	  || { echo "msrv: rustup cannot install Rust $$v" >&2; exit 1; }; done
+	$(CARGO) +$(MSRV) build -p dpmo --locked --target-dir target/msrv
+	@set -e; t=$$(mktemp -d); trap 'rm -rf $$t' EXIT; mkdir $$t/src; \
+	printf '[package]\nname = "downstream"\nversion = "0.0.0"\nedition = "2021"\n\n[dependencies]\ndpmo = { path = "%s" }\n' \
+	  "$(CURDIR)" > $$t/Cargo.toml; \
+	echo 'fn main() { assert!(dpmo::MAX_OBJECTIVES > 0); }' > $$t/src/main.rs; \
+	if $(CARGO) +$(MSRV_PREV) build -q --manifest-path $$t/Cargo.toml --target-dir target/msrv/downstream >$$t/prev.log 2>&1; then \
+	  echo "msrv: a new project builds dpmo with Rust $(MSRV_PREV), below rust-version $(MSRV)" >&2; exit 1; fi; \
+	grep -q 'requires rustc $(MSRV)' $$t/prev.log || { cat $$t/prev.log; echo "msrv: Rust $(MSRV_PREV) failed otherwise" >&2; exit 1; }; \
+	$(CARGO) +$(MSRV) run -q --manifest-path $$t/Cargo.toml --target-dir target/msrv/downstream; \
+	echo "msrv: a new project resolves dpmo's dependencies today ($$(grep -A1 'name = "heapless"' $$t/Cargo.lock | tail -n 1 | tr -d ' ')) and builds with Rust $(MSRV), not $(MSRV_PREV)"
+	$(CARGO) +$(MSRV) check -q -p dpmo-capi --locked --target-dir target/msrv
+	$(CARGO) +$(MSRV) check -q -p dpmo-eval -p dpmo-python --locked --target-dir target/msrv
+	@if $(CARGO) +$(MSRV) build -q -p dpmo --tests --locked --target-dir target/msrv >target/msrv/tests.log 2>&1; then \
+	  echo "msrv: the tests build with Rust $(MSRV): lower tests-rust-version" >&2; exit 1; fi; \
+	grep -q 'requires rustc $(MSRV_TESTS)' target/msrv/tests.log || { cat target/msrv/tests.log; exit 1; }
+	@# Unoptimised: this checks that they build, not how fast they run.
+	CARGO_PROFILE_TEST_OPT_LEVEL=0 CARGO_PROFILE_BENCH_OPT_LEVEL=0 CARGO_PROFILE_BENCH_LTO=false \
+	  $(CARGO) +$(MSRV_TESTS) build -p dpmo --all-targets --locked --target-dir target/msrv
+	@echo "msrv: the library builds with Rust $(MSRV) (not $(MSRV_PREV)), its tests, examples and benches with $(MSRV_TESTS) (not $(MSRV))"
+
+## What crates.io would say of the crate, and the unpacked crate's tests, examples and benches compiled (they
+## ship in it). Needs the crates.io index (network), so it is not part of `make test`; rust-tests runs the
+## offline part (cargo package with no warning, packaging/check_registry.py crate).
+publish-check:
+	set -o pipefail; $(CARGO) publish --dry-run -p dpmo --allow-dirty 2>&1 | tee target/publish-check.log
+	@! grep -E '^warning' target/publish-check.log | grep -v 'aborting upload due to dry run' || \
+	  { echo "publish-check: cargo publish warns (above)" >&2; exit 1; }
+	@# tar -m: the .crate's entries all carry one fixed old mtime, with which cargo would take the previous run's
+	@# build of the library in target/publish-check for fresh and check the tests against stale code.
+	@set -e; t=$$(mktemp -d); trap 'rm -rf $$t' EXIT; tar xzmf target/package/dpmo-$(VERSION).crate -C $$t; \
+	CARGO_PROFILE_TEST_OPT_LEVEL=0 $(CARGO) check -q --all-targets --manifest-path $$t/dpmo-$(VERSION)/Cargo.toml \
+	  --target-dir target/publish-check; \
+	echo "publish-check: no warning; the unpacked dpmo-$(VERSION).crate checks with its tests, examples and benches"
 
 ## Benchmarks (not tests): selections per second per selector, and the Pareto score stage, each printed
 ## beside a simple reference implementation timed in the same run; the timing-leakage test (dudect-style

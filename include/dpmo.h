@@ -49,144 +49,20 @@
 #include <stdbool.h>
 
 /**
- * Rate neighbour relation: databases differing by one added or removed record (unbounded DP; the
- * relation of the PrivPareto paper).
+ * The major version of the C ABI this header describes (semantic versioning: a program built against
+ * major version M runs with any library of major version M and a minor version at least as high).
  */
-#define DPMO_NEIGHBOURS_ADD_REMOVE 0
+#define DPMO_VERSION_MAJOR 0
 
 /**
- * Rate neighbour relation: databases of the same size differing in one record (bounded DP); includes a
- * flipped prediction (TP ↔ FN, TN ↔ FP).
+ * The minor version of the header.
  */
-#define DPMO_NEIGHBOURS_SUBSTITUTION 1
+#define DPMO_VERSION_MINOR 2
 
 /**
- * Δ = 1: the global sensitivity of the degree under edge-DP (PrivPareto paper, §7.3; neighbours differ in
- * one edge).
+ * The patch version of the header.
  */
-#define DPMO_DEGREE_GLOBAL_SENSITIVITY 1.0
-
-/**
- * Δ = 1: the global sensitivity of egocentric density under edge-DP (PrivPareto paper, §7.3; neighbours
- * differ in one edge).
- */
-#define DPMO_EGODENSITY_GLOBAL_SENSITIVITY 1.0
-
-/**
- * Δ = 1: the global sensitivity of TPR and TNR under both neighbour relations (PrivPareto paper,
- * Example 6.2).
- */
-#define DPMO_RATE_GLOBAL_SENSITIVITY 1.0
-
-/**
- * Δ = 2: the global sensitivity of the Gini utility under add/remove-one-record neighbours (Local
- * Dampening paper, §5.2, after Friedman and Schuster).
- */
-#define DPMO_GINI_GLOBAL_SENSITIVITY 2.0
-
-/**
- * The largest number of attribute values (rows) of a contingency table; more gives
- * `DPMO_CAPACITY_EXCEEDED`.
- */
-#define DPMO_CONTINGENCY_MAX_VALUES 16
-
-/**
- * The largest number of classes (columns) of a contingency table; more gives `DPMO_CAPACITY_EXCEEDED`.
- */
-#define DPMO_CONTINGENCY_MAX_CLASSES 16
-
-/**
- * The largest number of attributes k.
- */
-#define DPMO_GENERALIZE_MAX_ATTRIBUTES 16
-
-/**
- * The largest height of a hierarchy (edges from the root to the deepest node).
- */
-#define DPMO_GENERALIZE_MAX_HEIGHT 15
-
-/**
- * The largest N = ∏(height_i + 1), the size of the largest chain product a⁺.
- */
-#define DPMO_GENERALIZE_MAX_CHAIN_PRODUCT 65536
-
-/**
- * Utility d_i(x) = 1/n_i(x) (n_i(x): the leaves under x).
- */
-#define DPMO_UTILITY_RECIPROCAL 0
-
-/**
- * Utility d_i(x) = ln(n_i(⊥)/n_i(x)).
- */
-#define DPMO_UTILITY_LOG_RATIO 1
-
-/**
- * Objective: the Lagrangian f(x) = λ|ρ(x)|/max(Φ(x), φ_min) + u(x)^κ (eq. 4), maximized.
- */
-#define DPMO_OBJECTIVE_LAGRANGIAN 0
-
-/**
- * Objective: the threshold model, risk r(x) = Φ(x)/|ρ(x)| minimized subject to u(x) ≥ c (Def. 1).
- */
-#define DPMO_OBJECTIVE_THRESHOLD 1
-
-/**
- * δ(t, r) = values[r] for every t < t_max (`values_len` = n).
- */
-#define DPMO_DELTA_PER_CANDIDATE 0
-
-/**
- * δ(t, r) = values[r · columns + t] for t < columns, Δ beyond (`values_len` = n · columns).
- */
-#define DPMO_DELTA_TABLE 1
-
-/**
- * δ(t, r) = values[t] for every r, for t < values_len, Δ beyond (the same for all candidates). Local
- * dampening walks it once per block of 256 candidates sorted by utility, not once per candidate:
- * O(n log n + ⌈n/256⌉ T).
- */
-#define DPMO_DELTA_SHARED 2
-
-/**
- * δ(t, r) = callback(context, r, t). It must be deterministic and return a finite value ≥ 0; NaN, a
- * negative value or ∞ makes the calling function fail with `DPMO_INVALID_SENSITIVITY_VALUE`. A callback's
- * δ is saturated at min(t_max, 2048) (it has no closed form in t): a selection calls it at most 2048 times
- * per candidate and objective (twice that for the functions that evaluate everything before writing).
- */
-#define DPMO_DELTA_CALLBACK 3
-
-/**
- * Plain local dampening (Local Dampening paper, Def. 3.6 / 3.8).
- */
-#define DPMO_DAMPENING_PLAIN 0
-
-/**
- * Shifted local dampening (Local Dampening paper, Def. 4.3), computed in closed form.
- */
-#define DPMO_DAMPENING_SHIFTED 1
-
-/**
- * The largest n `dpmo_sensitivity_max_over_candidates` accepts (2^32): with a callback or shared spec no
- * buffer bounds n, and the work is n · T evaluations.
- */
-#define DPMO_MAX_UNBUFFERED_CANDIDATES 4294967296
-
-/**
- * The largest number m of objectives; more gives `DPMO_CAPACITY_EXCEEDED`.
- */
-#define DPMO_MAX_OBJECTIVES 16
-
-/**
- * Dominance: r′ dominates r when u_i(r′) ≥ u_i(r) for every objective and > for at least one (the usual
- * Pareto dominance: exact ties do not penalise each other).
- */
-#define DPMO_DOMINANCE_TEXTBOOK 0
-
-/**
- * Dominance: r′ ≠ r dominates r when u_i(r′) ≥ u_i(r) for every objective (the relation ⪰ of the PrivPareto
- * paper, Def. 4.3: exact ties dominate each other).
- */
-#define DPMO_DOMINANCE_WEAK 1
+#define DPMO_VERSION_PATCH 0
 
 /**
  * ChaCha20, cryptographically secure: use it for releases, seeded from a secure source.
@@ -285,20 +161,144 @@
 #define DPMO_ISOCHRONOUS 512
 
 /**
- * The major version of the C ABI this header describes (semantic versioning: a program built against
- * major version M runs with any library of major version M and a minor version at least as high).
+ * δ(t, r) = values[r] for every t < t_max (`values_len` = n).
  */
-#define DPMO_VERSION_MAJOR 0
+#define DPMO_DELTA_PER_CANDIDATE 0
 
 /**
- * The minor version of the header.
+ * δ(t, r) = values[r · columns + t] for t < columns, Δ beyond (`values_len` = n · columns).
  */
-#define DPMO_VERSION_MINOR 2
+#define DPMO_DELTA_TABLE 1
 
 /**
- * The patch version of the header.
+ * δ(t, r) = values[t] for every r, for t < values_len, Δ beyond (the same for all candidates). Local
+ * dampening walks it once per block of 256 candidates sorted by utility, not once per candidate:
+ * O(n log n + ⌈n/256⌉ T).
  */
-#define DPMO_VERSION_PATCH 0
+#define DPMO_DELTA_SHARED 2
+
+/**
+ * δ(t, r) = callback(context, r, t). It must be deterministic and return a finite value ≥ 0; NaN, a
+ * negative value or ∞ makes the calling function fail with `DPMO_INVALID_SENSITIVITY_VALUE`. A callback's
+ * δ is saturated at min(t_max, 2048) (it has no closed form in t): a selection calls it at most 2048 times
+ * per candidate and objective (twice that for the functions that evaluate everything before writing).
+ */
+#define DPMO_DELTA_CALLBACK 3
+
+/**
+ * Plain local dampening (Local Dampening paper, Def. 3.6 / 3.8).
+ */
+#define DPMO_DAMPENING_PLAIN 0
+
+/**
+ * Shifted local dampening (Local Dampening paper, Def. 4.3), computed in closed form.
+ */
+#define DPMO_DAMPENING_SHIFTED 1
+
+/**
+ * The largest n `dpmo_sensitivity_max_over_candidates` accepts (2^32): with a callback or shared spec no
+ * buffer bounds n, and the work is n · T evaluations.
+ */
+#define DPMO_MAX_UNBUFFERED_CANDIDATES 4294967296
+
+/**
+ * The largest number m of objectives; more gives `DPMO_CAPACITY_EXCEEDED`.
+ */
+#define DPMO_MAX_OBJECTIVES 16
+
+/**
+ * Dominance: r′ dominates r when u_i(r′) ≥ u_i(r) for every objective and > for at least one (the usual
+ * Pareto dominance: exact ties do not penalise each other).
+ */
+#define DPMO_DOMINANCE_TEXTBOOK 0
+
+/**
+ * Dominance: r′ ≠ r dominates r when u_i(r′) ≥ u_i(r) for every objective (the relation ⪰ of the PrivPareto
+ * paper, Def. 4.3: exact ties dominate each other).
+ */
+#define DPMO_DOMINANCE_WEAK 1
+
+/**
+ * Rate neighbour relation: databases differing by one added or removed record (unbounded DP; the
+ * relation of the PrivPareto paper).
+ */
+#define DPMO_NEIGHBOURS_ADD_REMOVE 0
+
+/**
+ * Rate neighbour relation: databases of the same size differing in one record (bounded DP); includes a
+ * flipped prediction (TP ↔ FN, TN ↔ FP).
+ */
+#define DPMO_NEIGHBOURS_SUBSTITUTION 1
+
+/**
+ * Δ = 1: the global sensitivity of the degree under edge-DP (PrivPareto paper, §7.3; neighbours differ in
+ * one edge).
+ */
+#define DPMO_DEGREE_GLOBAL_SENSITIVITY 1.0
+
+/**
+ * Δ = 1: the global sensitivity of egocentric density under edge-DP (PrivPareto paper, §7.3; neighbours
+ * differ in one edge).
+ */
+#define DPMO_EGODENSITY_GLOBAL_SENSITIVITY 1.0
+
+/**
+ * Δ = 1: the global sensitivity of TPR and TNR under both neighbour relations (PrivPareto paper,
+ * Example 6.2).
+ */
+#define DPMO_RATE_GLOBAL_SENSITIVITY 1.0
+
+/**
+ * Δ = 2: the global sensitivity of the Gini utility under add/remove-one-record neighbours (Local
+ * Dampening paper, §5.2, after Friedman and Schuster).
+ */
+#define DPMO_GINI_GLOBAL_SENSITIVITY 2.0
+
+/**
+ * The largest number of attribute values (rows) of a contingency table; more gives
+ * `DPMO_CAPACITY_EXCEEDED`.
+ */
+#define DPMO_CONTINGENCY_MAX_VALUES 16
+
+/**
+ * The largest number of classes (columns) of a contingency table; more gives `DPMO_CAPACITY_EXCEEDED`.
+ */
+#define DPMO_CONTINGENCY_MAX_CLASSES 16
+
+/**
+ * The largest number of attributes k.
+ */
+#define DPMO_GENERALIZE_MAX_ATTRIBUTES 16
+
+/**
+ * The largest height of a hierarchy (edges from the root to the deepest node).
+ */
+#define DPMO_GENERALIZE_MAX_HEIGHT 15
+
+/**
+ * The largest N = ∏(height_i + 1), the size of the largest chain product a⁺.
+ */
+#define DPMO_GENERALIZE_MAX_CHAIN_PRODUCT 65536
+
+/**
+ * Utility d_i(x) = 1/n_i(x) (n_i(x): the leaves under x).
+ */
+#define DPMO_UTILITY_RECIPROCAL 0
+
+/**
+ * Utility d_i(x) = ln(n_i(⊥)/n_i(x)).
+ */
+#define DPMO_UTILITY_LOG_RATIO 1
+
+/**
+ * Objective: the Lagrangian f(x) = λ|ρ(x)|/max(Φ(x), φ_min) + u(x)^κ (eq. 4), maximized.
+ */
+#define DPMO_OBJECTIVE_LAGRANGIAN 0
+
+/**
+ * Objective: the threshold model, risk r(x) = Φ(x)/|ρ(x)| minimized subject to u(x) ≥ c (Def. 1).
+ */
+#define DPMO_OBJECTIVE_THRESHOLD 1
 
 /**
  * The result of every dpmo function. `DPMO_OK` is 0; each other value names one kind of failure, and
@@ -374,6 +374,19 @@ typedef enum dpmo_status {
 } dpmo_status;
 
 /**
+ * A random generator state owned by the caller: 64 bytes, no allocation, no pointers. Initialise it with
+ * `dpmo_rng_init`; every call that draws randomness advances it. Copying a state and using both copies
+ * repeats randomness, which breaks differential privacy: keep one state per stream.
+ * `fork()` copies every state too: a child must re-initialise its generators (`dpmo_rng_init_os`) before drawing.
+ */
+typedef struct dpmo_rng {
+  /**
+   * Opaque; do not edit.
+   */
+  uint64_t opaque[8];
+} dpmo_rng;
+
+/**
  * A privacy budget under sequential (basic) composition: mechanisms that are ε₁-, ε₂-, … -DP run on the
  * same data are (Σ ε_j)-DP together. Plain data owned by the caller; initialise it with
  * `dpmo_budget_init` and let every mechanism taking a `dpmo_budget *` charge it (or charge it yourself
@@ -397,6 +410,52 @@ typedef struct dpmo_budget {
    */
   double spent;
 } dpmo_budget;
+
+/**
+ * A per-candidate local sensitivity δ(x, t, r), as the caller supplies it.
+ *
+ * Whatever the source, every value is clamped to `global` (Δ) and forced to Δ for t ≥ `t_max`
+ * (saturation, which keeps an admissible δ admissible). Admissibility of the values themselves (Local
+ * Dampening paper, Def. 3.3) is the caller's responsibility: an inadmissible δ voids the privacy guarantee.
+ */
+typedef struct dpmo_sensitivity {
+  /**
+   * `DPMO_DELTA_PER_CANDIDATE`, `DPMO_DELTA_TABLE`, `DPMO_DELTA_SHARED` or `DPMO_DELTA_CALLBACK`.
+   */
+  uint32_t kind;
+  /**
+   * The values (unused for callbacks).
+   */
+  const double *values;
+  /**
+   * The number of doubles at `values` (n, n · columns, or T).
+   */
+  size_t values_len;
+  /**
+   * For `DPMO_DELTA_TABLE`: the number T of distances per candidate.
+   */
+  size_t columns;
+  /**
+   * For `DPMO_DELTA_CALLBACK`: returns δ(x, t, r) for candidate r at distance t.
+   */
+  double (*callback)(void *context,
+                     size_t r,
+                     size_t t);
+  /**
+   * Passed unchanged to `callback`.
+   */
+  void *context;
+  /**
+   * The global sensitivity Δ (> 0, finite).
+   */
+  double global;
+  /**
+   * Saturation distance T_max ≥ 1: δ(x, t, r) = Δ for t ≥ t_max. Values above 2³² − 1 are treated as
+   * 2³² − 1 (which keeps dampened scores precise; saturating earlier keeps δ admissible), and for a
+   * callback values above 2048 as 2048.
+   */
+  size_t t_max;
+} dpmo_sensitivity;
 
 /**
  * One value generalization hierarchy: `parents[v]` is the parent of node v (0 ≤ v < n); the root ⊥ is its
@@ -520,383 +579,85 @@ typedef struct dpmo_generalize_derived {
   size_t max_chain_product;
 } dpmo_generalize_derived;
 
-/**
- * A random generator state owned by the caller: 64 bytes, no allocation, no pointers. Initialise it with
- * `dpmo_rng_init`; every call that draws randomness advances it. Copying a state and using both copies
- * repeats randomness, which breaks differential privacy: keep one state per stream.
- * `fork()` copies every state too: a child must re-initialise its generators (`dpmo_rng_init_os`) before drawing.
- */
-typedef struct dpmo_rng {
-  /**
-   * Opaque; do not edit.
-   */
-  uint64_t opaque[8];
-} dpmo_rng;
-
-/**
- * A per-candidate local sensitivity δ(x, t, r), as the caller supplies it.
- *
- * Whatever the source, every value is clamped to `global` (Δ) and forced to Δ for t ≥ `t_max`
- * (saturation, which keeps an admissible δ admissible). Admissibility of the values themselves (Local
- * Dampening paper, Def. 3.3) is the caller's responsibility: an inadmissible δ voids the privacy guarantee.
- */
-typedef struct dpmo_sensitivity {
-  /**
-   * `DPMO_DELTA_PER_CANDIDATE`, `DPMO_DELTA_TABLE`, `DPMO_DELTA_SHARED` or `DPMO_DELTA_CALLBACK`.
-   */
-  uint32_t kind;
-  /**
-   * The values (unused for callbacks).
-   */
-  const double *values;
-  /**
-   * The number of doubles at `values` (n, n · columns, or T).
-   */
-  size_t values_len;
-  /**
-   * For `DPMO_DELTA_TABLE`: the number T of distances per candidate.
-   */
-  size_t columns;
-  /**
-   * For `DPMO_DELTA_CALLBACK`: returns δ(x, t, r) for candidate r at distance t.
-   */
-  double (*callback)(void *context,
-                     size_t r,
-                     size_t t);
-  /**
-   * Passed unchanged to `callback`.
-   */
-  void *context;
-  /**
-   * The global sensitivity Δ (> 0, finite).
-   */
-  double global;
-  /**
-   * Saturation distance T_max ≥ 1: δ(x, t, r) = Δ for t ≥ t_max. Values above 2³² − 1 are treated as
-   * 2³² − 1 (which keeps dampened scores precise; saturating earlier keeps δ admissible), and for a
-   * callback values above 2048 as 2048.
-   */
-  size_t t_max;
-} dpmo_sensitivity;
-
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
 
 /**
- * Checks a CSR graph: `offsets` (n + 1 entries, n = `node_count`) starts at 0, never decreases and ends
- * at `adjacency_len`; every neighbour list is sorted strictly ascending (no duplicate edges); every id is
- * < n; there is no self loop; the graph is symmetric (v in N(u) implies u in N(v), i.e. undirected).
- * n = 0 (offsets = {0}) is a valid empty graph. Both pointers must be non-null even when their arrays
- * are empty beyond offsets[0]. Cost O(n + m log d_max).
- *
- * Returns `DPMO_OK` for a valid graph; offsets[0] ≠ 0 or offsets[n] ≠ `adjacency_len` →
- * `DPMO_LENGTH_MISMATCH`; decreasing offsets, an unsorted or duplicate entry, an id ≥ n, a self loop or a
- * missing reverse edge → `DPMO_INVALID_ARGUMENT`; n > 2³² or n + 1 not representable →
- * `DPMO_OVERFLOW`.
- *
- * # Safety
- * `offsets`: `node_count` + 1 readable size_t; `neighbours`: `adjacency_len` readable uint32_t.
+ * A static, NUL-terminated English sentence describing `status` (a `dpmo_status` value). Unknown values
+ * give "Unknown dpmo status code." Never returns null; the string must not be freed.
  */
-enum dpmo_status dpmo_graph_validate(const size_t *offsets,
-                                     size_t node_count,
-                                     const uint32_t *neighbours,
-                                     size_t adjacency_len);
+const char *dpmo_status_message(uint32_t status);
 
 /**
- * Degree centrality (PrivPareto paper, §7.3): writes degree(G, v) = |N(v)| to `out[v]` for every node v.
- * Neighbour relation: graphs on the same nodes differing in one edge (edge-DP, Def. 7.1); global
- * sensitivity Δ = `DPMO_DEGREE_GLOBAL_SENSITIVITY` = 1.
- *
- * Errors: those of `dpmo_graph_validate`; a null, misaligned or overlapping `out`.
- *
- * # Safety
- * The graph arrays as for `dpmo_graph_validate`; `out`: `node_count` writable doubles.
+ * The library version, a static NUL-terminated string such as "0.2.0" (compare with the
+ * `DPMO_VERSION_*` macros to detect a header/library mismatch).
  */
-enum dpmo_status dpmo_degree(const size_t *offsets,
-                             size_t node_count,
-                             const uint32_t *neighbours,
-                             size_t adjacency_len,
-                             double *out);
+const char *dpmo_version(void);
 
 /**
- * Egocentric density (PrivPareto paper, eq. (2)): writes 2·|edges among N(v)| / (|N(v)|·(|N(v)| − 1))
- * to `out[v]` for every node v, and 0 for a node with fewer than two neighbours (no possible edge among
- * them). Neighbour relation: one edge (edge-DP); global sensitivity Δ =
- * `DPMO_EGODENSITY_GLOBAL_SENSITIVITY` = 1.
- *
- * Errors: those of `dpmo_graph_validate`; a null, misaligned or overlapping `out`.
+ * Initialises `rng` as generator `kind` (`DPMO_RNG_CHACHA20` or `DPMO_RNG_XOSHIRO256PP`) from the 32 bytes
+ * at `seed`. There is no default seed: take it from a secure source (getrandom(2), /dev/urandom,
+ * SecureRandom) unless you want a reproducible simulation.
  *
  * # Safety
- * The graph arrays as for `dpmo_graph_validate`; `out`: `node_count` writable doubles.
+ * `rng` must point to writable memory for one `dpmo_rng`; `seed` to 32 readable bytes.
  */
-enum dpmo_status dpmo_egodensity(const size_t *offsets,
-                                 size_t node_count,
-                                 const uint32_t *neighbours,
-                                 size_t adjacency_len,
-                                 double *out);
+enum dpmo_status dpmo_rng_init(struct dpmo_rng *rng,
+                               uint32_t kind,
+                               const uint8_t *seed);
 
 /**
- * Writes to `*out_len` the number of uint32_t of scratch `dpmo_ebc` needs for a graph of `node_count`
- * nodes and `adjacency_len` stored entries: 4 · node_count + 1 + adjacency_len.
- *
- * Errors: a null or misaligned `out_len`; the length, or its size in bytes, not representable →
- * `DPMO_OVERFLOW`.
+ * Initialises `rng` as a ChaCha20 generator keyed by 32 bytes from the operating system's secure source:
+ * getrandom(2) on Linux and Android. Elsewhere it returns `DPMO_UNSUPPORTED` (seed with `dpmo_rng_init`
+ * from your platform's secure source instead). On failure nothing is written.
  *
  * # Safety
- * `out_len`: one writable size_t.
+ * `rng` must point to writable memory for one `dpmo_rng`.
  */
-enum dpmo_status dpmo_ebc_scratch_len(size_t node_count,
-                                      size_t adjacency_len,
-                                      size_t *out_len);
+enum dpmo_status dpmo_rng_init_os(struct dpmo_rng *rng);
 
 /**
- * Egocentric betweenness centrality (Local Dampening paper, Def. 5.1): writes EBC(v) to `out[v]` for
- * every node v (0 for a node with fewer than two neighbours). `scratch` must hold at least
- * `dpmo_ebc_scratch_len` uint32_t (any contents; unspecified afterwards). Neighbour relation: one edge
- * (edge-DP); global sensitivity Δ = max(D(D − 1)/4, D) for a public bound D on the maximum degree
- * (Lemma 5.2, `dpmo_ebc_global_sensitivity`).
+ * Fills `out[0..count]` with independent draws from `distribution` (`DPMO_DIST_UNIFORM`,
+ * `DPMO_DIST_EXPONENTIAL`, `DPMO_DIST_GUMBEL` or `DPMO_DIST_LAPLACE`, all standard, OR-ed with the
+ * required `DPMO_FLOAT`), in floating point. For tests, audits and simulation only: these draws are **not**
+ * for adding noise to a value you release (floating-point noise leaks the value, Mironov 2012); use
+ * `dpmo_sample_discrete_laplace` for that. As everywhere in this ABI, floating-point randomness is opt-in:
+ * without `DPMO_FLOAT` the call is refused with `DPMO_UNSUPPORTED`, before any other check, and draws
+ * nothing.
  *
- * Errors: those of `dpmo_graph_validate`; a null, misaligned or overlapping `scratch` or `out`;
- * `scratch_len` too small → `DPMO_SCRATCH_TOO_SMALL`; node_count or adjacency_len ≥ 2³² →
- * `DPMO_OVERFLOW`.
+ * Errors: an unknown distribution or flag → `DPMO_INVALID_ARGUMENT`; `DPMO_FLOAT` missing →
+ * `DPMO_UNSUPPORTED`; an invalid generator; a null, misaligned or overlapping `out`; a count not
+ * representable in bytes → `DPMO_OVERFLOW`.
  *
  * # Safety
- * The graph arrays as for `dpmo_graph_validate`; `scratch`: `scratch_len` writable uint32_t; `out`:
- * `node_count` writable doubles; no output overlapping another buffer.
+ * `rng` must point to an initialised `dpmo_rng`; `out` to `count` writable doubles.
  */
-enum dpmo_status dpmo_ebc(const size_t *offsets,
-                          size_t node_count,
-                          const uint32_t *neighbours,
-                          size_t adjacency_len,
-                          uint32_t *scratch,
-                          size_t scratch_len,
-                          double *out);
+enum dpmo_status dpmo_sample(struct dpmo_rng *rng,
+                             uint32_t distribution,
+                             double *out,
+                             size_t count);
 
 /**
- * Writes to `*out` the global sensitivity of EBC, Δ = max(D(D − 1)/4, D), for graphs whose maximum degree
- * is at most the public bound D = `max_degree` (Local Dampening paper, Lemma 5.2). Neighbour relation:
- * one edge (edge-DP).
+ * Fills `out[0..count]` with independent exact draws of the discrete Laplace distribution
+ * P(Z = z) ∝ exp(−|z| · granularity / scale) on the integers (Canonne, Kamath & Steinke 2020,
+ * Algorithm 2): the noise for releasing a value. To release f(x) with sensitivity Δ under ε-DP, round f(x)
+ * to a multiple of `granularity` (or use an integer count and granularity 1), take scale = Δ / ε, and
+ * release f(x) + granularity · Z. Every coin is exact (no floating point), so the released values are
+ * immune to the floating-point attack on the Laplace mechanism (Mironov 2012). A draw whose magnitude
+ * exceeds 2^63 − 1 is redrawn, an event of probability below 2 exp(−2^30).
  *
- * Errors: a null or misaligned `out`.
- *
- * # Safety
- * `out`: one writable double.
- */
-enum dpmo_status dpmo_ebc_global_sensitivity(size_t max_degree,
-                                             double *out);
-
-/**
- * The δ table of the degree: writes δ(G, t, v) = 1 to `out[v · columns + t]` for every node v and
- * t < `columns` (δ equals the global sensitivity, hence is admissible, Local Dampening Def. 3.3).
- * Neighbour relation: one edge (edge-DP); Δ = `DPMO_DEGREE_GLOBAL_SENSITIVITY` = 1.
- *
- * Errors: those of `dpmo_graph_validate`; `columns` = 0 → `DPMO_INVALID_ARGUMENT`; node_count · columns
- * not representable → `DPMO_OVERFLOW`; a null, misaligned or overlapping `out`.
+ * Errors: `scale` or `granularity` not finite and > 0, or scale / granularity outside [2^-64, 2^32] →
+ * `DPMO_INVALID_ARGUMENT`; an invalid generator; a null, misaligned or overlapping `out`.
  *
  * # Safety
- * The graph arrays as for `dpmo_graph_validate`; `out`: node_count · columns writable doubles.
+ * `rng` must point to an initialised `dpmo_rng`; `out` to `count` writable int64_t.
  */
-enum dpmo_status dpmo_degree_delta_table(const size_t *offsets,
-                                         size_t node_count,
-                                         const uint32_t *neighbours,
-                                         size_t adjacency_len,
-                                         size_t columns,
-                                         double *out);
-
-/**
- * The δ table of egocentric density (PrivPareto paper, §7.3, clamped as docs/DESIGN.md §2 requires): writes
- * δ(G, t, v) = min(1, 2 / (|N(v)| − t − 2)) when |N(v)| − t − 2 > 0, and 1 otherwise, to
- * `out[v · columns + t]`. The printed, unclamped form (2 at |N(v)| − t = 3) is not admissible; the
- * clamped one is (Local Dampening Lemma 3.5). Neighbour relation: one edge (edge-DP); Δ =
- * `DPMO_EGODENSITY_GLOBAL_SENSITIVITY` = 1.
- *
- * Errors: as for `dpmo_degree_delta_table`.
- *
- * # Safety
- * The graph arrays as for `dpmo_graph_validate`; `out`: node_count · columns writable doubles.
- */
-enum dpmo_status dpmo_egodensity_delta_table(const size_t *offsets,
-                                             size_t node_count,
-                                             const uint32_t *neighbours,
-                                             size_t adjacency_len,
-                                             size_t columns,
-                                             double *out);
-
-/**
- * The δ table of EBC (Local Dampening paper, Def. 5.3, Lemma 5.4): writes
- * δ(G, t, v) = max((d + t)(d + t − 1)/4, d + t), d = |N(v)|, clamped to Δ = max(D(D − 1)/4, D)
- * (Lemma 5.2, D = `max_degree`, the public bound on the maximum degree), to `out[v · columns + t]`.
- * Neighbour relation: one edge (edge-DP); Δ = `dpmo_ebc_global_sensitivity(max_degree)`.
- *
- * Errors: as for `dpmo_degree_delta_table`; a node of degree above `max_degree` →
- * `DPMO_INVALID_ARGUMENT` (the public bound, hence Δ, would be wrong).
- *
- * # Safety
- * The graph arrays as for `dpmo_graph_validate`; `out`: node_count · columns writable doubles.
- */
-enum dpmo_status dpmo_ebc_delta_table(const size_t *offsets,
-                                      size_t node_count,
-                                      const uint32_t *neighbours,
-                                      size_t adjacency_len,
-                                      size_t max_degree,
-                                      size_t columns,
-                                      double *out);
-
-/**
- * True positive rate (PrivPareto paper, §6.2.3): writes TP / (TP + FN) to `*out`, or 0 when there are
- * no positives. Neighbour relation: one record added or removed, or substituted; global sensitivity
- * Δ = `DPMO_RATE_GLOBAL_SENSITIVITY` = 1 (Example 6.2).
- *
- * Errors: a null or misaligned `out`.
- *
- * # Safety
- * `out`: one writable double.
- */
-enum dpmo_status dpmo_tpr(uint64_t true_positives,
-                          uint64_t false_negatives,
-                          double *out);
-
-/**
- * True negative rate (PrivPareto paper, §6.2.3): writes TN / (TN + FP) to `*out`, or 0 when there are
- * no negatives. Neighbour relation: one record added or removed, or substituted; global sensitivity
- * Δ = `DPMO_RATE_GLOBAL_SENSITIVITY` = 1.
- *
- * Errors: a null or misaligned `out`.
- *
- * # Safety
- * `out`: one writable double.
- */
-enum dpmo_status dpmo_tnr(uint64_t true_negatives,
-                          uint64_t false_positives,
-                          double *out);
-
-/**
- * The admissible δ of a rate hits / (hits + misses) at distance `t` — (TP, FN) for TPR, (TN, FP) for
- * TNR — written to `*out`. This is the corrected form of PrivPareto Lemma 6.1 (the printed lemma is not
- * admissible, docs/DESIGN.md §2): with P′ = hits + misses − t, δ = 1 if P′ ≤ 1, otherwise
- * min(1, min(P′, max(hits, misses)) / (P′(P′ − 1))) for `DPMO_NEIGHBOURS_ADD_REMOVE`, and the maximum of
- * that and 1/P′ for `DPMO_NEIGHBOURS_SUBSTITUTION`. Already clamped to Δ =
- * `DPMO_RATE_GLOBAL_SENSITIVITY` = 1.
- *
- * Errors: `neighbours` not one of the two constants → `DPMO_INVALID_ARGUMENT`; a null or misaligned `out`.
- *
- * # Safety
- * `out`: one writable double.
- */
-enum dpmo_status dpmo_rate_delta(uint64_t hits,
-                                 uint64_t misses,
-                                 uint64_t t,
-                                 uint32_t neighbours,
-                                 double *out);
-
-/**
- * The δ table of a rate for n candidates (e.g. classifiers): writes `dpmo_rate_delta(hits[r], misses[r],
- * t, neighbours)` to `out[r · columns + t]` for r < n, t < `columns`. Neighbour relation as selected by
- * `neighbours`; Δ = `DPMO_RATE_GLOBAL_SENSITIVITY` = 1. n = 0 is accepted and writes nothing.
- *
- * Errors: `neighbours` unknown or `columns` = 0 → `DPMO_INVALID_ARGUMENT`; n · columns not
- * representable → `DPMO_OVERFLOW`; a null, misaligned or overlapping pointer.
- *
- * # Safety
- * `hits`, `misses`: n readable uint64_t; `out`: n · columns writable doubles overlapping neither.
- */
-enum dpmo_status dpmo_rate_delta_table(const uint64_t *hits,
-                                       const uint64_t *misses,
-                                       size_t n,
-                                       uint32_t neighbours,
-                                       size_t columns,
-                                       double *out);
-
-/**
- * Information gain of a split attribute (Local Dampening paper, §5.2, eq. (2), without the class
- * entropy term, which is the same for every attribute): writes
- * IG = −Σ_j Σ_c τ_{j,c} log₂(τ_{j,c} / τ_j) to `*out`, for the row-major `values` × `classes`
- * contingency table τ_{j,c} = `counts[j · classes + c]`. Neighbour relation: one record added or
- * removed; global sensitivity Δ = log₂(N + 1) + 1/ln 2 for a public bound N on the number of records
- * (`dpmo_info_gain_global_sensitivity`).
- *
- * Errors: `values` or `classes` = 0 → `DPMO_EMPTY_INPUT`; `values` > `DPMO_CONTINGENCY_MAX_VALUES` or
- * `classes` > `DPMO_CONTINGENCY_MAX_CLASSES` (16 × 16) → `DPMO_CAPACITY_EXCEEDED`; a total count above
- * 2⁵³ → `DPMO_OVERFLOW`; a null, misaligned or overlapping pointer.
- *
- * # Safety
- * `counts`: values · classes readable uint64_t; `out`: one writable double.
- */
-enum dpmo_status dpmo_information_gain(const uint64_t *counts,
-                                       size_t values,
-                                       size_t classes,
-                                       double *out);
-
-/**
- * Writes to `*out` the global sensitivity of information gain, Δ = log₂(N + 1) + 1/ln 2, for datasets of
- * at most N = `max_records` records (Local Dampening paper, §5.2, after Friedman and Schuster); N must
- * be public. Neighbour relation: one record added or removed.
- *
- * Errors: a null or misaligned `out`.
- *
- * # Safety
- * `out`: one writable double.
- */
-enum dpmo_status dpmo_info_gain_global_sensitivity(uint64_t max_records,
-                                                   double *out);
-
-/**
- * One attribute's row of the information-gain δ table: writes LS^IG(T, t, A) for t = 0 .. `columns` − 1
- * to `out[0 .. columns]`, the element local sensitivity at distance t (Local Dampening paper, Lemma 5.5
- * at t = 0, Algorithm 3 "Candidates" and Lemma 5.6 beyond, computed incrementally over t; without the
- * printed "a < τ" guard, which drops real neighbours). It is admissible and non-decreasing in t, and
- * **not clamped**: the values may exceed Δ, so pass Δ = `dpmo_info_gain_global_sensitivity(N)` as the
- * `global` of the `dpmo_sensitivity`, which clamps them. For n attributes, call once per attribute with
- * `out` pointing at row r of the n × columns table. Neighbour relation: one record added or removed.
- *
- * Cost O(values · classes · columns · min(columns, max count)): keep `columns` to the saturation
- * distance you need.
- *
- * Errors: as for `dpmo_information_gain`; `columns` = 0 → `DPMO_INVALID_ARGUMENT`.
- *
- * # Safety
- * `counts`: values · classes readable uint64_t; `out`: `columns` writable doubles not overlapping it.
- */
-enum dpmo_status dpmo_info_gain_delta_table(const uint64_t *counts,
-                                            size_t values,
-                                            size_t classes,
-                                            size_t columns,
-                                            double *out);
-
-/**
- * The Gini split utility (Local Dampening paper, §5.2 "Gini Index", after Friedman and Schuster):
- * writes −Σ_j (τ_j − Σ_c τ_{j,c}² / τ_j) over the values j with τ_j > 0 to `*out` (0 for a pure split,
- * larger is better), for the row-major `values` × `classes` table `counts`. Neighbour relation: one
- * record added or removed; global sensitivity Δ = `DPMO_GINI_GLOBAL_SENSITIVITY` = 2 (use it with a
- * global selector; no local δ is offered).
- *
- * Errors: as for `dpmo_information_gain`.
- *
- * # Safety
- * `counts`: values · classes readable uint64_t; `out`: one writable double.
- */
-enum dpmo_status dpmo_gini(const uint64_t *counts,
-                           size_t values,
-                           size_t classes,
-                           double *out);
-
-/**
- * The element-wise maximum of two δ tables of the same shape, in place: `acc[i] = max(acc[i],
- * other[i])` for i < `len`. The maximum of admissible functions is admissible (Local Dampening paper,
- * Lemma 4.5), so this combines, e.g., several bounds of one utility, or the δ of utilities whose maximum
- * is taken. (A minimum is not admissible in general and is not offered.) `acc` is read and written;
- * `other` must not overlap it.
- *
- * Errors: a NaN, negative or infinite value in either table → `DPMO_INVALID_SENSITIVITY_VALUE` (`acc`
- * unchanged); a null, misaligned or overlapping pointer; len · 8 not representable → `DPMO_OVERFLOW`.
- *
- * # Safety
- * `acc`: `len` readable and writable doubles; `other`: `len` readable doubles.
- */
-enum dpmo_status dpmo_delta_max_into(double *acc,
-                                     const double *other,
-                                     size_t len);
+enum dpmo_status dpmo_sample_discrete_laplace(struct dpmo_rng *rng,
+                                              double scale,
+                                              double granularity,
+                                              int64_t *out,
+                                              size_t count);
 
 /**
  * Initialises `*budget` to a fresh budget of `total_epsilon` (spent = 0).
@@ -952,225 +713,119 @@ enum dpmo_status dpmo_advanced_composition(double eps0,
                                            double *out_epsilon);
 
 /**
- * Writes to `*out_len` the number of `uint32_t` of leaf scratch every function of this module needs:
- * the total number of nodes Σ n_i. Only the pointers and k are checked here.
+ * Any single selector: `selector` is a `DPMO_SELECTOR_*`, optionally OR-ed with `DPMO_FLOAT` (floating
+ * point) or `DPMO_ISOCHRONOUS` (constant time; see it). Writes the
+ * chosen index to `*out_index`. `perm_scratch` (n size_t) is needed by permute-and-flip and by
+ * report-noisy-max with Exponential noise unless floating point is asked for; it may be NULL with length 0
+ * otherwise. `budget` (nullable) is charged epsilon.
  *
  * # Safety
- * `hierarchies`: k readable `dpmo_hierarchy`, each with n readable ids; `out_len`: one writable size_t.
+ * `rng`: an initialised generator; `scores`: n readable doubles; `perm_scratch`: NULL or
+ * `perm_scratch_len` writable size_t; `out_index`: one writable size_t; `budget`: NULL or a valid budget.
  */
-enum dpmo_status dpmo_lattice_scratch_len(const struct dpmo_hierarchy *hierarchies,
-                                          size_t k,
-                                          size_t *out_len);
+enum dpmo_status dpmo_select(struct dpmo_rng *rng,
+                             uint32_t selector,
+                             const double *scores,
+                             size_t n,
+                             double sensitivity,
+                             double epsilon,
+                             size_t *perm_scratch,
+                             size_t perm_scratch_len,
+                             size_t *out_index,
+                             struct dpmo_budget *budget);
 
 /**
- * Validates the k hierarchies (the common errors of this module) and writes N = ∏(height_i + 1), the
- * largest |a⁺|, to `*out_max_chain_product`: the length of every per-record buffer.
+ * The epsilon each round of an isochronous selection of k out of n candidates at a total `epsilon` runs its
+ * mechanism at (see `DPMO_ISOCHRONOUS`), so that the selection is epsilon-DP exactly: epsilon/k rounded
+ * down, less 2^-40 for the exponential mechanism and Gumbel noise or (n + 1) 2^-40 for permute-and-flip
+ * and Exponential noise, rounded down. `selector` may carry `DPMO_ISOCHRONOUS`. Errors: epsilon not finite
+ * and positive, or epsilon/k not above that slack → `DPMO_INVALID_EPSILON`; k = 0 or k > n, an unknown
+ * selector or one with `DPMO_FLOAT` → `DPMO_INVALID_ARGUMENT`; Laplace noise → `DPMO_UNSUPPORTED`.
  *
  * # Safety
- * `hierarchies` as for `dpmo_lattice_scratch_len`; `leaf_scratch`: `leaf_scratch_len` writable ids;
- * `out_max_chain_product`: one writable size_t.
+ * `out_epsilon`: one writable double.
  */
-enum dpmo_status dpmo_lattice_check(const struct dpmo_hierarchy *hierarchies,
-                                    size_t k,
-                                    uint32_t *leaf_scratch,
-                                    size_t leaf_scratch_len,
-                                    size_t *out_max_chain_product);
+enum dpmo_status dpmo_isochronous_run_epsilon(uint32_t selector,
+                                              double epsilon,
+                                              size_t n,
+                                              size_t k,
+                                              double *out_epsilon);
 
 /**
- * The chain product a⁺ of `record` (k node ids): writes its |a⁺| elements, k node ids each, to
- * `out_elements` (row-major) and |a⁺| to `*out_count`.
- *
- * Errors (besides the common ones): `out_elements_len` < |a⁺| · k → `DPMO_LENGTH_MISMATCH`.
- *
- * # Safety
- * The hierarchies and leaf scratch as for `dpmo_lattice_check`; `record`: k readable ids;
- * `out_elements`: `out_elements_len` writable ids; `out_count`: one writable size_t.
- */
-enum dpmo_status dpmo_chain_product(const struct dpmo_hierarchy *hierarchies,
-                                    size_t k,
-                                    uint32_t *leaf_scratch,
-                                    size_t leaf_scratch_len,
-                                    const uint32_t *record,
-                                    uint32_t *out_elements,
-                                    size_t out_elements_len,
-                                    size_t *out_count);
-
-/**
- * ρ(x, D) for every x ∈ a⁺: writes |a⁺| counts (in the order of `dpmo_chain_product`) of the m records
- * at `records` that each x generalizes, and |a⁺| to `*out_count`. O(m · k · height + |a⁺| · k).
- *
- * Errors (besides the common ones): `out_counts_len` < |a⁺| → `DPMO_LENGTH_MISMATCH`.
+ * The exponential mechanism, exactly: writes to `*out_index` an index r in [0, n) drawn with probability
+ * exactly ∝ exp(epsilon · scores[r] / (2 · sensitivity)) (scores floored onto a grid of about
+ * 2^-62 · sensitivity; integers and most real scores are on it). epsilon-DP in the arithmetic that runs,
+ * when `sensitivity` bounds how much any score changes between neighbouring datasets. `budget` (nullable)
+ * is charged epsilon; see "Budgets" in the header's introduction.
  *
  * # Safety
- * As for `dpmo_chain_product`; `records`: m · k readable ids (may be NULL when m = 0); `out_counts`:
- * `out_counts_len` writable uint64_t.
+ * `rng`: an initialised generator; `scores`: n readable doubles; `out_index`: one writable size_t;
+ * `budget`: NULL or a valid budget.
  */
-enum dpmo_status dpmo_generalized_counts(const struct dpmo_hierarchy *hierarchies,
-                                         size_t k,
-                                         uint32_t *leaf_scratch,
-                                         size_t leaf_scratch_len,
-                                         const uint32_t *record,
-                                         const uint32_t *records,
-                                         size_t m,
-                                         uint64_t *out_counts,
-                                         size_t out_counts_len,
-                                         size_t *out_count);
-
-/**
- * The scores of §2 for every x ∈ a⁺ against the side database Θ (`theta`, m records): u(x) to
- * `out_utility`, r(x) = Φ(x)/|ρ(x, Θ)| to `out_risk`, f(x) = λ|ρ(x, Θ)|/max(Φ(x), φ_min) + u(x)^κ to
- * `out_lagrangian`, |ρ(x, Θ)| to `out_counts` (each `out_len` long), and |a⁺| to `*out_count`. `weights`:
- * NULL for Model II (w_i ≡ 1/k), or k Model I weights (w_i at every value but ⊥, 0 at ⊥).
- *
- * Errors (besides the common ones): an unknown `utility`; λ < 0 or φ_min ≤ 0 → `DPMO_INVALID_ARGUMENT`;
- * a non-finite λ, φ_min or weight → `DPMO_NON_FINITE_INPUT`; a negative weight → `DPMO_INVALID_ARGUMENT`;
- * no record of Θ under a (the risk is undefined) → `DPMO_INVALID_ARGUMENT`; `out_len` < |a⁺| →
- * `DPMO_LENGTH_MISMATCH`; a non-finite f → `DPMO_OVERFLOW`.
- *
- * # Safety
- * As for `dpmo_generalized_counts`; `weights`: NULL or k readable doubles; each output `out_len` writable
- * elements.
- */
-enum dpmo_status dpmo_generalize_scores(const struct dpmo_hierarchy *hierarchies,
-                                        size_t k,
-                                        uint32_t *leaf_scratch,
-                                        size_t leaf_scratch_len,
-                                        const uint32_t *record,
-                                        const uint32_t *theta,
-                                        size_t m,
-                                        const double *weights,
-                                        uint32_t utility,
-                                        double lambda,
-                                        uint32_t kappa,
-                                        double phi_min,
-                                        uint64_t *out_counts,
-                                        double *out_utility,
-                                        double *out_risk,
-                                        double *out_lagrangian,
-                                        size_t out_len,
-                                        size_t *out_count);
-
-/**
- * The exact non-private optimum of one record over a⁺ against Θ (`theta`, m records), by enumeration:
- * `DPMO_OBJECTIVE_LAGRANGIAN` maximizes f(x) = λ|ρ(x, Θ)|/max(Φ(x), φ_min) + u(x)^κ;
- * `DPMO_OBJECTIVE_THRESHOLD` minimizes r(x) = Φ(x)/|ρ(x, Θ)| subject to u(x) ≥ c (Def. 1, NP-hard when k
- * grows; ties to the larger utility). Writes the position of the optimum in a⁺ to `*out_index` and
- * whether one exists (false when no x reaches utility c) to `*out_found`; `*out_index` is 0 when none.
- * `counts_scratch`: N uint64_t.
- *
- * Errors: as for `dpmo_generalize_scores`; an unknown `objective`; a non-finite c →
- * `DPMO_NON_FINITE_INPUT`; a short `counts_scratch` → `DPMO_LENGTH_MISMATCH`.
- *
- * # Safety
- * As for `dpmo_generalize_scores`; `counts_scratch`: `counts_len` writable uint64_t; `out_index`: one
- * writable size_t; `out_found`: one writable bool.
- */
-enum dpmo_status dpmo_generalize_optimum(const struct dpmo_hierarchy *hierarchies,
-                                         size_t k,
-                                         uint32_t *leaf_scratch,
-                                         size_t leaf_scratch_len,
-                                         const uint32_t *record,
-                                         const uint32_t *theta,
-                                         size_t m,
-                                         const double *weights,
-                                         uint32_t utility,
-                                         uint32_t objective,
-                                         double lambda,
-                                         uint32_t kappa,
-                                         double phi_min,
-                                         double c,
-                                         uint64_t *counts_scratch,
-                                         size_t counts_len,
+enum dpmo_status dpmo_select_exponential(struct dpmo_rng *rng,
+                                         const double *scores,
+                                         size_t n,
+                                         double sensitivity,
+                                         double epsilon,
                                          size_t *out_index,
-                                         bool *out_found);
-
-/**
- * The smallest β that `dpmo_generalize_release` accepts for ε (β ≥ e^{−ε} certified, within 10^-12
- * relative of e^{−ε} wherever e^{−ε} is a normal double, for every finite ε > 0): the boundary choice of
- * the paper, where the per-record choice is uniform.
- *
- * Errors: ε not finite or ≤ 0 → `DPMO_INVALID_EPSILON`; ε too small for any β < 1 →
- * `DPMO_INVALID_ARGUMENT`; a null or misaligned `out_beta`.
- *
- * # Safety
- * `out_beta`: one writable double.
- */
-enum dpmo_status dpmo_generalize_min_beta(double epsilon,
-                                          double *out_beta);
-
-/**
- * Validates `params` for the hierarchies, except that t may violate condition (10), and writes the
- * derived quantities (ε′, η, the smallest admissible t, the noise of 𝓛′, the total (ε, δ)) to `*out`.
- *
- * Errors (besides the common ones): ε or ε_F not finite or ≤ 0 → `DPMO_INVALID_EPSILON`; β < e^{−ε} or
- * β ∉ (0, 1), δ, δ_F or τ₁ ∉ (0, 1), t = 0 (t < 2 for the threshold objective), n₀ = 0, λ < 0, κ > 64,
- * φ ≤ 0, an unknown objective or utility, a noise scale N/ε_F above 2³², or condition (10) unsatisfiable
- * → `DPMO_INVALID_ARGUMENT`; a non-finite λ, c or φ → `DPMO_NON_FINITE_INPUT`; ν^κ, η or ε′ not finite →
- * `DPMO_OVERFLOW`.
- *
- * # Safety
- * The hierarchies and leaf scratch as for `dpmo_lattice_check`; `params`: one readable
- * `dpmo_generalize_params`; `out`: one writable `dpmo_generalize_derived`.
- */
-enum dpmo_status dpmo_generalize_derive(const struct dpmo_hierarchy *hierarchies,
-                                        size_t k,
-                                        uint32_t *leaf_scratch,
-                                        size_t leaf_scratch_len,
-                                        const struct dpmo_generalize_params *params,
-                                        struct dpmo_generalize_derived *out);
-
-/**
- * Algorithm 3 (Fouad et al.) with a private frequent set: keeps each of the m records independently with
- * probability 1 − β (an exact Bernoulli trial on the bits of β), releases 𝓛′ = {x : |ρ(x, D)| + Z_x ≥ T}
- * with exact discrete Laplace noise, and for each kept record draws a generalization from a⁺ ∩ 𝓛′
- * (threshold objective: those with u ≥ c) by the exponential mechanism in exact arithmetic with
- * P(x) ∝ exp(ε′ f(x)/m̄) (or exp(−ε′ r(x)/m̄)). Writes the released generalizations, k node ids each, sorted lexicographically (a
- * multiset: the rows carry no record order), to `out_rows`, and their number to `*out_released`. A kept
- * record without any admissible generalization is not released.
- *
- * Guarantee: (ε + ε_F, δ + δ_F)-differential privacy for adding or removing a record, by Theorem 4 with
- * the corrections documented in the core's `generalize` module, when t satisfies condition (10) (checked).
- *
- * `weights`: `weights_len` = 0 for Model II (`weights` may then be NULL), k shared Model I weights, or m · k
- * per-record weights.
- * Scratch: `counts`, `scores` and `candidates` each N entries (`dpmo_lattice_check`); `out_rows`: m · k
- * ids. `budget` (nullable) is charged ε + ε_F after the arguments are checked and before the records are
- * read; a failure caused by the records or their weights (an id out of range, a non-finite or negative
- * weight) keeps the charge.
- *
- * Errors (besides the common ones): those of `dpmo_generalize_derive`; t below the smallest admissible t
- * → `DPMO_INVALID_ARGUMENT`; m = 0 → `DPMO_EMPTY_INPUT`; `weights_len` not 0, k or m · k, or NULL weights
- * with a nonzero length → `DPMO_LENGTH_MISMATCH`; `out_rows_len` < m · k → `DPMO_LENGTH_MISMATCH`; a
- * short scratch → `DPMO_SCRATCH_TOO_SMALL`; an invalid generator or budget; the budget left smaller than
- * ε + ε_F → `DPMO_BUDGET_EXHAUSTED` (nothing else happens); every argument error, an invalid generator
- * included, is reported before the budget is charged.
- *
- * # Safety
- * `rng`: an initialised generator; the hierarchies and leaf scratch as for `dpmo_lattice_check`;
- * `records`: m · k readable ids; `weights`: NULL or `weights_len` readable doubles; `params`: one readable
- * struct; the scratches and `out_rows` writable for their lengths; `out_released`: one writable size_t;
- * `budget`: NULL or a valid budget. No output may overlap another buffer.
- */
-enum dpmo_status dpmo_generalize_release(struct dpmo_rng *rng,
-                                         const struct dpmo_hierarchy *hierarchies,
-                                         size_t k,
-                                         uint32_t *leaf_scratch,
-                                         size_t leaf_scratch_len,
-                                         const uint32_t *records,
-                                         size_t m,
-                                         const double *weights,
-                                         size_t weights_len,
-                                         const struct dpmo_generalize_params *params,
-                                         uint64_t *counts,
-                                         size_t counts_len,
-                                         double *scores,
-                                         size_t scores_len,
-                                         size_t *candidates,
-                                         size_t candidates_len,
-                                         uint32_t *out_rows,
-                                         size_t out_rows_len,
-                                         size_t *out_released,
                                          struct dpmo_budget *budget);
+
+/**
+ * Output probabilities of the exponential mechanism, computed in floating point (log space): writes n
+ * probabilities (summing to 1) to `out_probabilities`. For audits and tests.
+ *
+ * # Safety
+ * `scores`: n readable doubles; `out_probabilities`: n writable doubles not overlapping `scores`.
+ */
+enum dpmo_status dpmo_exponential_probabilities(const double *scores,
+                                                size_t n,
+                                                double sensitivity,
+                                                double epsilon,
+                                                double *out_probabilities);
+
+/**
+ * Permute-and-flip (McKenna & Sheldon 2020), exactly: visits candidates in random order and keeps r with
+ * probability exactly exp(epsilon · (scores[r] − max) / (2 · sensitivity)) (on the same grid as
+ * `dpmo_select_exponential`). Never less accurate than the exponential mechanism at the same epsilon.
+ * `perm_scratch` must hold at least n size_t entries (any contents; unspecified afterwards). `budget`
+ * (nullable) is charged epsilon.
+ *
+ * # Safety
+ * `rng`: an initialised generator; `scores`: n readable doubles; `perm_scratch`: `perm_scratch_len`
+ * writable size_t; `out_index`: one writable size_t; `budget`: NULL or a valid budget; no output may
+ * overlap another buffer.
+ */
+enum dpmo_status dpmo_select_permute_and_flip(struct dpmo_rng *rng,
+                                              const double *scores,
+                                              size_t n,
+                                              double sensitivity,
+                                              double epsilon,
+                                              size_t *perm_scratch,
+                                              size_t perm_scratch_len,
+                                              size_t *out_index,
+                                              struct dpmo_budget *budget);
+
+/**
+ * Report-noisy-max: the argmax of the scores plus i.i.d. noise of scale 2 · sensitivity / epsilon.
+ * `noise` is `DPMO_NOISE_GUMBEL` (run exactly as the exponential mechanism, its distribution) or
+ * `DPMO_NOISE_EXPONENTIAL` (run exactly as permute-and-flip, which needs `perm_scratch` of n size_t; it may
+ * be NULL with length 0 otherwise). `DPMO_NOISE_LAPLACE` exists in floating point only: pass
+ * `DPMO_NOISE_LAPLACE | DPMO_FLOAT` (else `DPMO_UNSUPPORTED`). Any noise may carry `DPMO_FLOAT`.
+ *
+ * # Safety
+ * `rng`: an initialised generator; `scores`: n readable doubles; `perm_scratch`: NULL or
+ * `perm_scratch_len` writable size_t; `out_index`: one writable size_t; `budget`: NULL or a valid budget.
+ */
+enum dpmo_status dpmo_select_noisy_max(struct dpmo_rng *rng,
+                                       const double *scores,
+                                       size_t n,
+                                       double sensitivity,
+                                       double epsilon,
+                                       uint32_t noise,
+                                       size_t *perm_scratch,
+                                       size_t perm_scratch_len,
+                                       size_t *out_index,
+                                       struct dpmo_budget *budget);
 
 /**
  * Writes δ(x, t, r) after clamping and saturation to `*out_value`, for candidate r < n.
@@ -1699,195 +1354,540 @@ enum dpmo_status dpmo_select_local_dampening_top_k(struct dpmo_rng *rng,
                                                    struct dpmo_budget *budget);
 
 /**
- * Initialises `rng` as generator `kind` (`DPMO_RNG_CHACHA20` or `DPMO_RNG_XOSHIRO256PP`) from the 32 bytes
- * at `seed`. There is no default seed: take it from a secure source (getrandom(2), /dev/urandom,
- * SecureRandom) unless you want a reproducible simulation.
+ * Checks a CSR graph: `offsets` (n + 1 entries, n = `node_count`) starts at 0, never decreases and ends
+ * at `adjacency_len`; every neighbour list is sorted strictly ascending (no duplicate edges); every id is
+ * < n; there is no self loop; the graph is symmetric (v in N(u) implies u in N(v), i.e. undirected).
+ * n = 0 (offsets = {0}) is a valid empty graph. Both pointers must be non-null even when their arrays
+ * are empty beyond offsets[0]. Cost O(n + m log d_max).
+ *
+ * Returns `DPMO_OK` for a valid graph; offsets[0] ≠ 0 or offsets[n] ≠ `adjacency_len` →
+ * `DPMO_LENGTH_MISMATCH`; decreasing offsets, an unsorted or duplicate entry, an id ≥ n, a self loop or a
+ * missing reverse edge → `DPMO_INVALID_ARGUMENT`; n > 2³² or n + 1 not representable →
+ * `DPMO_OVERFLOW`.
  *
  * # Safety
- * `rng` must point to writable memory for one `dpmo_rng`; `seed` to 32 readable bytes.
+ * `offsets`: `node_count` + 1 readable size_t; `neighbours`: `adjacency_len` readable uint32_t.
  */
-enum dpmo_status dpmo_rng_init(struct dpmo_rng *rng,
-                               uint32_t kind,
-                               const uint8_t *seed);
+enum dpmo_status dpmo_graph_validate(const size_t *offsets,
+                                     size_t node_count,
+                                     const uint32_t *neighbours,
+                                     size_t adjacency_len);
 
 /**
- * Initialises `rng` as a ChaCha20 generator keyed by 32 bytes from the operating system's secure source:
- * getrandom(2) on Linux and Android. Elsewhere it returns `DPMO_UNSUPPORTED` (seed with `dpmo_rng_init`
- * from your platform's secure source instead). On failure nothing is written.
+ * Degree centrality (PrivPareto paper, §7.3): writes degree(G, v) = |N(v)| to `out[v]` for every node v.
+ * Neighbour relation: graphs on the same nodes differing in one edge (edge-DP, Def. 7.1); global
+ * sensitivity Δ = `DPMO_DEGREE_GLOBAL_SENSITIVITY` = 1.
+ *
+ * Errors: those of `dpmo_graph_validate`; a null, misaligned or overlapping `out`.
  *
  * # Safety
- * `rng` must point to writable memory for one `dpmo_rng`.
+ * The graph arrays as for `dpmo_graph_validate`; `out`: `node_count` writable doubles.
  */
-enum dpmo_status dpmo_rng_init_os(struct dpmo_rng *rng);
+enum dpmo_status dpmo_degree(const size_t *offsets,
+                             size_t node_count,
+                             const uint32_t *neighbours,
+                             size_t adjacency_len,
+                             double *out);
 
 /**
- * Fills `out[0..count]` with independent draws from `distribution` (`DPMO_DIST_UNIFORM`,
- * `DPMO_DIST_EXPONENTIAL`, `DPMO_DIST_GUMBEL` or `DPMO_DIST_LAPLACE`, all standard, OR-ed with the
- * required `DPMO_FLOAT`), in floating point. For tests, audits and simulation only: these draws are **not**
- * for adding noise to a value you release (floating-point noise leaks the value, Mironov 2012); use
- * `dpmo_sample_discrete_laplace` for that. As everywhere in this ABI, floating-point randomness is opt-in:
- * without `DPMO_FLOAT` the call is refused with `DPMO_UNSUPPORTED`, before any other check, and draws
- * nothing.
+ * Egocentric density (PrivPareto paper, eq. (2)): writes 2·|edges among N(v)| / (|N(v)|·(|N(v)| − 1))
+ * to `out[v]` for every node v, and 0 for a node with fewer than two neighbours (no possible edge among
+ * them). Neighbour relation: one edge (edge-DP); global sensitivity Δ =
+ * `DPMO_EGODENSITY_GLOBAL_SENSITIVITY` = 1.
  *
- * Errors: an unknown distribution or flag → `DPMO_INVALID_ARGUMENT`; `DPMO_FLOAT` missing →
- * `DPMO_UNSUPPORTED`; an invalid generator; a null, misaligned or overlapping `out`; a count not
- * representable in bytes → `DPMO_OVERFLOW`.
+ * Errors: those of `dpmo_graph_validate`; a null, misaligned or overlapping `out`.
  *
  * # Safety
- * `rng` must point to an initialised `dpmo_rng`; `out` to `count` writable doubles.
+ * The graph arrays as for `dpmo_graph_validate`; `out`: `node_count` writable doubles.
  */
-enum dpmo_status dpmo_sample(struct dpmo_rng *rng,
-                             uint32_t distribution,
-                             double *out,
-                             size_t count);
+enum dpmo_status dpmo_egodensity(const size_t *offsets,
+                                 size_t node_count,
+                                 const uint32_t *neighbours,
+                                 size_t adjacency_len,
+                                 double *out);
 
 /**
- * Fills `out[0..count]` with independent exact draws of the discrete Laplace distribution
- * P(Z = z) ∝ exp(−|z| · granularity / scale) on the integers (Canonne, Kamath & Steinke 2020,
- * Algorithm 2): the noise for releasing a value. To release f(x) with sensitivity Δ under ε-DP, round f(x)
- * to a multiple of `granularity` (or use an integer count and granularity 1), take scale = Δ / ε, and
- * release f(x) + granularity · Z. Every coin is exact (no floating point), so the released values are
- * immune to the floating-point attack on the Laplace mechanism (Mironov 2012). A draw whose magnitude
- * exceeds 2^63 − 1 is redrawn, an event of probability below 2 exp(−2^30).
+ * Writes to `*out_len` the number of uint32_t of scratch `dpmo_ebc` needs for a graph of `node_count`
+ * nodes and `adjacency_len` stored entries: 4 · node_count + 1 + adjacency_len.
  *
- * Errors: `scale` or `granularity` not finite and > 0, or scale / granularity outside [2^-64, 2^32] →
- * `DPMO_INVALID_ARGUMENT`; an invalid generator; a null, misaligned or overlapping `out`.
+ * Errors: a null or misaligned `out_len`; the length, or its size in bytes, not representable →
+ * `DPMO_OVERFLOW`.
  *
  * # Safety
- * `rng` must point to an initialised `dpmo_rng`; `out` to `count` writable int64_t.
+ * `out_len`: one writable size_t.
  */
-enum dpmo_status dpmo_sample_discrete_laplace(struct dpmo_rng *rng,
-                                              double scale,
-                                              double granularity,
-                                              int64_t *out,
-                                              size_t count);
+enum dpmo_status dpmo_ebc_scratch_len(size_t node_count,
+                                      size_t adjacency_len,
+                                      size_t *out_len);
 
 /**
- * Any single selector: `selector` is a `DPMO_SELECTOR_*`, optionally OR-ed with `DPMO_FLOAT` (floating
- * point) or `DPMO_ISOCHRONOUS` (constant time; see it). Writes the
- * chosen index to `*out_index`. `perm_scratch` (n size_t) is needed by permute-and-flip and by
- * report-noisy-max with Exponential noise unless floating point is asked for; it may be NULL with length 0
- * otherwise. `budget` (nullable) is charged epsilon.
+ * Egocentric betweenness centrality (Local Dampening paper, Def. 5.1): writes EBC(v) to `out[v]` for
+ * every node v (0 for a node with fewer than two neighbours). `scratch` must hold at least
+ * `dpmo_ebc_scratch_len` uint32_t (any contents; unspecified afterwards). Neighbour relation: one edge
+ * (edge-DP); global sensitivity Δ = max(D(D − 1)/4, D) for a public bound D on the maximum degree
+ * (Lemma 5.2, `dpmo_ebc_global_sensitivity`).
+ *
+ * Errors: those of `dpmo_graph_validate`; a null, misaligned or overlapping `scratch` or `out`;
+ * `scratch_len` too small → `DPMO_SCRATCH_TOO_SMALL`; node_count or adjacency_len ≥ 2³² →
+ * `DPMO_OVERFLOW`.
  *
  * # Safety
- * `rng`: an initialised generator; `scores`: n readable doubles; `perm_scratch`: NULL or
- * `perm_scratch_len` writable size_t; `out_index`: one writable size_t; `budget`: NULL or a valid budget.
+ * The graph arrays as for `dpmo_graph_validate`; `scratch`: `scratch_len` writable uint32_t; `out`:
+ * `node_count` writable doubles; no output overlapping another buffer.
  */
-enum dpmo_status dpmo_select(struct dpmo_rng *rng,
-                             uint32_t selector,
-                             const double *scores,
-                             size_t n,
-                             double sensitivity,
-                             double epsilon,
-                             size_t *perm_scratch,
-                             size_t perm_scratch_len,
-                             size_t *out_index,
-                             struct dpmo_budget *budget);
+enum dpmo_status dpmo_ebc(const size_t *offsets,
+                          size_t node_count,
+                          const uint32_t *neighbours,
+                          size_t adjacency_len,
+                          uint32_t *scratch,
+                          size_t scratch_len,
+                          double *out);
 
 /**
- * The epsilon each round of an isochronous selection of k out of n candidates at a total `epsilon` runs its
- * mechanism at (see `DPMO_ISOCHRONOUS`), so that the selection is epsilon-DP exactly: epsilon/k rounded
- * down, less 2^-40 for the exponential mechanism and Gumbel noise or (n + 1) 2^-40 for permute-and-flip
- * and Exponential noise, rounded down. `selector` may carry `DPMO_ISOCHRONOUS`. Errors: epsilon not finite
- * and positive, or epsilon/k not above that slack → `DPMO_INVALID_EPSILON`; k = 0 or k > n, an unknown
- * selector or one with `DPMO_FLOAT` → `DPMO_INVALID_ARGUMENT`; Laplace noise → `DPMO_UNSUPPORTED`.
+ * Writes to `*out` the global sensitivity of EBC, Δ = max(D(D − 1)/4, D), for graphs whose maximum degree
+ * is at most the public bound D = `max_degree` (Local Dampening paper, Lemma 5.2). Neighbour relation:
+ * one edge (edge-DP).
+ *
+ * Errors: a null or misaligned `out`.
  *
  * # Safety
- * `out_epsilon`: one writable double.
+ * `out`: one writable double.
  */
-enum dpmo_status dpmo_isochronous_run_epsilon(uint32_t selector,
-                                              double epsilon,
-                                              size_t n,
-                                              size_t k,
-                                              double *out_epsilon);
+enum dpmo_status dpmo_ebc_global_sensitivity(size_t max_degree,
+                                             double *out);
 
 /**
- * The exponential mechanism, exactly: writes to `*out_index` an index r in [0, n) drawn with probability
- * exactly ∝ exp(epsilon · scores[r] / (2 · sensitivity)) (scores floored onto a grid of about
- * 2^-62 · sensitivity; integers and most real scores are on it). epsilon-DP in the arithmetic that runs,
- * when `sensitivity` bounds how much any score changes between neighbouring datasets. `budget` (nullable)
- * is charged epsilon; see "Budgets" in the header's introduction.
+ * The δ table of the degree: writes δ(G, t, v) = 1 to `out[v · columns + t]` for every node v and
+ * t < `columns` (δ equals the global sensitivity, hence is admissible, Local Dampening Def. 3.3).
+ * Neighbour relation: one edge (edge-DP); Δ = `DPMO_DEGREE_GLOBAL_SENSITIVITY` = 1.
+ *
+ * Errors: those of `dpmo_graph_validate`; `columns` = 0 → `DPMO_INVALID_ARGUMENT`; node_count · columns
+ * not representable → `DPMO_OVERFLOW`; a null, misaligned or overlapping `out`.
  *
  * # Safety
- * `rng`: an initialised generator; `scores`: n readable doubles; `out_index`: one writable size_t;
- * `budget`: NULL or a valid budget.
+ * The graph arrays as for `dpmo_graph_validate`; `out`: node_count · columns writable doubles.
  */
-enum dpmo_status dpmo_select_exponential(struct dpmo_rng *rng,
-                                         const double *scores,
-                                         size_t n,
-                                         double sensitivity,
-                                         double epsilon,
-                                         size_t *out_index,
-                                         struct dpmo_budget *budget);
+enum dpmo_status dpmo_degree_delta_table(const size_t *offsets,
+                                         size_t node_count,
+                                         const uint32_t *neighbours,
+                                         size_t adjacency_len,
+                                         size_t columns,
+                                         double *out);
 
 /**
- * Output probabilities of the exponential mechanism, computed in floating point (log space): writes n
- * probabilities (summing to 1) to `out_probabilities`. For audits and tests.
+ * The δ table of egocentric density (PrivPareto paper, §7.3, clamped as docs/DESIGN.md §2 requires): writes
+ * δ(G, t, v) = min(1, 2 / (|N(v)| − t − 2)) when |N(v)| − t − 2 > 0, and 1 otherwise, to
+ * `out[v · columns + t]`. The printed, unclamped form (2 at |N(v)| − t = 3) is not admissible; the
+ * clamped one is (Local Dampening Lemma 3.5). Neighbour relation: one edge (edge-DP); Δ =
+ * `DPMO_EGODENSITY_GLOBAL_SENSITIVITY` = 1.
+ *
+ * Errors: as for `dpmo_degree_delta_table`.
  *
  * # Safety
- * `scores`: n readable doubles; `out_probabilities`: n writable doubles not overlapping `scores`.
+ * The graph arrays as for `dpmo_graph_validate`; `out`: node_count · columns writable doubles.
  */
-enum dpmo_status dpmo_exponential_probabilities(const double *scores,
-                                                size_t n,
-                                                double sensitivity,
-                                                double epsilon,
-                                                double *out_probabilities);
+enum dpmo_status dpmo_egodensity_delta_table(const size_t *offsets,
+                                             size_t node_count,
+                                             const uint32_t *neighbours,
+                                             size_t adjacency_len,
+                                             size_t columns,
+                                             double *out);
 
 /**
- * Permute-and-flip (McKenna & Sheldon 2020), exactly: visits candidates in random order and keeps r with
- * probability exactly exp(epsilon · (scores[r] − max) / (2 · sensitivity)) (on the same grid as
- * `dpmo_select_exponential`). Never less accurate than the exponential mechanism at the same epsilon.
- * `perm_scratch` must hold at least n size_t entries (any contents; unspecified afterwards). `budget`
- * (nullable) is charged epsilon.
+ * The δ table of EBC (Local Dampening paper, Def. 5.3, Lemma 5.4): writes
+ * δ(G, t, v) = max((d + t)(d + t − 1)/4, d + t), d = |N(v)|, clamped to Δ = max(D(D − 1)/4, D)
+ * (Lemma 5.2, D = `max_degree`, the public bound on the maximum degree), to `out[v · columns + t]`.
+ * Neighbour relation: one edge (edge-DP); Δ = `dpmo_ebc_global_sensitivity(max_degree)`.
+ *
+ * Errors: as for `dpmo_degree_delta_table`; a node of degree above `max_degree` →
+ * `DPMO_INVALID_ARGUMENT` (the public bound, hence Δ, would be wrong).
  *
  * # Safety
- * `rng`: an initialised generator; `scores`: n readable doubles; `perm_scratch`: `perm_scratch_len`
- * writable size_t; `out_index`: one writable size_t; `budget`: NULL or a valid budget; no output may
- * overlap another buffer.
+ * The graph arrays as for `dpmo_graph_validate`; `out`: node_count · columns writable doubles.
  */
-enum dpmo_status dpmo_select_permute_and_flip(struct dpmo_rng *rng,
-                                              const double *scores,
-                                              size_t n,
-                                              double sensitivity,
-                                              double epsilon,
-                                              size_t *perm_scratch,
-                                              size_t perm_scratch_len,
-                                              size_t *out_index,
-                                              struct dpmo_budget *budget);
+enum dpmo_status dpmo_ebc_delta_table(const size_t *offsets,
+                                      size_t node_count,
+                                      const uint32_t *neighbours,
+                                      size_t adjacency_len,
+                                      size_t max_degree,
+                                      size_t columns,
+                                      double *out);
 
 /**
- * Report-noisy-max: the argmax of the scores plus i.i.d. noise of scale 2 · sensitivity / epsilon.
- * `noise` is `DPMO_NOISE_GUMBEL` (run exactly as the exponential mechanism, its distribution) or
- * `DPMO_NOISE_EXPONENTIAL` (run exactly as permute-and-flip, which needs `perm_scratch` of n size_t; it may
- * be NULL with length 0 otherwise). `DPMO_NOISE_LAPLACE` exists in floating point only: pass
- * `DPMO_NOISE_LAPLACE | DPMO_FLOAT` (else `DPMO_UNSUPPORTED`). Any noise may carry `DPMO_FLOAT`.
+ * True positive rate (PrivPareto paper, §6.2.3): writes TP / (TP + FN) to `*out`, or 0 when there are
+ * no positives. Neighbour relation: one record added or removed, or substituted; global sensitivity
+ * Δ = `DPMO_RATE_GLOBAL_SENSITIVITY` = 1 (Example 6.2).
+ *
+ * Errors: a null or misaligned `out`.
  *
  * # Safety
- * `rng`: an initialised generator; `scores`: n readable doubles; `perm_scratch`: NULL or
- * `perm_scratch_len` writable size_t; `out_index`: one writable size_t; `budget`: NULL or a valid budget.
+ * `out`: one writable double.
  */
-enum dpmo_status dpmo_select_noisy_max(struct dpmo_rng *rng,
-                                       const double *scores,
+enum dpmo_status dpmo_tpr(uint64_t true_positives,
+                          uint64_t false_negatives,
+                          double *out);
+
+/**
+ * True negative rate (PrivPareto paper, §6.2.3): writes TN / (TN + FP) to `*out`, or 0 when there are
+ * no negatives. Neighbour relation: one record added or removed, or substituted; global sensitivity
+ * Δ = `DPMO_RATE_GLOBAL_SENSITIVITY` = 1.
+ *
+ * Errors: a null or misaligned `out`.
+ *
+ * # Safety
+ * `out`: one writable double.
+ */
+enum dpmo_status dpmo_tnr(uint64_t true_negatives,
+                          uint64_t false_positives,
+                          double *out);
+
+/**
+ * The admissible δ of a rate hits / (hits + misses) at distance `t` — (TP, FN) for TPR, (TN, FP) for
+ * TNR — written to `*out`. This is the corrected form of PrivPareto Lemma 6.1 (the printed lemma is not
+ * admissible, docs/DESIGN.md §2): with P′ = hits + misses − t, δ = 1 if P′ ≤ 1, otherwise
+ * min(1, min(P′, max(hits, misses)) / (P′(P′ − 1))) for `DPMO_NEIGHBOURS_ADD_REMOVE`, and the maximum of
+ * that and 1/P′ for `DPMO_NEIGHBOURS_SUBSTITUTION`. Already clamped to Δ =
+ * `DPMO_RATE_GLOBAL_SENSITIVITY` = 1.
+ *
+ * Errors: `neighbours` not one of the two constants → `DPMO_INVALID_ARGUMENT`; a null or misaligned `out`.
+ *
+ * # Safety
+ * `out`: one writable double.
+ */
+enum dpmo_status dpmo_rate_delta(uint64_t hits,
+                                 uint64_t misses,
+                                 uint64_t t,
+                                 uint32_t neighbours,
+                                 double *out);
+
+/**
+ * The δ table of a rate for n candidates (e.g. classifiers): writes `dpmo_rate_delta(hits[r], misses[r],
+ * t, neighbours)` to `out[r · columns + t]` for r < n, t < `columns`. Neighbour relation as selected by
+ * `neighbours`; Δ = `DPMO_RATE_GLOBAL_SENSITIVITY` = 1. n = 0 is accepted and writes nothing.
+ *
+ * Errors: `neighbours` unknown or `columns` = 0 → `DPMO_INVALID_ARGUMENT`; n · columns not
+ * representable → `DPMO_OVERFLOW`; a null, misaligned or overlapping pointer.
+ *
+ * # Safety
+ * `hits`, `misses`: n readable uint64_t; `out`: n · columns writable doubles overlapping neither.
+ */
+enum dpmo_status dpmo_rate_delta_table(const uint64_t *hits,
+                                       const uint64_t *misses,
                                        size_t n,
-                                       double sensitivity,
-                                       double epsilon,
-                                       uint32_t noise,
-                                       size_t *perm_scratch,
-                                       size_t perm_scratch_len,
-                                       size_t *out_index,
-                                       struct dpmo_budget *budget);
+                                       uint32_t neighbours,
+                                       size_t columns,
+                                       double *out);
 
 /**
- * A static, NUL-terminated English sentence describing `status` (a `dpmo_status` value). Unknown values
- * give "Unknown dpmo status code." Never returns null; the string must not be freed.
+ * Information gain of a split attribute (Local Dampening paper, §5.2, eq. (2), without the class
+ * entropy term, which is the same for every attribute): writes
+ * IG = −Σ_j Σ_c τ_{j,c} log₂(τ_{j,c} / τ_j) to `*out`, for the row-major `values` × `classes`
+ * contingency table τ_{j,c} = `counts[j · classes + c]`. Neighbour relation: one record added or
+ * removed; global sensitivity Δ = log₂(N + 1) + 1/ln 2 for a public bound N on the number of records
+ * (`dpmo_info_gain_global_sensitivity`).
+ *
+ * Errors: `values` or `classes` = 0 → `DPMO_EMPTY_INPUT`; `values` > `DPMO_CONTINGENCY_MAX_VALUES` or
+ * `classes` > `DPMO_CONTINGENCY_MAX_CLASSES` (16 × 16) → `DPMO_CAPACITY_EXCEEDED`; a total count above
+ * 2⁵³ → `DPMO_OVERFLOW`; a null, misaligned or overlapping pointer.
+ *
+ * # Safety
+ * `counts`: values · classes readable uint64_t; `out`: one writable double.
  */
-const char *dpmo_status_message(uint32_t status);
+enum dpmo_status dpmo_information_gain(const uint64_t *counts,
+                                       size_t values,
+                                       size_t classes,
+                                       double *out);
 
 /**
- * The library version, a static NUL-terminated string such as "0.2.0" (compare with the
- * `DPMO_VERSION_*` macros to detect a header/library mismatch).
+ * Writes to `*out` the global sensitivity of information gain, Δ = log₂(N + 1) + 1/ln 2, for datasets of
+ * at most N = `max_records` records (Local Dampening paper, §5.2, after Friedman and Schuster); N must
+ * be public. Neighbour relation: one record added or removed.
+ *
+ * Errors: a null or misaligned `out`.
+ *
+ * # Safety
+ * `out`: one writable double.
  */
-const char *dpmo_version(void);
+enum dpmo_status dpmo_info_gain_global_sensitivity(uint64_t max_records,
+                                                   double *out);
+
+/**
+ * One attribute's row of the information-gain δ table: writes LS^IG(T, t, A) for t = 0 .. `columns` − 1
+ * to `out[0 .. columns]`, the element local sensitivity at distance t (Local Dampening paper, Lemma 5.5
+ * at t = 0, Algorithm 3 "Candidates" and Lemma 5.6 beyond, computed incrementally over t; without the
+ * printed "a < τ" guard, which drops real neighbours). It is admissible and non-decreasing in t, and
+ * **not clamped**: the values may exceed Δ, so pass Δ = `dpmo_info_gain_global_sensitivity(N)` as the
+ * `global` of the `dpmo_sensitivity`, which clamps them. For n attributes, call once per attribute with
+ * `out` pointing at row r of the n × columns table. Neighbour relation: one record added or removed.
+ *
+ * Cost O(values · classes · columns · min(columns, max count)): keep `columns` to the saturation
+ * distance you need.
+ *
+ * Errors: as for `dpmo_information_gain`; `columns` = 0 → `DPMO_INVALID_ARGUMENT`.
+ *
+ * # Safety
+ * `counts`: values · classes readable uint64_t; `out`: `columns` writable doubles not overlapping it.
+ */
+enum dpmo_status dpmo_info_gain_delta_table(const uint64_t *counts,
+                                            size_t values,
+                                            size_t classes,
+                                            size_t columns,
+                                            double *out);
+
+/**
+ * The Gini split utility (Local Dampening paper, §5.2 "Gini Index", after Friedman and Schuster):
+ * writes −Σ_j (τ_j − Σ_c τ_{j,c}² / τ_j) over the values j with τ_j > 0 to `*out` (0 for a pure split,
+ * larger is better), for the row-major `values` × `classes` table `counts`. Neighbour relation: one
+ * record added or removed; global sensitivity Δ = `DPMO_GINI_GLOBAL_SENSITIVITY` = 2 (use it with a
+ * global selector; no local δ is offered).
+ *
+ * Errors: as for `dpmo_information_gain`.
+ *
+ * # Safety
+ * `counts`: values · classes readable uint64_t; `out`: one writable double.
+ */
+enum dpmo_status dpmo_gini(const uint64_t *counts,
+                           size_t values,
+                           size_t classes,
+                           double *out);
+
+/**
+ * The element-wise maximum of two δ tables of the same shape, in place: `acc[i] = max(acc[i],
+ * other[i])` for i < `len`. The maximum of admissible functions is admissible (Local Dampening paper,
+ * Lemma 4.5), so this combines, e.g., several bounds of one utility, or the δ of utilities whose maximum
+ * is taken. (A minimum is not admissible in general and is not offered.) `acc` is read and written;
+ * `other` must not overlap it.
+ *
+ * Errors: a NaN, negative or infinite value in either table → `DPMO_INVALID_SENSITIVITY_VALUE` (`acc`
+ * unchanged); a null, misaligned or overlapping pointer; len · 8 not representable → `DPMO_OVERFLOW`.
+ *
+ * # Safety
+ * `acc`: `len` readable and writable doubles; `other`: `len` readable doubles.
+ */
+enum dpmo_status dpmo_delta_max_into(double *acc,
+                                     const double *other,
+                                     size_t len);
+
+/**
+ * Writes to `*out_len` the number of `uint32_t` of leaf scratch every function of this module needs:
+ * the total number of nodes Σ n_i. Only the pointers and k are checked here.
+ *
+ * # Safety
+ * `hierarchies`: k readable `dpmo_hierarchy`, each with n readable ids; `out_len`: one writable size_t.
+ */
+enum dpmo_status dpmo_lattice_scratch_len(const struct dpmo_hierarchy *hierarchies,
+                                          size_t k,
+                                          size_t *out_len);
+
+/**
+ * Validates the k hierarchies (the common errors of this module) and writes N = ∏(height_i + 1), the
+ * largest |a⁺|, to `*out_max_chain_product`: the length of every per-record buffer.
+ *
+ * # Safety
+ * `hierarchies` as for `dpmo_lattice_scratch_len`; `leaf_scratch`: `leaf_scratch_len` writable ids;
+ * `out_max_chain_product`: one writable size_t.
+ */
+enum dpmo_status dpmo_lattice_check(const struct dpmo_hierarchy *hierarchies,
+                                    size_t k,
+                                    uint32_t *leaf_scratch,
+                                    size_t leaf_scratch_len,
+                                    size_t *out_max_chain_product);
+
+/**
+ * The chain product a⁺ of `record` (k node ids): writes its |a⁺| elements, k node ids each, to
+ * `out_elements` (row-major) and |a⁺| to `*out_count`.
+ *
+ * Errors (besides the common ones): `out_elements_len` < |a⁺| · k → `DPMO_LENGTH_MISMATCH`.
+ *
+ * # Safety
+ * The hierarchies and leaf scratch as for `dpmo_lattice_check`; `record`: k readable ids;
+ * `out_elements`: `out_elements_len` writable ids; `out_count`: one writable size_t.
+ */
+enum dpmo_status dpmo_chain_product(const struct dpmo_hierarchy *hierarchies,
+                                    size_t k,
+                                    uint32_t *leaf_scratch,
+                                    size_t leaf_scratch_len,
+                                    const uint32_t *record,
+                                    uint32_t *out_elements,
+                                    size_t out_elements_len,
+                                    size_t *out_count);
+
+/**
+ * ρ(x, D) for every x ∈ a⁺: writes |a⁺| counts (in the order of `dpmo_chain_product`) of the m records
+ * at `records` that each x generalizes, and |a⁺| to `*out_count`. O(m · k · height + |a⁺| · k).
+ *
+ * Errors (besides the common ones): `out_counts_len` < |a⁺| → `DPMO_LENGTH_MISMATCH`.
+ *
+ * # Safety
+ * As for `dpmo_chain_product`; `records`: m · k readable ids (may be NULL when m = 0); `out_counts`:
+ * `out_counts_len` writable uint64_t.
+ */
+enum dpmo_status dpmo_generalized_counts(const struct dpmo_hierarchy *hierarchies,
+                                         size_t k,
+                                         uint32_t *leaf_scratch,
+                                         size_t leaf_scratch_len,
+                                         const uint32_t *record,
+                                         const uint32_t *records,
+                                         size_t m,
+                                         uint64_t *out_counts,
+                                         size_t out_counts_len,
+                                         size_t *out_count);
+
+/**
+ * The scores of §2 for every x ∈ a⁺ against the side database Θ (`theta`, m records): u(x) to
+ * `out_utility`, r(x) = Φ(x)/|ρ(x, Θ)| to `out_risk`, f(x) = λ|ρ(x, Θ)|/max(Φ(x), φ_min) + u(x)^κ to
+ * `out_lagrangian`, |ρ(x, Θ)| to `out_counts` (each `out_len` long), and |a⁺| to `*out_count`. `weights`:
+ * NULL for Model II (w_i ≡ 1/k), or k Model I weights (w_i at every value but ⊥, 0 at ⊥).
+ *
+ * Errors (besides the common ones): an unknown `utility`; λ < 0 or φ_min ≤ 0 → `DPMO_INVALID_ARGUMENT`;
+ * a non-finite λ, φ_min or weight → `DPMO_NON_FINITE_INPUT`; a negative weight → `DPMO_INVALID_ARGUMENT`;
+ * no record of Θ under a (the risk is undefined) → `DPMO_INVALID_ARGUMENT`; `out_len` < |a⁺| →
+ * `DPMO_LENGTH_MISMATCH`; a non-finite f → `DPMO_OVERFLOW`.
+ *
+ * # Safety
+ * As for `dpmo_generalized_counts`; `weights`: NULL or k readable doubles; each output `out_len` writable
+ * elements.
+ */
+enum dpmo_status dpmo_generalize_scores(const struct dpmo_hierarchy *hierarchies,
+                                        size_t k,
+                                        uint32_t *leaf_scratch,
+                                        size_t leaf_scratch_len,
+                                        const uint32_t *record,
+                                        const uint32_t *theta,
+                                        size_t m,
+                                        const double *weights,
+                                        uint32_t utility,
+                                        double lambda,
+                                        uint32_t kappa,
+                                        double phi_min,
+                                        uint64_t *out_counts,
+                                        double *out_utility,
+                                        double *out_risk,
+                                        double *out_lagrangian,
+                                        size_t out_len,
+                                        size_t *out_count);
+
+/**
+ * The exact non-private optimum of one record over a⁺ against Θ (`theta`, m records), by enumeration:
+ * `DPMO_OBJECTIVE_LAGRANGIAN` maximizes f(x) = λ|ρ(x, Θ)|/max(Φ(x), φ_min) + u(x)^κ;
+ * `DPMO_OBJECTIVE_THRESHOLD` minimizes r(x) = Φ(x)/|ρ(x, Θ)| subject to u(x) ≥ c (Def. 1, NP-hard when k
+ * grows; ties to the larger utility). Writes the position of the optimum in a⁺ to `*out_index` and
+ * whether one exists (false when no x reaches utility c) to `*out_found`; `*out_index` is 0 when none.
+ * `counts_scratch`: N uint64_t.
+ *
+ * Errors: as for `dpmo_generalize_scores`; an unknown `objective`; a non-finite c →
+ * `DPMO_NON_FINITE_INPUT`; a short `counts_scratch` → `DPMO_LENGTH_MISMATCH`.
+ *
+ * # Safety
+ * As for `dpmo_generalize_scores`; `counts_scratch`: `counts_len` writable uint64_t; `out_index`: one
+ * writable size_t; `out_found`: one writable bool.
+ */
+enum dpmo_status dpmo_generalize_optimum(const struct dpmo_hierarchy *hierarchies,
+                                         size_t k,
+                                         uint32_t *leaf_scratch,
+                                         size_t leaf_scratch_len,
+                                         const uint32_t *record,
+                                         const uint32_t *theta,
+                                         size_t m,
+                                         const double *weights,
+                                         uint32_t utility,
+                                         uint32_t objective,
+                                         double lambda,
+                                         uint32_t kappa,
+                                         double phi_min,
+                                         double c,
+                                         uint64_t *counts_scratch,
+                                         size_t counts_len,
+                                         size_t *out_index,
+                                         bool *out_found);
+
+/**
+ * The smallest β that `dpmo_generalize_release` accepts for ε (β ≥ e^{−ε} certified, within 10^-12
+ * relative of e^{−ε} wherever e^{−ε} is a normal double, for every finite ε > 0): the boundary choice of
+ * the paper, where the per-record choice is uniform.
+ *
+ * Errors: ε not finite or ≤ 0 → `DPMO_INVALID_EPSILON`; ε too small for any β < 1 →
+ * `DPMO_INVALID_ARGUMENT`; a null or misaligned `out_beta`.
+ *
+ * # Safety
+ * `out_beta`: one writable double.
+ */
+enum dpmo_status dpmo_generalize_min_beta(double epsilon,
+                                          double *out_beta);
+
+/**
+ * Validates `params` for the hierarchies, except that t may violate condition (10), and writes the
+ * derived quantities (ε′, η, the smallest admissible t, the noise of 𝓛′, the total (ε, δ)) to `*out`.
+ *
+ * Errors (besides the common ones): ε or ε_F not finite or ≤ 0 → `DPMO_INVALID_EPSILON`; β < e^{−ε} or
+ * β ∉ (0, 1), δ, δ_F or τ₁ ∉ (0, 1), t = 0 (t < 2 for the threshold objective), n₀ = 0, λ < 0, κ > 64,
+ * φ ≤ 0, an unknown objective or utility, a noise scale N/ε_F above 2³², or condition (10) unsatisfiable
+ * → `DPMO_INVALID_ARGUMENT`; a non-finite λ, c or φ → `DPMO_NON_FINITE_INPUT`; ν^κ, η or ε′ not finite →
+ * `DPMO_OVERFLOW`.
+ *
+ * # Safety
+ * The hierarchies and leaf scratch as for `dpmo_lattice_check`; `params`: one readable
+ * `dpmo_generalize_params`; `out`: one writable `dpmo_generalize_derived`.
+ */
+enum dpmo_status dpmo_generalize_derive(const struct dpmo_hierarchy *hierarchies,
+                                        size_t k,
+                                        uint32_t *leaf_scratch,
+                                        size_t leaf_scratch_len,
+                                        const struct dpmo_generalize_params *params,
+                                        struct dpmo_generalize_derived *out);
+
+/**
+ * Algorithm 3 (Fouad et al.) with a private frequent set: keeps each of the m records independently with
+ * probability 1 − β (an exact Bernoulli trial on the bits of β), releases 𝓛′ = {x : |ρ(x, D)| + Z_x ≥ T}
+ * with exact discrete Laplace noise, and for each kept record draws a generalization from a⁺ ∩ 𝓛′
+ * (threshold objective: those with u ≥ c) by the exponential mechanism in exact arithmetic with
+ * P(x) ∝ exp(ε′ f(x)/m̄) (or exp(−ε′ r(x)/m̄)). Writes the released generalizations, k node ids each, sorted lexicographically (a
+ * multiset: the rows carry no record order), to `out_rows`, and their number to `*out_released`. A kept
+ * record without any admissible generalization is not released.
+ *
+ * Guarantee: (ε + ε_F, δ + δ_F)-differential privacy for adding or removing a record, by Theorem 4 with
+ * the corrections documented in the core's `generalize` module, when t satisfies condition (10) (checked).
+ *
+ * `weights`: `weights_len` = 0 for Model II (`weights` may then be NULL), k shared Model I weights, or m · k
+ * per-record weights.
+ * Scratch: `counts`, `scores` and `candidates` each N entries (`dpmo_lattice_check`); `out_rows`: m · k
+ * ids. `budget` (nullable) is charged ε + ε_F after the arguments are checked and before the records are
+ * read; a failure caused by the records or their weights (an id out of range, a non-finite or negative
+ * weight) keeps the charge.
+ *
+ * Errors (besides the common ones): those of `dpmo_generalize_derive`; t below the smallest admissible t
+ * → `DPMO_INVALID_ARGUMENT`; m = 0 → `DPMO_EMPTY_INPUT`; `weights_len` not 0, k or m · k, or NULL weights
+ * with a nonzero length → `DPMO_LENGTH_MISMATCH`; `out_rows_len` < m · k → `DPMO_LENGTH_MISMATCH`; a
+ * short scratch → `DPMO_SCRATCH_TOO_SMALL`; an invalid generator or budget; the budget left smaller than
+ * ε + ε_F → `DPMO_BUDGET_EXHAUSTED` (nothing else happens); every argument error, an invalid generator
+ * included, is reported before the budget is charged.
+ *
+ * # Safety
+ * `rng`: an initialised generator; the hierarchies and leaf scratch as for `dpmo_lattice_check`;
+ * `records`: m · k readable ids; `weights`: NULL or `weights_len` readable doubles; `params`: one readable
+ * struct; the scratches and `out_rows` writable for their lengths; `out_released`: one writable size_t;
+ * `budget`: NULL or a valid budget. No output may overlap another buffer.
+ */
+enum dpmo_status dpmo_generalize_release(struct dpmo_rng *rng,
+                                         const struct dpmo_hierarchy *hierarchies,
+                                         size_t k,
+                                         uint32_t *leaf_scratch,
+                                         size_t leaf_scratch_len,
+                                         const uint32_t *records,
+                                         size_t m,
+                                         const double *weights,
+                                         size_t weights_len,
+                                         const struct dpmo_generalize_params *params,
+                                         uint64_t *counts,
+                                         size_t counts_len,
+                                         double *scores,
+                                         size_t scores_len,
+                                         size_t *candidates,
+                                         size_t candidates_len,
+                                         uint32_t *out_rows,
+                                         size_t out_rows_len,
+                                         size_t *out_released,
+                                         struct dpmo_budget *budget);
 
 #ifdef __cplusplus
 }  // extern "C"

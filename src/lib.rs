@@ -61,10 +61,16 @@ pub use select::{
 };
 pub use sensitivity::{DeltaSource, LocalSensitivity};
 
-// Every ```rust block of the README is compiled and run as a doctest.
+// Every ```rust block of the Rust page of the documentation is compiled and run as a doctest (the crate ships
+// docs/rust.md for this; tests/readme/check.py refuses a rust block in a page not included here).
 #[cfg(doctest)]
-#[doc = include_str!("../README.md")]
-struct ReadmeDoctests;
+#[doc = include_str!("../docs/rust.md")]
+struct RustPageDoctests;
+
+// The crate's own README (the page crates.io shows) too.
+#[cfg(doctest)]
+#[doc = include_str!("../README.crate.md")]
+struct CrateReadmeDoctests;
 
 /// Not part of the API: the selectors run directly on a generator, without drawing the call's key first
 /// ([`rng::call_stream`]), so that a test can script every word they read (the tape proofs of

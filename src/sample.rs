@@ -3,7 +3,7 @@
 //! Floating-point caveat: these are the textbook inverse-CDF constructions on a 53-bit uniform. They are
 //! exact to the resolution of `f64` but do not defend against floating-point attacks on the Laplace
 //! mechanism's low-order bits (Mironov, CCS 2012); the selection mechanisms release only an index, which
-//! limits but does not formally remove that channel. See the README's "Guarantees and limits".
+//! limits but does not formally remove that channel. See docs/guarantees.md, "Guarantees and their limits".
 
 use rand_core::Rng;
 

@@ -389,10 +389,10 @@ if out=$(/usr/bin/python3 "$TESTDATA/snippets.py" postgres "$HERE/README.md" 2>&
 else
   echo "$out"; fail "README snippets"
 fi
-if out=$(/usr/bin/python3 "$TESTDATA/snippets.py" postgres "$HERE/../../README.md" 2>&1); then
-  ok "top-level README snippets: $(echo "$out" | tail -1)"
+if out=$(/usr/bin/python3 "$TESTDATA/snippets.py" postgres "$HERE/../../docs/sql.md" 2>&1); then
+  ok "docs/sql.md snippets: $(echo "$out" | tail -1)"
 else
-  echo "$out"; fail "top-level README snippets"
+  echo "$out"; fail "docs/sql.md snippets"
 fi
 
 # --- Starting over is explicit: with the ledger removed, a superuser creates an empty one; every budget is

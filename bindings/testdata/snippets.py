@@ -8,7 +8,7 @@
                                    build/dpmo-ledger, as the README's shell lines do); FILE's directory is
                                    the temporary one
 
-A README showing both engines (the top-level one) marks each block with a first line "-- sqlite" or
+A page showing both engines (docs/sql.md) marks each block with a first line "-- sqlite" or
 "-- postgres"; a tagged block runs only on its own engine. Both run from the repository root, as the READMEs'
 commands do. A statement annotated "-- error: TEXT" must
 fail with a message containing TEXT; every other statement must succeed. Prints one line per block and

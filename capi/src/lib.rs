@@ -11,16 +11,34 @@
 #![allow(non_camel_case_types)]
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod applications;
-mod budget;
-mod buffers;
-mod generalize;
-mod local;
-mod multi;
-mod rng;
-mod select;
-mod selection;
+// cbindgen writes include/dpmo.h in the order of these declarations, so they go from the everyday functions to
+// the specialised ones; each is its own group (separated by a blank line) so that rustfmt keeps that order.
+// The status and the version,
 mod status;
+
+// the generator,
+mod rng;
+
+// the budget,
+mod budget;
+
+// the single-objective selectors,
+mod select;
+
+// local dampening,
+mod local;
+
+// PrivPareto, PrivAgg and top-k,
+mod multi;
+
+// the applications' utilities and sensitivities,
+mod applications;
+
+// private data generalization.
+mod generalize;
+
+mod buffers;
+mod selection;
 
 pub use applications::*;
 pub use budget::*;

@@ -155,9 +155,9 @@ if out=$(EXT="$EXT" "$PYTHON" ../testdata/surface.py sqlite 2>&1); then ok "surf
 else echo "$out" | grep -v '^ok '; fail "surface cases"; fi
 if out=$("$PYTHON" ../testdata/snippets.py sqlite README.md 2>&1); then ok "README snippets: $(echo "$out" | tail -1)"
 else echo "$out"; fail "README snippets"; fi
-if out=$("$PYTHON" ../testdata/snippets.py sqlite ../../README.md 2>&1); then
-  ok "top-level README snippets: $(echo "$out" | tail -1)"
-else echo "$out"; fail "top-level README snippets"; fi
+if out=$("$PYTHON" ../testdata/snippets.py sqlite ../../docs/sql.md 2>&1); then
+  ok "docs/sql.md snippets: $(echo "$out" | tail -1)"
+else echo "$out"; fail "docs/sql.md snippets"; fi
 
 # --- The client-library test (Python's sqlite3 module loading the extension).
 out=$(EXT="$EXT" FIXTURE_DB="$FIXTURE" "$PYTHON" tests/test_sqlite.py 2>&1)
