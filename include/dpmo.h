@@ -344,18 +344,26 @@ typedef enum dpmo_status {
 } dpmo_status;
 
 /**
- * A privacy budget under sequential (basic) composition: mechanisms that are ε₁-, ε₂-, … -DP run on the
- * same data are (Σ ε_j)-DP together. Plain data owned by the caller; initialise it with
- * `dpmo_budget_init` and let every mechanism taking a `dpmo_budget *` charge it (or charge it yourself
- * with `dpmo_budget_charge`).
+ * A privacy budget under sequential (basic) composition: mechanisms that are (ε₁, δ₁)-, (ε₂, δ₂)-, … -DP
+ * run on the same data are (Σ ε_j, Σ δ_j)-DP together. Plain data owned by the caller; initialise it with
+ * `dpmo_budget_init` (pure ε: δ total 0) or `dpmo_budget_init_approx` and let every mechanism taking a
+ * `dpmo_budget *` charge it (or charge it yourself with `dpmo_budget_charge` or
+ * `dpmo_budget_charge_approx`). A pure-ε budget accepts every pure-ε charge and refuses any charge with
+ * δ > 0 (`DPMO_BUDGET_EXHAUSTED`).
  *
- * `spent` is kept as an upper bound of the exact sum of the successful charges, and `remaining` is rounded
- * down, so the exact sum never exceeds `total`, and charging exactly `dpmo_budget_remaining` always
- * succeeds. No tolerance is applied: ten charges of 0.1 against a total of 1 are refused at the tenth (the
- * double 0.1 is slightly above 1/10); charge the remaining amount last, or use dyadic shares (0.125).
+ * `spent` and `delta_spent` are kept as upper bounds of the exact sums of the successful charges, and the
+ * remaining amounts are rounded down, so neither exact sum ever exceeds its total, and charging exactly
+ * what `dpmo_budget_remaining_approx` reports always succeeds. No tolerance is applied: ten charges of 0.1
+ * against a total of 1 are refused at the tenth (the double 0.1 is slightly above 1/10); charge the
+ * remaining amount last, or use dyadic shares (0.125).
  *
  * Every function taking a budget refuses, with `DPMO_INVALID_ARGUMENT`, one that is not finite with
- * 0 < `total` and 0 ≤ `spent` ≤ `total` (that is, one `dpmo_budget_init` could not have produced).
+ * 0 < `total`, 0 ≤ `spent` ≤ `total`, 0 ≤ `delta_total` < 1 and 0 ≤ `delta_spent` ≤ `delta_total` (that
+ * is, one the init and charge functions could not have produced).
+ *
+ * Source compatibility: the δ fields come last, so code written for the two-field struct of dpmo 0.2 still
+ * compiles; such code must initialise the budget with `dpmo_budget_init` (or zero the whole struct) rather
+ * than set `total` and `spent` alone, since uninitialised δ fields make it invalid.
  */
 typedef struct dpmo_budget {
   /**
@@ -366,6 +374,14 @@ typedef struct dpmo_budget {
    * The ε spent so far (0 ≤ spent ≤ total).
    */
   double spent;
+  /**
+   * The total δ (0 ≤ delta_total < 1; 0 for a pure-ε budget).
+   */
+  double delta_total;
+  /**
+   * The δ spent so far (0 ≤ delta_spent ≤ delta_total).
+   */
+  double delta_spent;
 } dpmo_budget;
 
 /**
@@ -867,7 +883,7 @@ enum dpmo_status dpmo_delta_max_into(double *acc,
                                      size_t len);
 
 /**
- * Initialises `*budget` to a fresh budget of `total_epsilon` (spent = 0).
+ * Initialises `*budget` to a fresh pure-ε budget of `total_epsilon` (spent = 0, δ total 0).
  *
  * Errors: a null or misaligned `budget`; `total_epsilon` not finite or ≤ 0 → `DPMO_INVALID_EPSILON`.
  *
@@ -878,7 +894,51 @@ enum dpmo_status dpmo_budget_init(struct dpmo_budget *budget,
                                   double total_epsilon);
 
 /**
- * Records a mechanism run with `epsilon` outside dpmo (sequential composition): adds it to `spent`.
+ * Initialises `*budget` to a fresh (ε, δ) budget: `total_epsilon` > 0, `total_delta` ∈ [0, 1) (0 gives
+ * the pure-ε budget of `dpmo_budget_init`); nothing spent.
+ *
+ * Errors: a null or misaligned `budget`; `total_epsilon` not finite or ≤ 0 → `DPMO_INVALID_EPSILON`;
+ * `total_delta` not finite or outside [0, 1) → `DPMO_INVALID_ARGUMENT`.
+ *
+ * # Safety
+ * `budget`: one writable `dpmo_budget`.
+ */
+enum dpmo_status dpmo_budget_init_approx(struct dpmo_budget *budget,
+                                         double total_epsilon,
+                                         double total_delta);
+
+/**
+ * Records an (ε, δ)-DP mechanism run outside dpmo (sequential composition): adds `epsilon` to `spent`
+ * and `delta` to `delta_spent`.
+ *
+ * Errors (budget unchanged): a null, misaligned or invalid budget; `epsilon` not finite or ≤ 0 →
+ * `DPMO_INVALID_EPSILON`; `delta` not finite or outside [0, 1) → `DPMO_INVALID_ARGUMENT`; the exact sum of
+ * the ε charges would exceed `total`, or that of the δ charges `delta_total` → `DPMO_BUDGET_EXHAUSTED`.
+ *
+ * # Safety
+ * `budget`: one readable and writable `dpmo_budget`.
+ */
+enum dpmo_status dpmo_budget_charge_approx(struct dpmo_budget *budget,
+                                           double epsilon,
+                                           double delta);
+
+/**
+ * Writes the ε and the δ still available to `*out_epsilon` and `*out_delta`: lower bounds of
+ * total − spent and delta_total − delta_spent, never negative (δ is 0 for a pure-ε budget). Charging
+ * exactly these values succeeds when the ε is > 0.
+ *
+ * Errors: a null, misaligned or invalid budget; a null, misaligned or overlapping output.
+ *
+ * # Safety
+ * `budget`: one readable `dpmo_budget`; `out_epsilon`, `out_delta`: one writable double each.
+ */
+enum dpmo_status dpmo_budget_remaining_approx(const struct dpmo_budget *budget,
+                                              double *out_epsilon,
+                                              double *out_delta);
+
+/**
+ * Records a pure ε-DP mechanism run with `epsilon` outside dpmo (sequential composition): adds it to
+ * `spent` (the charge (ε, 0) of `dpmo_budget_charge_approx`).
  *
  * Errors (budget unchanged): a null, misaligned or invalid budget; `epsilon` not finite or ≤ 0 →
  * `DPMO_INVALID_EPSILON`; the exact sum of the charges would exceed `total` → `DPMO_BUDGET_EXHAUSTED`.
