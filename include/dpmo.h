@@ -83,6 +83,56 @@
 #define DPMO_CONTINGENCY_MAX_CLASSES 16
 
 /**
+ * Partition selection: truncated geometric thresholding (Desfontaines et al. 2022; optimal for L = 1).
+ */
+#define DPMO_PARTITION_TRUNCATED_GEOMETRIC 0
+
+/**
+ * Partition selection: unit counts plus discrete Laplace noise, thresholded.
+ */
+#define DPMO_PARTITION_LAPLACE 1
+
+/**
+ * Partition selection: unit counts plus discrete Gaussian noise, thresholded.
+ */
+#define DPMO_PARTITION_GAUSSIAN 2
+
+/**
+ * Partition selection: weights 1/√|S_u| per unit, plus discrete Gaussian noise, thresholded (Gopi et al.).
+ */
+#define DPMO_PARTITION_WEIGHTED_GAUSSIAN 3
+
+/**
+ * Partition selection: DP-SIPS (Swanberg et al. 2023), `rounds` rounds of weighted Gaussian thresholding.
+ */
+#define DPMO_PARTITION_SIPS 4
+
+/**
+ * The most DP-SIPS rounds.
+ */
+#define DPMO_PARTITION_MAX_ROUNDS 8
+
+/**
+ * Top-k score: distinct units with a kept contribution to the item (a unit adds at most 1).
+ */
+#define DPMO_SCORE_UNITS 0
+
+/**
+ * Top-k score: kept events on the item (a unit adds at most C).
+ */
+#define DPMO_SCORE_EVENTS 1
+
+/**
+ * Top-k score: the sum of the kept values, clamped to [lo, hi] with 0 ≤ lo < hi (a unit adds at most C·hi).
+ */
+#define DPMO_SCORE_SUM 2
+
+/**
+ * The most items per unit, L.
+ */
+#define DPMO_DISCOVER_MAX_ITEMS 1048576
+
+/**
  * The largest number of attributes k.
  */
 #define DPMO_GENERALIZE_MAX_ATTRIBUTES 16
@@ -385,6 +435,62 @@ typedef struct dpmo_budget {
 } dpmo_budget;
 
 /**
+ * A random generator state owned by the caller: 64 bytes, no allocation, no pointers. Initialise it with
+ * `dpmo_rng_init`; every call that draws randomness advances it. Copying a state and using both copies
+ * repeats randomness, which breaks differential privacy: keep one state per stream.
+ */
+typedef struct dpmo_rng {
+  /**
+   * Opaque; do not edit.
+   */
+  uint64_t opaque[8];
+} dpmo_rng;
+
+/**
+ * The bounded contributions of one item (`dpmo_bound_events`).
+ */
+typedef struct dpmo_item_total {
+  /**
+   * The item.
+   */
+  uint64_t item;
+  /**
+   * The distinct units with a kept contribution (a unit adds at most 1 to one item, L in all).
+   */
+  uint64_t units;
+  /**
+   * The kept events (a unit adds at most C to one item, L·C in all).
+   */
+  uint64_t events;
+  /**
+   * The sum of the kept, clamped values, in units of the value grid (multiply by the grid).
+   */
+  int64_t sum;
+} dpmo_item_total;
+
+/**
+ * The outcome of `dpmo_discover_top_k`.
+ */
+typedef struct dpmo_top_k_result {
+  /**
+   * The number of items written, ℓ ≤ k, in selection order.
+   */
+  size_t count;
+  /**
+   * 1 when the run stopped at the threshold candidate ⊥ (ℓ < k), else 0.
+   */
+  uint32_t stopped;
+  /**
+   * The ε spent (pay what you get): ε/k · (ℓ + 1) when stopped, ε otherwise.
+   */
+  double epsilon;
+  /**
+   * The δ spent.
+   */
+  double delta;
+} dpmo_top_k_result;
+
+/**
  * One value generalization hierarchy: `parents[v]` is the parent of node v (0 ≤ v < n); the root ⊥ is its
  * own parent.
  */
@@ -505,18 +611,6 @@ typedef struct dpmo_generalize_derived {
    */
   size_t max_chain_product;
 } dpmo_generalize_derived;
-
-/**
- * A random generator state owned by the caller: 64 bytes, no allocation, no pointers. Initialise it with
- * `dpmo_rng_init`; every call that draws randomness advances it. Copying a state and using both copies
- * repeats randomness, which breaks differential privacy: keep one state per stream.
- */
-typedef struct dpmo_rng {
-  /**
-   * Opaque; do not edit.
-   */
-  uint64_t opaque[8];
-} dpmo_rng;
 
 /**
  * A per-candidate local sensitivity δ(x, t, r), as the caller supplies it.
@@ -978,6 +1072,153 @@ enum dpmo_status dpmo_advanced_composition(double eps0,
                                            size_t k,
                                            double delta_prime,
                                            double *out_epsilon);
+
+/**
+ * Writes to `*out_words` the scratch size, in `uint64_t` words, of every discovery function for n events:
+ * 4 n.
+ *
+ * Errors: a null or misaligned `out_words`; 4 n beyond `SIZE_MAX` → `DPMO_OVERFLOW`.
+ *
+ * # Safety
+ * `out_words`: one writable size_t.
+ */
+enum dpmo_status dpmo_discover_scratch_len(size_t n_events,
+                                           size_t *out_words);
+
+/**
+ * Writes to `*out_words` the work size, in `uint64_t` words, of `dpmo_discover_top_k` for k̄: 6 (k̄ + 1).
+ *
+ * Errors: a null or misaligned `out_words`; an overflow → `DPMO_OVERFLOW`.
+ *
+ * # Safety
+ * `out_words`: one writable size_t.
+ */
+enum dpmo_status dpmo_discover_top_k_work_len(size_t k_bar,
+                                              size_t *out_words);
+
+/**
+ * Contribution bounding alone, with the bounded aggregates per item: writes one `dpmo_item_total` per
+ * distinct kept item, sorted by item, to `out_totals` (at least n entries: the public bound on the
+ * number of items), their number to `*out_count` and the value grid g to `*out_value_grid` (1 without
+ * values). Not a release: the totals are exact, for a mechanism of the caller's to add noise to with the
+ * sensitivities of `dpmo_item_total`. No budget is charged. Draws 32 bytes from the generator.
+ *
+ * `values`: null for counts only (then `lo` = `hi` = 0); otherwise n doubles clamped to [lo, hi] (finite,
+ * lo ≤ hi, max(|lo|, |hi|) 0 or within [2^-600, 2^600]).
+ *
+ * Errors (nothing written, generator unchanged): n = 0 → `DPMO_EMPTY_INPUT`; L = 0 or above
+ * `DPMO_DISCOVER_MAX_ITEMS`, C = 0 or above 2^32 − 1, or an invalid clamp → `DPMO_INVALID_ARGUMENT`; a
+ * scratch shorter than `dpmo_discover_scratch_len(n)` → `DPMO_SCRATCH_TOO_SMALL`; `out_totals_len` < n →
+ * `DPMO_LENGTH_MISMATCH`; an invalid generator; the common pointer errors.
+ *
+ * # Safety
+ * `rng`: an initialised generator; `units`, `items`: n readable words; `values`: null or n readable
+ * doubles; `scratch`: `scratch_len` writable words; `out_totals`: `out_totals_len` writable entries;
+ * `out_count`, `out_value_grid`: one writable value each. No output may overlap another buffer.
+ */
+enum dpmo_status dpmo_bound_events(struct dpmo_rng *rng,
+                                   const uint64_t *units,
+                                   const uint64_t *items,
+                                   const double *values,
+                                   size_t n,
+                                   size_t max_items,
+                                   size_t max_per_item,
+                                   double lo,
+                                   double hi,
+                                   uint64_t *scratch,
+                                   size_t scratch_len,
+                                   struct dpmo_item_total *out_totals,
+                                   size_t out_totals_len,
+                                   size_t *out_count,
+                                   double *out_value_grid);
+
+/**
+ * Private partition selection from raw events: bounds each unit's contributions to at most `max_items`
+ * (L) items, then releases the items chosen by `mechanism` (`DPMO_PARTITION_*`; `rounds` is the number of
+ * DP-SIPS rounds, 1 to `DPMO_PARTITION_MAX_ROUNDS`, and must be 0 for the other mechanisms) at
+ * (epsilon, delta): writes them to `out_items`, sorted ascending, and their number to `*out_count`. An
+ * item no unit has is never released. (epsilon, delta)-DP for adding or removing all the events of one
+ * unit; `budget` (nullable) is charged (epsilon, delta) before the events are read (a pure-ε budget
+ * refuses the charge: initialise it with `dpmo_budget_init_approx`). Draws 64 bytes from the generator.
+ *
+ * Every noise is exact (discrete Laplace, truncated, discrete Gaussian) and every comparison an integer
+ * one; the thresholds are computed from (epsilon, delta, L) and rounded in the safe direction.
+ *
+ * Errors (nothing written, nothing charged, generator unchanged): n = 0 → `DPMO_EMPTY_INPUT`; epsilon not
+ * finite or ≤ 0 → `DPMO_INVALID_EPSILON`; delta outside [2^-300, 1), an unknown mechanism, a wrong
+ * `rounds`, L = 0 or above `DPMO_DISCOVER_MAX_ITEMS`, or parameters beyond the exact samplers' ranges (L/ε
+ * above 2^32 for the Laplace-type noises, a Gaussian variance above 2^62) → `DPMO_INVALID_ARGUMENT`; a
+ * scratch shorter than `dpmo_discover_scratch_len(n)` → `DPMO_SCRATCH_TOO_SMALL`; `out_items_len` < n →
+ * `DPMO_LENGTH_MISMATCH`; an invalid generator or budget; too little budget left →
+ * `DPMO_BUDGET_EXHAUSTED`; the common pointer errors.
+ *
+ * # Safety
+ * `rng`: an initialised generator; `units`, `items`: n readable words; `scratch`: `scratch_len` writable
+ * words; `out_items`: `out_items_len` writable words; `out_count`: one writable size_t; `budget`: null or
+ * a valid budget. No output may overlap another buffer.
+ */
+enum dpmo_status dpmo_discover_partitions(struct dpmo_rng *rng,
+                                          const uint64_t *units,
+                                          const uint64_t *items,
+                                          size_t n,
+                                          size_t max_items,
+                                          uint32_t mechanism,
+                                          uint32_t rounds,
+                                          double epsilon,
+                                          double delta,
+                                          uint64_t *scratch,
+                                          size_t scratch_len,
+                                          uint64_t *out_items,
+                                          size_t out_items_len,
+                                          size_t *out_count,
+                                          struct dpmo_budget *budget);
+
+/**
+ * Top-k over an unknown domain (Durfee & Rogers 2019), from raw events: bounds the contributions (L items
+ * per unit, C events per (unit, item), values clamped to [lo, hi]), takes the k̄ items with the largest
+ * `score` (`DPMO_SCORE_*`) and a threshold candidate ⊥ at h₍k̄₊₁₎ + Δ∞ (1 + ln(min(L, k̄)/delta)/ε₀),
+ * ε₀ = epsilon/k, and picks up to k of them by the exact exponential mechanism (exp(ε₀ h/Δ∞)), stopping at
+ * ⊥. Writes the items to `out_items` in selection order and the outcome to `*out_result`.
+ *
+ * Pay what you get: a run that stops at ⊥ after ℓ items costs (ε₀ (ℓ + 1), delta), one that outputs k
+ * items (epsilon, delta) (`out_result->epsilon`, `->delta`). `budget` (nullable) is charged (epsilon,
+ * delta) before the events are read and refunded the difference after the run. Draws 64 bytes from the
+ * generator.
+ *
+ * `values`: null for `DPMO_SCORE_UNITS` and `DPMO_SCORE_EVENTS` if wanted (then lo = hi = 0); required by
+ * `DPMO_SCORE_SUM`, with 0 ≤ lo ≤ hi and hi > 0. `work`: `dpmo_discover_top_k_work_len(k_bar)` words.
+ *
+ * Errors (nothing written, nothing charged, generator unchanged): those of `dpmo_discover_partitions` for
+ * the events, bounds, scratch and budget; k = 0, k > k̄, k̄ above 2^32, an unknown score, or a sum score
+ * without values or with lo < 0 → `DPMO_INVALID_ARGUMENT`; a short `work` → `DPMO_SCRATCH_TOO_SMALL`;
+ * `out_items_len` < k → `DPMO_LENGTH_MISMATCH`.
+ *
+ * # Safety
+ * As `dpmo_discover_partitions`, plus `values`: null or n readable doubles; `work`: `work_len` writable
+ * words; `out_result`: one writable `dpmo_top_k_result`.
+ */
+enum dpmo_status dpmo_discover_top_k(struct dpmo_rng *rng,
+                                     const uint64_t *units,
+                                     const uint64_t *items,
+                                     const double *values,
+                                     size_t n,
+                                     size_t max_items,
+                                     size_t max_per_item,
+                                     double lo,
+                                     double hi,
+                                     uint32_t score,
+                                     size_t k,
+                                     size_t k_bar,
+                                     double epsilon,
+                                     double delta,
+                                     uint64_t *scratch,
+                                     size_t scratch_len,
+                                     uint64_t *work,
+                                     size_t work_len,
+                                     uint64_t *out_items,
+                                     size_t out_items_len,
+                                     struct dpmo_top_k_result *out_result,
+                                     struct dpmo_budget *budget);
 
 /**
  * Writes to `*out_len` the number of `uint32_t` of leaf scratch every function of this module needs:

@@ -14,6 +14,7 @@
 mod applications;
 mod budget;
 mod buffers;
+mod discover;
 mod generalize;
 mod local;
 mod multi;
@@ -24,6 +25,7 @@ mod status;
 
 pub use applications::*;
 pub use budget::*;
+pub use discover::*;
 pub use generalize::*;
 pub use local::*;
 pub use multi::*;

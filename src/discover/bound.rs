@@ -266,6 +266,12 @@ pub(crate) fn check(events: &Events<'_>, bounds: &Bounds, scratch_len: usize) ->
     Ok(grid)
 }
 
+/// The argument checks of [`bound`] alone (for callers that must validate everything before charging a
+/// budget): the same errors, nothing drawn, nothing read beyond the lengths.
+pub fn validate(events: &Events<'_>, bounds: &Bounds, scratch_len: usize) -> Result<(), Error> {
+    check(events, bounds, scratch_len).map(|_| ())
+}
+
 /// Bounds the contributions of every unit (module documentation) into `scratch` (at least one entry per
 /// event) and returns them. Draws exactly 32 bytes from `rng`, after every argument check.
 ///
