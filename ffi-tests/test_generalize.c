@@ -258,13 +258,15 @@ static void test_parameters(void) {
     CHECK_STATUS(dpmo_generalize_min_beta(0.0, &beta), DPMO_INVALID_EPSILON);
     CHECK_STATUS(dpmo_generalize_min_beta(1.0, NULL), DPMO_NULL_POINTER);
 
-    TEST("derived quantities (hand-computed: eta = 4.08, t = 84, s = 1, T = 90)");
+    TEST("derived quantities (hand-computed: eta = 4.08, t = 84; the Gaussian noise of L': sigma^2 = 1.6869, T = 6)");
     CHECK_STATUS(dpmo_generalize_derive(H, 2, LEAF, 14, &p, &d), DPMO_OK);
     CHECK_NEAR(d.eta, 4.08, 1e-10);
     CHECK_NEAR(d.epsilon_prime, ep, 1e-12);
     CHECK_EQ(d.min_t, 84);
-    CHECK_EQ(d.noise_scale, 1);
-    CHECK_EQ(d.noise_threshold, 8); /* t - 1 + ceil(ln(9 / 0.01)) = 1 + 7 */
+    /* sigma^2 = N/(2 rho) for N = 9 and the zCDP rho of (9, 0.005); T = t - 1 + 5: 9 P(Z >= 5) <= 0.005
+       (the conversion and the tail bound are checked in the core's tests) */
+    CHECK(d.noise_variance > 1.6868 && d.noise_variance < 1.6869);
+    CHECK_EQ(d.noise_threshold, 6);
     CHECK_DEQ(d.total_epsilon, 10.0);
     CHECK_NEAR(d.total_delta, 0.11, 1e-15);
     CHECK_EQ(d.max_chain_product, 9);
@@ -291,7 +293,7 @@ static void test_parameters(void) {
     p.frequency_epsilon = -1;
     CHECK_STATUS(dpmo_generalize_derive(H, 2, LEAF, 14, &p, &d), DPMO_INVALID_EPSILON);
     p = base_params(2);
-    p.frequency_epsilon = 1e-12; /* noise scale beyond 2^32 */
+    p.frequency_delta = 1e-300; /* half of it below 2^-300 */
     CHECK_STATUS(dpmo_generalize_derive(H, 2, LEAF, 14, &p, &d), DPMO_INVALID_ARGUMENT);
     p = base_params(2);
     p.kappa = 65;
@@ -369,14 +371,24 @@ static void test_release(void) {
     int ok = 1;
 
     make_records();
-    TEST("release, Lagrangian: about half the records, sorted generalizations; budget charged 10");
-    CHECK_STATUS(dpmo_budget_init(&budget, 25.0), DPMO_OK);
+    TEST("release, Lagrangian: about half the records, sorted generalizations; budget charged (10, 0.11)");
+    CHECK_STATUS(dpmo_budget_init_approx(&budget, 25.0, 0.5), DPMO_OK);
     CHECK_STATUS(run(&rng, records, M, w, 2, &p, 9, out, M * 2, &released, &budget), DPMO_OK);
     CHECK(released > 120 && released < 280);
     CHECK(rows_sorted(out, released));
     for (i = 0; i < released; i++) ok &= row_generalizes_some_record(out + 2 * i);
     CHECK(ok);
     CHECK_DEQ(budget.spent, 10.0);
+    CHECK_NEAR(budget.delta_spent, 0.11, 1e-15);
+    {
+        /* a pure-epsilon budget has no delta for the release: refused, nothing else happens */
+        dpmo_budget pure;
+        dpmo_rng before_pure = rng;
+        CHECK_STATUS(dpmo_budget_init(&pure, 25.0), DPMO_OK);
+        CHECK_STATUS(run(&rng, records, M, w, 2, &p, 9, out, M * 2, &released, &pure), DPMO_BUDGET_EXHAUSTED);
+        CHECK_DEQ(pure.spent, 0.0);
+        CHECK(memcmp(&rng, &before_pure, sizeof rng) == 0);
+    }
 
     TEST("release, threshold objective with per-record weights and no budget");
     p.objective = DPMO_OBJECTIVE_THRESHOLD;

@@ -507,8 +507,8 @@ typedef struct dpmo_hierarchy {
 
 /**
  * The settings of Algorithm 3 (`dpmo_generalize_release`). The frequent set 𝓛′ is always released
- * privately (noisy counts, `frequency_epsilon`, `frequency_delta`): the paper's exact 𝓛′ is not
- * differentially private and is not offered through the C ABI.
+ * privately (counts with exact discrete Gaussian noise, `frequency_epsilon`, `frequency_delta`): the
+ * paper's exact 𝓛′ is not differentially private and is not offered through the C ABI.
  */
 typedef struct dpmo_generalize_params {
   /**
@@ -548,7 +548,8 @@ typedef struct dpmo_generalize_params {
    */
   double frequency_epsilon;
   /**
-   * δ_F ∈ (0, 1), the probability that an element with fewer than t records enters 𝓛′.
+   * δ_F ∈ [2^-299, 1): half for the Gaussian release of the counts, half for an element with fewer than t
+   * records entering 𝓛′.
    */
   double frequency_delta;
   /**
@@ -591,7 +592,7 @@ typedef struct dpmo_generalize_derived {
    */
   double total_epsilon;
   /**
-   * The total δ of the guarantee (δ + δ_F).
+   * The total δ the release spends (δ + δ_F), charged to the budget.
    */
   double total_delta;
   /**
@@ -599,9 +600,9 @@ typedef struct dpmo_generalize_derived {
    */
   uint64_t min_t;
   /**
-   * The scale s of the discrete Laplace noise on the counts of 𝓛′.
+   * The variance σ² of the discrete Gaussian noise on the counts of 𝓛′ (rounded up to a double).
    */
-  uint64_t noise_scale;
+  double noise_variance;
   /**
    * The threshold T on the noisy counts: x ∈ 𝓛′ when |ρ(x)| + Z_x ≥ T.
    */
@@ -1372,7 +1373,8 @@ enum dpmo_status dpmo_generalize_min_beta(double epsilon,
  *
  * Errors (besides the common ones): ε or ε_F not finite or ≤ 0 → `DPMO_INVALID_EPSILON`; β < e^{−ε} or
  * β ∉ (0, 1), δ, δ_F or τ₁ ∉ (0, 1), t = 0 (t < 2 for the threshold objective), n₀ = 0, λ < 0, κ > 64,
- * φ ≤ 0, an unknown objective or utility, a noise scale N/ε_F above 2³², or condition (10) unsatisfiable
+ * φ ≤ 0, an unknown objective or utility, δ_F below 2^-299, a noise variance above 2^62, or condition (10)
+ * unsatisfiable
  * → `DPMO_INVALID_ARGUMENT`; a non-finite λ, c or φ → `DPMO_NON_FINITE_INPUT`; ν^κ, η or ε′ not finite →
  * `DPMO_OVERFLOW`.
  *
@@ -1390,9 +1392,10 @@ enum dpmo_status dpmo_generalize_derive(const struct dpmo_hierarchy *hierarchies
 /**
  * Algorithm 3 (Fouad et al.) with a private frequent set: keeps each of the m records independently with
  * probability 1 − β (an exact Bernoulli trial on the bits of β), releases 𝓛′ = {x : |ρ(x, D)| + Z_x ≥ T}
- * with exact discrete Laplace noise, and for each kept record draws a generalization from a⁺ ∩ 𝓛′
- * (threshold objective: those with u ≥ c) by the exponential mechanism in exact arithmetic with
- * P(x) ∝ exp(ε′ f(x)/m̄) (or exp(−ε′ r(x)/m̄)). Writes the released generalizations, k node ids each, sorted lexicographically (a
+ * with exact discrete Gaussian noise (one record moves N counts by 1: ℓ2 sensitivity √N; σ and T from
+ * (ε_F, δ_F), see the core's `generalize::frequency`), and for each kept record draws a generalization
+ * from a⁺ ∩ 𝓛′ (threshold objective: those with u ≥ c) by the exponential mechanism in exact arithmetic
+ * with P(x) ∝ exp(ε′ f(x)/m̄) (or exp(−ε′ r(x)/m̄)). Writes the released generalizations, k node ids each, sorted lexicographically (a
  * multiset: the rows carry no record order), to `out_rows`, and their number to `*out_released`. A kept
  * record without any admissible generalization is not released.
  *
@@ -1402,16 +1405,16 @@ enum dpmo_status dpmo_generalize_derive(const struct dpmo_hierarchy *hierarchies
  * `weights`: `weights_len` = 0 for Model II (`weights` may then be NULL), k shared Model I weights, or m · k
  * per-record weights.
  * Scratch: `counts`, `scores` and `candidates` each N entries (`dpmo_lattice_check`); `out_rows`: m · k
- * ids. `budget` (nullable) is charged ε + ε_F after the arguments are checked and before the records are
- * read; a failure caused by the records or their weights (an id out of range, a non-finite or negative
- * weight) keeps the charge.
+ * ids. `budget` (nullable) is charged (ε + ε_F, δ + δ_F) after the arguments are checked and before the
+ * records are read; a failure caused by the records or their weights (an id out of range, a non-finite or
+ * negative weight) keeps the charge.
  *
  * Errors (besides the common ones): those of `dpmo_generalize_derive`; t below the smallest admissible t
  * → `DPMO_INVALID_ARGUMENT`; m = 0 → `DPMO_EMPTY_INPUT`; `weights_len` not 0, k or m · k, or NULL weights
  * with a nonzero length → `DPMO_LENGTH_MISMATCH`; `out_rows_len` < m · k → `DPMO_LENGTH_MISMATCH`; a
  * short scratch → `DPMO_SCRATCH_TOO_SMALL`; an invalid generator or budget; the budget left smaller than
- * ε + ε_F → `DPMO_BUDGET_EXHAUSTED` (nothing else happens); every argument error, an invalid generator
- * included, is reported before the budget is charged.
+ * (ε + ε_F, δ + δ_F) (a pure-ε budget has no δ) → `DPMO_BUDGET_EXHAUSTED` (nothing else happens); every
+ * argument error, an invalid generator included, is reported before the budget is charged.
  *
  * # Safety
  * `rng`: an initialised generator; the hierarchies and leaf scratch as for `dpmo_lattice_check`;

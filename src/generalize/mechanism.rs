@@ -1,7 +1,8 @@
 //! Algorithm 3 of the paper, 𝒜(D, β, ε, t): release a private multiset of generalizations of the records.
 //!
-//! 1. 𝓛′: the t-frequent elements ([`FrequentSet::Exact`], the paper) or their private version
-//!    ([`FrequentSet::Private`], see [`frequency`](super::frequency)).
+//! 1. 𝓛′: the t-frequent elements ([`FrequentSet::Exact`], the paper) or their private version, with
+//!    discrete Laplace or discrete Gaussian noise ([`FrequentSet::Private`], [`FrequentSet::Gaussian`], see
+//!    [`frequency`](super::frequency)).
 //! 2. ε′ = (ε + ln β)/(3η(k)(1 − β)) ([`Parameters::epsilon_prime`]).
 //! 3. Each record is kept independently with probability 1 − β: a Bernoulli(β) trial decided exactly on the
 //!    bits of the double β ([`bernoulli`](super::sampling::bernoulli())).
@@ -189,7 +190,8 @@ fn build_candidates(
 /// `weights` the risk weights (used by both objectives through Φ^a), `params` the validated settings made
 /// for this `lattice` ([`Parameters::new`]).
 ///
-/// **Guarantee** ([`FrequentSet::Private`]): (ε + ε_F, δ + δ_F)-differential privacy for adding or removing
+/// **Guarantee** ([`FrequentSet::Private`] or [`FrequentSet::Gaussian`]): (ε + ε_F, δ + δ_F)-differential
+/// privacy for adding or removing
 /// one record, by Theorem 4 with 𝓛′ released privately, under the corrections listed in the module docs of
 /// [`generalize`](super) — whose remaining gap (the multiplicity in (24)) is checked by exact computation,
 /// not proven. [`FrequentSet::Exact`] (the paper's step 1) is **not** differentially private.
@@ -221,7 +223,7 @@ pub fn release<R: Rng + ?Sized>(
         return Err(Error::LengthMismatch);
     }
     let settings = params.settings();
-    let membership = Membership::new(rng, settings.frequent, settings.t, params.noisy_threshold())?;
+    let membership = Membership::new(rng, settings.frequent, settings.t, params.frequent_noise())?;
     let mut member = |x: &[u32], count: u64| membership.contains(lattice, x, count);
     let scale = exponent_scale(params, params.score_divisor(m));
     let shared_weights = weights.shared(k);
