@@ -550,3 +550,19 @@ fn totals_count_units_events_and_sums() {
     // Item 6: unit 2's 8 (clamped to 4) and NaN (0), unit 3's −3 (clamped to −1).
     assert_eq!((t[1].item, t[1].units, t[1].events, s(&t[1])), (6, 2, 3, 3.0));
 }
+
+#[test]
+fn the_thresholds_quoted_in_the_readme() {
+    // README, "Private selection over an unknown domain": at ε = 1, δ = 10⁻⁶, an item is kept with
+    // probability ≥ 1/2 from 15 units (truncated geometric and Laplace) and 25 (Gaussian) at L = 1; from
+    // 1,314, 1,775 and 270 at L = 100.
+    for (l, geometric, laplace, gaussian) in [(1usize, 15u64, 15u64, 25u64), (100, 1314, 1775, 270)] {
+        let plan = |how| PartitionPlan::new(how, 1.0, 1e-6, l).unwrap();
+        assert_eq!(
+            plan(PartitionSelection::TruncatedGeometric).truncation().unwrap() + 1,
+            geometric
+        );
+        assert_eq!(plan(PartitionSelection::Laplace).threshold(0).unwrap(), laplace);
+        assert_eq!(plan(PartitionSelection::Gaussian).threshold(0).unwrap(), gaussian);
+    }
+}

@@ -162,7 +162,7 @@ pub fn zcdp_delta(rho: f64, epsilon: f64) -> f64 {
 }
 
 /// The largest ρ (to a relative 10⁻⁷, found by bisection on log₂ ρ and rounded down) with
-/// [`zcdp_delta`](ρ, ε) ≤ δ. The bracket starts around ρ̃ = (√(ε + ln(1/δ)) − √(ln(1/δ)))², the ρ of the
+/// [`zcdp_delta`] at (ρ, ε) is at most δ. The bracket starts around ρ̃ = (√(ε + ln(1/δ)) − √(ln(1/δ)))², the ρ of the
 /// classical conversion ε = ρ + 2√(ρ ln(1/δ)), and widens until it holds the answer.
 /// Errors: none exists in (2⁻¹⁰⁰⁰, 2¹⁰⁰⁰) → [`Error::InvalidArgument`].
 pub fn zcdp_rho(epsilon: f64, delta: f64) -> Result<f64, Error> {
@@ -219,7 +219,7 @@ pub fn rho_of(variance: &GaussianVariance, l2_squared: u64) -> f64 {
 /// ([`variance_for_rho`]). The ρ actually obtained ([`rho_of`]) is checked against δ again, and σ² raised
 /// until it passes.
 ///
-/// Errors: ε, δ invalid (as [`check_epsilon_delta`]); `l2_squared` = 0, or σ² beyond [`MAX_VARIANCE`] (ε
+/// Errors: ε, δ invalid (as `check_epsilon_delta`: ε finite and > 0, δ in [[`MIN_DELTA`], 1)); `l2_squared` = 0, or σ² beyond [`MAX_VARIANCE`] (ε
 /// too small or Δ₂ too large for the sampler) → [`Error::InvalidArgument`].
 pub fn gaussian_variance(epsilon: f64, delta: f64, l2_squared: u64) -> Result<GaussianVariance, Error> {
     check_epsilon_delta(epsilon, delta)?;

@@ -2,7 +2,7 @@
 //! (unit, item), values clamped and put on a grid.
 //!
 //! For neighbouring datasets that differ in **all the events of one privacy unit** (a user, a household, a
-//! device), a unit with 10⁴ events would otherwise move counts by 10⁴. Per unit, [`bound`]
+//! device), a unit with 10⁴ events would otherwise move counts by 10⁴. Per unit, [`bound()`]
 //! 1. keeps at most L of its distinct items (`max_items`), a uniformly random subset (Knuth's selection
 //!    sampling, Algorithm S: item j of d is kept with probability (L − kept)/(d − j));
 //! 2. keeps at most C of its events on each kept item (`max_per_item`), a uniformly random subset (a partial
@@ -114,7 +114,7 @@ pub(crate) fn value_grid(clamp: (f64, f64)) -> Result<(f64, f64, i32), Error> {
     Ok((lo, hi, grid_exponent(m)))
 }
 
-/// Bounded contributions in the caller's scratch: produced by [`bound`] only, so every mechanism that takes
+/// Bounded contributions in the caller's scratch: produced by [`bound()`] only, so every mechanism that takes
 /// one knows its bounds hold.
 #[derive(Debug)]
 pub struct Bounded<'s> {
@@ -140,7 +140,7 @@ impl Bounded<'_> {
         self.entries
     }
 
-    /// The number of events given to [`bound`].
+    /// The number of events given to [`bound()`].
     pub fn events(&self) -> usize {
         self.events
     }
@@ -156,7 +156,7 @@ impl Bounded<'_> {
     }
 
     /// The per-item totals, sorted by item: writes one [`ItemTotal`] per distinct item to `out` and
-    /// returns their number. Errors: `out` shorter than the number of events given to [`bound`] (the
+    /// returns their number. Errors: `out` shorter than the number of events given to [`bound()`] (the
     /// public bound on the number of distinct items) → [`Error::LengthMismatch`].
     pub fn totals(&mut self, out: &mut [ItemTotal]) -> Result<usize, Error> {
         if out.len() < self.events {
@@ -266,7 +266,7 @@ pub(crate) fn check(events: &Events<'_>, bounds: &Bounds, scratch_len: usize) ->
     Ok(grid)
 }
 
-/// The argument checks of [`bound`] alone (for callers that must validate everything before charging a
+/// The argument checks of [`bound()`] alone (for callers that must validate everything before charging a
 /// budget): the same errors, nothing drawn, nothing read beyond the lengths.
 pub fn validate(events: &Events<'_>, bounds: &Bounds, scratch_len: usize) -> Result<(), Error> {
     check(events, bounds, scratch_len).map(|_| ())

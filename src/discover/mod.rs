@@ -7,7 +7,7 @@
 //!
 //! | step | function | guarantee |
 //! |---|---|---|
-//! | contribution bounding: ≤ L items per unit, ≤ C events per (unit, item), values clamped | [`bound`] | (none alone: part of the mechanisms below) |
+//! | contribution bounding: ≤ L items per unit, ≤ C events per (unit, item), values clamped | [`bound()`] | (none alone: part of the mechanisms below) |
 //! | partition selection: truncated geometric, Laplace, Gaussian, weighted Gaussian, DP-SIPS | [`select_partitions`] | (ε, δ)-DP |
 //! | top-k over an unknown domain (Durfee & Rogers), pay-what-you-get | [`select_top_k_unknown`] | (ε₀(ℓ + 1), δ) for ℓ items before ⊥ |
 //! | both in one call, from events | [`discover_partitions`], [`discover_top_k`] | as above |
@@ -28,7 +28,7 @@
 //! safe direction with a proof in [`accounting`] and the mechanism files.
 //!
 //! **What the caller can observe.** Each call draws a fixed amount from the caller's generator: 32 bytes
-//! for the key of the bounding streams ([`bound`]) and 32 for the key of a private ChaCha20 stream the noise
+//! for the key of the bounding streams ([`bound()`]) and 32 for the key of a private ChaCha20 stream the noise
 //! comes from; every argument is checked before any draw; the outputs are sorted (partition selection) or in
 //! selection order (top-k), never in data order. Not hidden: the time a call takes, which grows with the
 //! number of events, of distinct items and of rounds (there is no constant-time mode for discovery).
@@ -166,7 +166,7 @@ impl PartitionPlan {
         }
     }
 
-    /// The weight grid G of the weighted mechanisms: a unit with s items gives each w_s = [`weight`](G, s).
+    /// The weight grid G of the weighted mechanisms: a unit with s items gives each w_s = [`weight`] at (G, s).
     pub fn grid(&self) -> Option<u64> {
         match self.inner {
             Inner::Weighted(p) => Some(p.grid),
@@ -184,7 +184,7 @@ impl PartitionPlan {
 /// (see each mechanism's module and [`PartitionSelection`]).
 ///
 /// Errors (nothing drawn, nothing written): those of [`PartitionPlan::new`]; `out` shorter than the number
-/// of events given to [`bound`] (the public bound on the number of distinct items) →
+/// of events given to [`bound()`] (the public bound on the number of distinct items) →
 /// [`Error::LengthMismatch`].
 pub fn select_partitions<R: Rng + ?Sized>(
     rng: &mut R,
@@ -202,7 +202,7 @@ pub fn select_partitions<R: Rng + ?Sized>(
 /// tenth of a millisecond for the Gaussian mechanisms): for repeated selections with the same parameters.
 ///
 /// Errors (nothing drawn, nothing written): a plan made for another L than the bounds of `bounded`, or
-/// `out` shorter than the number of events given to [`bound`] → [`Error::LengthMismatch`].
+/// `out` shorter than the number of events given to [`bound()`] → [`Error::LengthMismatch`].
 pub fn select_partitions_with_plan<R: Rng + ?Sized>(
     rng: &mut R,
     bounded: &mut Bounded<'_>,
@@ -305,7 +305,7 @@ fn sips_run(g: &mut ChaCha20Rng, entries: &mut [Contribution], s: &sips::Sips, o
 /// Contribution bounding and partition selection in one call: bounds `events` with `bounds` into
 /// `scratch` (one entry per event), runs `how` at (ε, δ) and writes the selected items to `out` (at least
 /// one entry per event), sorted. Draws exactly 64 bytes from `rng`, after every argument check (those of
-/// [`bound`], [`PartitionPlan::new`] and `out`'s length).
+/// [`bound()`], [`PartitionPlan::new`] and `out`'s length).
 #[allow(clippy::too_many_arguments)]
 pub fn discover_partitions<R: Rng + ?Sized>(
     rng: &mut R,

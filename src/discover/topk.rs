@@ -7,7 +7,7 @@
 //! ⊥ with score h_⊥ = h₍k̄₊₁₎ + Δ∞ (1 + ln(min(L, k̄)/δ)/ε₀), Δ∞ the most one unit adds to one score and ε₀
 //! = ε/k the per-round budget. Then, for up to k rounds, the exponential mechanism with
 //! P(i) ∝ exp(ε₀ h_i/Δ∞) picks one of the remaining candidates (exactly: the exact exponential mechanism of
-//! [`crate::select`] on integer scores); if it picks ⊥ the mechanism stops, otherwise the item is output and
+//! [`crate::select`](mod@crate::select) on integer scores); if it picks ⊥ the mechanism stops, otherwise the item is output and
 //! removed. By Durfee & Rogers' Lemma (one-shot Gumbel noise ≡ peeling), this is their mechanism with
 //! Gumbel noise of scale Δ∞/ε₀ added once to every candidate score, output in decreasing order until ⊥.
 //!
@@ -29,7 +29,7 @@
 //!
 //! **Exactness.** Scores are integers (units, events, or sums in value-grid units); Δ∞ is an integer of
 //! the same units and the ⊥ offset is rounded up to an integer (a higher ⊥ only lowers the δ). The
-//! exponential mechanism is the exact one of [`crate::select`] at ε = 2ε₀ with sensitivity Δ∞, i.e.
+//! exponential mechanism is the exact one of [`crate::select`](mod@crate::select) at ε = 2ε₀ with sensitivity Δ∞, i.e.
 //! weights exp(ε₀ G/Δ∞) for a gap G.
 
 use super::accounting::{check_epsilon_delta, div_up};
@@ -261,7 +261,7 @@ fn score_of(run: &[super::bound::Contribution], score: TopKScore) -> u128 {
 /// in selection order and returns how many, whether it stopped at ⊥, and the charge. Draws exactly 32
 /// bytes from `rng` (the key of a private ChaCha20 stream), after every argument check.
 ///
-/// `work`: at least [`top_k_work_len`](k̄) words; `out`: at least k entries.
+/// `work`: at least [`top_k_work_len`] of k̄ words; `out`: at least k entries.
 ///
 /// Errors (nothing drawn, nothing written): those of [`TopKPlan::new`] (with the bounds of `bounded`);
 /// a short `work` → [`Error::ScratchTooSmall`]; `out` shorter than k → [`Error::LengthMismatch`].

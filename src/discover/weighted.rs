@@ -9,7 +9,7 @@
 //! exact integer square root. Flooring only lowers weights: s·w_s² ≤ G², so every unit's vector has ℓ2
 //! norm at most G — the sensitivity the noise is calibrated to — and the weight sums are exact integers.
 //!
-//! **Privacy** (as Gaussian thresholding, [`super::threshold`], in grid units): adding a unit with s items
+//! **Privacy** (as Gaussian thresholding, the `threshold` module, in grid units): adding a unit with s items
 //! moves the weight sums of the items other units also have by an integer vector of ℓ2 norm ≤ G, released
 //! with discrete Gaussian noise of variance σ² = G²/(2ρ) (ρ-zCDP, (ε, δ/2)-DP); each of its new items
 //! (weight w_s alone) is kept with probability P(Z ≥ T − w_s), at most s of them. The threshold T is the
