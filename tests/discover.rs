@@ -462,6 +462,27 @@ fn argument_errors_draw_nothing_and_write_nothing() {
         Err(Error::InvalidEpsilon)
     );
     assert_eq!(g, before);
+    // A plan made for other bounds (or another score) than the contributions': refused, nothing drawn.
+    let mut r = rng(99);
+    let mut b = bound(&mut r, &ev, &ok, &mut scratch).unwrap();
+    let after = r.clone();
+    let other = PartitionPlan::new(PartitionSelection::Gaussian, 1.0, 1e-6, 3).unwrap();
+    let mut out = vec![0u64; 4];
+    assert_eq!(
+        select_partitions_with_plan(&mut r, &mut b, &other, &mut out),
+        Err(Error::InvalidArgument)
+    );
+    let bounds3 = Bounds { max_items: 3, ..ok };
+    let plan3 = TopKPlan::new(TopKScore::Units, 1, 3, 1.0, 1e-6, &bounds3).unwrap();
+    let plan_events = TopKPlan::new(TopKScore::Events, 1, 3, 1.0, 1e-6, &ok).unwrap();
+    let mut work = vec![0u64; top_k_work_len(3).unwrap()];
+    for plan in [&plan3, &plan_events] {
+        assert_eq!(
+            select_top_k_with_plan(&mut r, &mut b, TopKScore::Units, plan, &mut work, &mut out).map(|_| ()),
+            Err(Error::InvalidArgument)
+        );
+    }
+    assert_eq!(r, after);
 }
 
 #[test]

@@ -201,15 +201,19 @@ pub fn select_partitions<R: Rng + ?Sized>(
 /// [`select_partitions`] with a plan computed beforehand ([`PartitionPlan::new`], which costs about a
 /// tenth of a millisecond for the Gaussian mechanisms): for repeated selections with the same parameters.
 ///
-/// Errors (nothing drawn, nothing written): a plan made for another L than the bounds of `bounded`, or
-/// `out` shorter than the number of events given to [`bound()`] → [`Error::LengthMismatch`].
+/// Errors (nothing drawn, nothing written): a plan made for another L than the bounds of `bounded` →
+/// [`Error::InvalidArgument`]; `out` shorter than the number of events given to [`bound()`] →
+/// [`Error::LengthMismatch`].
 pub fn select_partitions_with_plan<R: Rng + ?Sized>(
     rng: &mut R,
     bounded: &mut Bounded<'_>,
     plan: &PartitionPlan,
     out: &mut [u64],
 ) -> Result<usize, Error> {
-    if out.len() < bounded.events || plan.max_items != bounded.bounds.max_items {
+    if plan.max_items != bounded.bounds.max_items {
+        return Err(Error::InvalidArgument);
+    }
+    if out.len() < bounded.events {
         return Err(Error::LengthMismatch);
     }
     let mut g = ChaCha20Rng::from_seed(draw_key(rng));
