@@ -1190,7 +1190,7 @@ enum dpmo_status dpmo_discover_partitions(struct dpmo_rng *rng,
  * `DPMO_SCORE_SUM`, with 0 ≤ lo ≤ hi and hi > 0. `work`: `dpmo_discover_top_k_work_len(k_bar)` words.
  *
  * Errors (nothing written, nothing charged, generator unchanged): those of `dpmo_discover_partitions` for
- * the events, bounds, scratch and budget; k = 0, k > k̄, k̄ above 2^32, an unknown score, or a sum score
+ * the events, bounds, scratch and budget; k = 0, k > k̄, k̄ above 2^32 − 1, an unknown score, or a sum score
  * without values or with lo < 0 → `DPMO_INVALID_ARGUMENT`; a short `work` → `DPMO_SCRATCH_TOO_SMALL`;
  * `out_items_len` < k → `DPMO_LENGTH_MISMATCH`.
  *

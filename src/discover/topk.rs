@@ -40,8 +40,8 @@ use crate::Error;
 use rand_chacha::ChaCha20Rng;
 use rand_core::{Rng, SeedableRng};
 
-/// The largest k̄ accepted (2³²).
-pub const MAX_K_BAR: usize = 1 << 32;
+/// The largest k̄ accepted (2³² − 1).
+pub const MAX_K_BAR: usize = u32::MAX as usize;
 
 /// What an item's score is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
