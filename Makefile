@@ -183,10 +183,12 @@ install-test:
 	echo "install-test: pkg-config (shared, static) and CMake consumers built against the installed prefix and run after moving it; DESTDIR staging"
 
 ## Benchmarks (not tests): selections per second per selector, and the Pareto score stage, each printed
-## beside a simple reference implementation timed in the same run.
+## beside a simple reference implementation timed in the same run; the timing-leakage test (dudect-style
+## Welch t of fixed against neighbouring inputs) of every selector, isochronous and exact.
 bench:
 	$(CARGO) bench -p dpmo --bench select
 	$(CARGO) bench -p dpmo --bench pareto
+	$(CARGO) bench -p dpmo --bench timing
 	$(MAKE) -C bindings/python bench
 
 clean:

@@ -10,7 +10,11 @@
 //!    `pareto_scores_naive` and `pareto_sensitivity_naive`, interleaved, with their outputs compared.
 //! 3. **Enron** (`../shared/data/enron/Email-Enron.txt`, skipped when absent): full private selections.
 //!
-//! `cargo bench --bench pareto -- --quick enron` runs only the named sections (`targets`, `naive`, `enron`).
+//! 4. **Heavy-tailed graphs** (Chung–Lu, generated): local PrivPareto, shifted against plain, at 10⁵ and
+//!    3·10⁵ nodes, with the fitted exponent of the shifted time (issue 26, target 3).
+//!
+//! `cargo bench --bench pareto -- --quick enron` runs only the named sections (`targets`, `naive`, `enron`,
+//! `heavy`).
 //!
 //! Not a test: nothing here asserts a time; the targets are printed beside the results.
 
@@ -92,7 +96,7 @@ impl Scores {
             u: kind.utilities(2026 + m as u64, n, m),
             m,
             out: vec![0.0; n],
-            scratch: vec![0; pareto_scores_scratch_len(n).unwrap()],
+            scratch: vec![0; pareto_scores_scratch_len(n, m).unwrap()],
         }
     }
 
@@ -366,8 +370,8 @@ fn enron(opts: &Options) {
         };
         println!("  {name:<56} top-3: {d}{target} (picked nodes {out:?})");
     }
-    // Shifted dampening walks until δ^PS = n − 1 for every candidate (see select_privpareto): far longer on
-    // Enron, so one call, not rounds.
+    // Shifted dampening walks every distance up to its automatic saturation (about 2 (16 + ln n) / ε per
+    // round, see privpareto_saturation): longer than plain, so one call, not rounds.
     let d = cpu_time_of(&mut || privpareto(local(Dampening::Shifted), &mut out));
     println!(
         "  {:<56} top-3: {} CPU, one call (picked nodes {out:?})",
@@ -401,6 +405,141 @@ fn enron(opts: &Options) {
     );
 }
 
+/// A heavy-tailed random graph (Chung–Lu): node v has weight ∝ (v + 1)^(−1/(γ − 1)) with γ = 2.3, and
+/// n · 4 edges are drawn with both ends chosen ∝ weight (mean degree about 8, the largest in the
+/// thousands); duplicates and self loops are dropped. Returned as CSR (offsets, sorted neighbours).
+fn chung_lu(n: usize, seed: u64) -> (Vec<usize>, Vec<u32>) {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let gamma = 2.3f64;
+    let mut cum = Vec::with_capacity(n);
+    let mut total = 0.0;
+    for v in 0..n {
+        total += ((v + 1) as f64).powf(-1.0 / (gamma - 1.0));
+        cum.push(total);
+    }
+    let mut pick = move || {
+        let x = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64 * total;
+        cum.partition_point(|&c| c <= x).min(n - 1) as u32
+    };
+    let mut edges: Vec<(u32, u32)> = (0..4 * n)
+        .map(|_| {
+            let (a, b) = (pick(), pick());
+            (a.min(b), a.max(b))
+        })
+        .filter(|(a, b)| a != b)
+        .collect();
+    edges.sort_unstable();
+    edges.dedup();
+    let mut off = vec![0usize; n + 1];
+    for &(a, b) in &edges {
+        off[a as usize + 1] += 1;
+        off[b as usize + 1] += 1;
+    }
+    for v in 0..n {
+        off[v + 1] += off[v];
+    }
+    let mut fill = off.clone();
+    let mut adj = vec![0u32; off[n]];
+    for &(a, b) in &edges {
+        adj[fill[a as usize]] = b;
+        fill[a as usize] += 1;
+        adj[fill[b as usize]] = a;
+        fill[b as usize] += 1;
+    }
+    for v in 0..n {
+        adj[off[v]..off[v + 1]].sort_unstable();
+    }
+    (off, adj)
+}
+
+/// Issue 26, target 3: shifted local PrivPareto within 5× plain on heavy-tailed graphs at 10⁵ and 3·10⁵
+/// nodes, and a fitted exponent ≤ 1.25 (log of the time ratio over log of the size ratio).
+fn heavy(opts: &Options) {
+    println!(
+        "\n4. Heavy-tailed graphs (Chung–Lu, γ = 2.3, mean degree ≈ 8): local PrivPareto top-3 on degree and \
+         egodensity (16-column δ tables), ε = 1, exponential, exact; plain and shifted interleaved."
+    );
+    let sizes: &[usize] = if opts.quick {
+        &[30_000, 100_000]
+    } else {
+        &[100_000, 300_000]
+    };
+    let mut shifted_times = Vec::new();
+    for &n in sizes {
+        let (off, adj) = chung_lu(n, 17 + n as u64);
+        let g = Csr::new(&off, &adj).expect("valid CSR");
+        let cols = 16;
+        let (mut deg, mut ego) = (vec![0.0; n], vec![0.0; n]);
+        degree_all(&g, &mut deg).unwrap();
+        egodensity_all(&g, &mut ego).unwrap();
+        let (mut dd, mut de) = (vec![0.0; n * cols], vec![0.0; n * cols]);
+        degree_delta_table(&g, cols, &mut dd).unwrap();
+        egodensity_delta_table(&g, cols, &mut de).unwrap();
+        let u: Vec<f64> = deg.iter().zip(&ego).flat_map(|(&d, &e)| [d, e]).collect();
+        let deltas = [
+            table(&dd, DEGREE_GLOBAL_SENSITIVITY, cols, n),
+            table(&de, EGODENSITY_GLOBAL_SENSITIVITY, cols, n),
+        ];
+        let need = privpareto_scratch_len(n, 2).unwrap();
+        let (mut v1, mut i1) = (vec![0.0; need.values], vec![0usize; need.indices]);
+        let (mut v2, mut i2) = (vec![0.0; need.values], vec![0usize; need.indices]);
+        let (mut r1, mut r2) = (
+            Xoshiro256PlusPlus::seed_from_u64(1),
+            Xoshiro256PlusPlus::seed_from_u64(2),
+        );
+        let (mut o1, mut o2) = ([0usize; 3], [0usize; 3]);
+        let run = |rng: &mut Xoshiro256PlusPlus,
+                   d: Dampening,
+                   out: &mut [usize; 3],
+                   values: &mut [f64],
+                   indices: &mut [usize]| {
+            let sens = ParetoSensitivity::Local {
+                deltas: &deltas,
+                max_distance: 0,
+                dampening: d,
+            };
+            select_privpareto(
+                rng,
+                &u,
+                2,
+                Dominance::Textbook,
+                sens,
+                Selector::Exponential,
+                1.0,
+                out,
+                values,
+                indices,
+                Arithmetic::Exact,
+            )
+            .unwrap();
+            black_box(&*out);
+        };
+        let heavy_opts = Options { rounds: 5, ..*opts };
+        let [tp, ts] = interleaved(
+            &heavy_opts,
+            [
+                &mut || run(&mut r1, Dampening::Plain, &mut o1, &mut v1, &mut i1),
+                &mut || run(&mut r2, Dampening::Shifted, &mut o2, &mut v2, &mut i2),
+            ],
+        );
+        let r = ratio(&ts, &tp);
+        println!(
+            "  n = {n:<7} {} edges, max degree {}: plain {tp}; shifted {ts} = {r:.2}× plain (target ≤ 5×: {})",
+            g.edge_count(),
+            g.max_degree(),
+            verdict(r <= 5.0)
+        );
+        shifted_times.push((n, ts.secs()));
+    }
+    if let [(n0, t0), (n1, t1)] = shifted_times[..] {
+        let k = (t1 / t0).ln() / (n1 as f64 / n0 as f64).ln();
+        println!(
+            "  shifted: fitted exponent {k:.2} between n = {n0} and {n1} (target ≤ 1.25: {})",
+            verdict(k <= 1.25)
+        );
+    }
+}
+
 fn main() {
     let opts = Options::from_args();
     let session = Session::start("pareto");
@@ -409,7 +548,7 @@ fn main() {
     }
     // Section names among the arguments (`targets`, `naive`, `enron`) run only those sections.
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let named = ["targets", "naive", "enron"];
+    let named = ["targets", "naive", "enron", "heavy"];
     let chosen = |s: &str| !args.iter().any(|a| named.contains(&a.as_str())) || args.iter().any(|a| a == s);
     if chosen("targets") {
         targets(&opts);
@@ -419,6 +558,9 @@ fn main() {
     }
     if chosen("enron") {
         enron(&opts);
+    }
+    if chosen("heavy") {
+        heavy(&opts);
     }
     session.end();
 }

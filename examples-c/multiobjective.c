@@ -147,7 +147,7 @@ int main(void) {
     }
 
     /* For orientation only (NOT private, never publish it): the exact Pareto front. */
-    check(dpmo_pareto_scores_scratch_len(N_ACCOUNTS, &len), "dpmo_pareto_scores_scratch_len");
+    check(dpmo_pareto_scores_scratch_len(N_ACCOUNTS, N_OBJECTIVES, &len), "dpmo_pareto_scores_scratch_len");
     indices = (size_t *)alloc(len, sizeof *indices);
     check(dpmo_pareto_scores(utilities, N_ACCOUNTS, N_OBJECTIVES, DPMO_DOMINANCE_TEXTBOOK, scores, indices, len),
           "dpmo_pareto_scores");

@@ -92,6 +92,9 @@ static struct {
 } guards[MAX_GUARDS];
 static int guard_count = 0;
 
+/* The whole region [p, p + len) must be readable: a case that claims a longer length than its object has (to
+ * provoke an error) gives the object slack, since the guard reads what the call claims. `make ffi-tests` also
+ * runs every program under AddressSanitizer, which reports any read past an object. */
 static inline void guard(const void *p, size_t len) {
     if (p == NULL || len == 0 || guard_count == MAX_GUARDS) return;
     guards[guard_count].p = p;

@@ -95,14 +95,16 @@ static void validate_case(const char *name, const size_t *off, size_t n, const u
     CHECK_UNTOUCHED_IF_FAILED(want);
 }
 
-/* Every malformed graph, for dpmo_graph_validate and for each graph function. */
+/* Every malformed graph, for dpmo_graph_validate and for each graph function. The triangle's arrays carry one
+ * element of slack: the misaligned cases pass them one byte in with their full lengths, and the guards read
+ * those lengths (they must not read past the objects: ASan checks the tests too). */
 static void test_bad_graphs(void) {
     static const size_t off_unsorted[4] = {0, 2, 3, 4}, off_dup[3] = {0, 2, 4}, off_one[3] = {0, 1, 1},
                         off_decr[4] = {0, 2, 1, 2}, off_beyond[3] = {0, 5, 2}, off_start[2] = {1, 1},
-                        off_end[2] = {0, 1}, off_tri[4] = {0, 2, 4, 6};
+                        off_end[2] = {0, 1}, off_tri[5] = {0, 2, 4, 6, 0};
     static const uint32_t adj_unsorted[4] = {2, 1, 0, 0}, adj_dup[4] = {1, 1, 0, 0}, adj_self[1] = {0},
                           adj_asym[1] = {1}, adj_big[1] = {5}, adj_decr[2] = {1, 2}, adj_beyond[2] = {1, 0},
-                          adj_tri[6] = {1, 2, 0, 2, 0, 1};
+                          adj_tri[7] = {1, 2, 0, 2, 0, 1, 0};
     double out[64];
     int w;
     size_t i;
@@ -603,7 +605,9 @@ static void ct_case(const char *name, int which, const uint64_t *counts, size_t 
 
 static void test_contingency_errors(void) {
     static uint64_t big[17 * 17];
-    uint64_t huge[2] = {UINT64_MAX, 1}, over53[1] = {((uint64_t)1 << 53) + 1}, c4[4] = {3, 1, 0, 2};
+    /* c4 has one element of slack: "misaligned counts" passes it one byte in with its full length, and the
+     * guards read that length (see guard in common.h). */
+    uint64_t huge[2] = {UINT64_MAX, 1}, over53[1] = {((uint64_t)1 << 53) + 1}, c4[5] = {3, 1, 0, 2, 0};
     union {
         uint64_t u[8];
         double d[8];
@@ -614,7 +618,7 @@ static void test_contingency_errors(void) {
     for (i = 0; i < 17 * 17; i++) big[i] = i % 3;
     for (w = 0; w < 3; w++) {
         for (i = 0; i < 8; i++) out[i] = SENTINEL_D;
-        memcpy(mem.u, c4, sizeof c4);
+        memcpy(mem.u, c4, 4 * sizeof c4[0]);
         ct_case("values = 0", w, c4, 0, 2, 4, out, 8, DPMO_EMPTY_INPUT);
         ct_case("classes = 0", w, c4, 2, 0, 4, out, 8, DPMO_EMPTY_INPUT);
         ct_case("17 values", w, big, 17, 1, 4, out, 8, DPMO_CAPACITY_EXCEEDED);

@@ -450,7 +450,7 @@ static void test_privpareto(void) {
         CHECK(il <= 256 && vl <= 256);
         CHECK_STATUS(dpmo_pareto_sensitivity_table(U44, 5, 2, specs, 64, table, ix, il, vs, vl), DPMO_OK);
         CHECK_DEQ(table[0 * 64 + 63], 4.0); /* saturated long before the last column */
-        CHECK_STATUS(dpmo_pareto_scores_scratch_len(5, &sl), DPMO_OK);
+        CHECK_STATUS(dpmo_pareto_scores_scratch_len(5, 2, &sl), DPMO_OK);
         CHECK(sl <= SCRATCH);
         CHECK_STATUS(dpmo_pareto_scores(U44, 5, 2, DPMO_DOMINANCE_TEXTBOOK, d, g_indices, sl), DPMO_OK);
         for (damp = 0; damp < 2; damp++) {

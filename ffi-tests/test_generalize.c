@@ -258,6 +258,18 @@ static void test_parameters(void) {
     CHECK_STATUS(dpmo_generalize_min_beta(0.0, &beta), DPMO_INVALID_EPSILON);
     CHECK_STATUS(dpmo_generalize_min_beta(1.0, NULL), DPMO_NULL_POINTER);
 
+    TEST("min beta for large epsilon (refused in [8, 16) and from 16 on before issue 22)");
+    {
+        const double eps[] = {8.0, 8.39, 10.0, 15.999, 16.0, 50.0, 300.0, 744.0, 1000.0};
+        size_t i;
+        for (i = 0; i < sizeof eps / sizeof eps[0]; i++) {
+            beta = 0;
+            CHECK_STATUS(dpmo_generalize_min_beta(eps[i], &beta), DPMO_OK);
+            CHECK(beta > 0 && beta < 1);
+            if (eps[i] < 700) CHECK(fabs(beta - exp(-eps[i])) <= 1e-12 * exp(-eps[i]));
+        }
+    }
+
     TEST("derived quantities (hand-computed: eta = 4.08, t = 84; the Gaussian noise of L': sigma^2 = 1.6869, T = 6)");
     CHECK_STATUS(dpmo_generalize_derive(H, 2, LEAF, 14, &p, &d), DPMO_OK);
     CHECK_NEAR(d.eta, 4.08, 1e-10);

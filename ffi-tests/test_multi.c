@@ -61,13 +61,26 @@ static void test_pareto_scores(void) {
     fill_z(scratch, 4096);
 
     TEST("pareto_scores_scratch_len");
-    CHECK_STATUS(dpmo_pareto_scores_scratch_len(N44, &len), DPMO_OK);
+    CHECK_STATUS(dpmo_pareto_scores_scratch_len(N44, 2, &len), DPMO_OK);
     CHECK(len > 0 && len <= 4096);
-    CHECK_STATUS(dpmo_pareto_scores_scratch_len(N44, NULL), DPMO_NULL_POINTER);
-    CHECK_STATUS(dpmo_pareto_scores_scratch_len(N44, (size_t *)misalign(scratch)), DPMO_INVALID_ARGUMENT);
+    CHECK_STATUS(dpmo_pareto_scores_scratch_len(N44, 2, NULL), DPMO_NULL_POINTER);
+    CHECK_STATUS(dpmo_pareto_scores_scratch_len(N44, 2, (size_t *)misalign(scratch)), DPMO_INVALID_ARGUMENT);
     i = SENTINEL_Z;
-    CHECK_STATUS(dpmo_pareto_scores_scratch_len(SIZE_MAX / 2, &i), DPMO_OVERFLOW);
+    CHECK_STATUS(dpmo_pareto_scores_scratch_len(SIZE_MAX / 2, 2, &i), DPMO_OVERFLOW);
+    CHECK_STATUS(dpmo_pareto_scores_scratch_len(N44, 0, &i), DPMO_INVALID_ARGUMENT);
+    CHECK_STATUS(dpmo_pareto_scores_scratch_len(N44, DPMO_MAX_OBJECTIVES + 1, &i), DPMO_CAPACITY_EXCEEDED);
     CHECK_EQ(i, SENTINEL_Z);
+
+    TEST("pareto_scores_scratch_len takes m: 6n + 1 words at m = 2 on 64-bit targets (288 bytes per candidate "
+         "before issue 22), growing with m");
+    {
+        size_t two = 0, three = 0, sixteen = 0;
+        CHECK_STATUS(dpmo_pareto_scores_scratch_len(100000, 2, &two), DPMO_OK);
+        CHECK_STATUS(dpmo_pareto_scores_scratch_len(100000, 3, &three), DPMO_OK);
+        CHECK_STATUS(dpmo_pareto_scores_scratch_len(100000, 16, &sixteen), DPMO_OK);
+        if (sizeof(size_t) == 8) CHECK_EQ(two, 6 * 100000 + 1);
+        CHECK(two < three && three < sixteen);
+    }
 
     TEST("example 4.4 Pareto scores (0, 0, -1, -1, -4)");
     for (i = 0; i < 2; i++) {
@@ -336,7 +349,7 @@ static void test_scratch_lens(void) {
          * two 32-bit δ^PS arrays, at most that or the Pareto score's for any m (the stages run one after the
          * other; the Pareto score is sized for the m at hand, not for eight objectives) */
         size_t a = 0, sx = 0, sv = 0;
-        CHECK_STATUS(dpmo_pareto_scores_scratch_len(7, &a), DPMO_OK);
+        CHECK_STATUS(dpmo_pareto_scores_scratch_len(7, 3, &a), DPMO_OK);
         CHECK_STATUS(dpmo_pareto_sensitivity_scratch_len(7, 3, &sx, &sv), DPMO_OK);
         CHECK(ix >= sx + 2 * 7);
         CHECK(ix <= (a > sx + 2 * 7 ? a : sx + 2 * 7) + 2 * 7);
@@ -391,7 +404,7 @@ static void test_scratch_lens(void) {
     v = ix = SENTINEL_Z;
     CHECK_STATUS(dpmo_top_k_scratch_len(9, DPMO_SELECTOR_NOISY_MAX_LAPLACE, &v, &ix), DPMO_UNSUPPORTED);
     CHECK_STATUS(dpmo_top_k_scratch_len(9, 5, &v, &ix), DPMO_INVALID_ARGUMENT);
-    CHECK_STATUS(dpmo_top_k_scratch_len(9, DPMO_SELECTOR_EXPONENTIAL | 0x200u, &v, &ix), DPMO_INVALID_ARGUMENT);
+    CHECK_STATUS(dpmo_top_k_scratch_len(9, DPMO_SELECTOR_EXPONENTIAL | 0x400u, &v, &ix), DPMO_INVALID_ARGUMENT);
     CHECK_STATUS(dpmo_top_k_scratch_len(9, UINT32_MAX, &v, &ix), DPMO_INVALID_ARGUMENT);
     CHECK_STATUS(dpmo_top_k_scratch_len(9, 0, NULL, &ix), DPMO_NULL_POINTER);
     CHECK_STATUS(dpmo_top_k_scratch_len(9, 0, &v, NULL), DPMO_NULL_POINTER);
@@ -745,7 +758,17 @@ static void test_selection_errors(void) {
             a.budget = NULL;
             expect(f, "bad epsilon, no budget", &a, DPMO_INVALID_EPSILON);
         }
-        /* Data errors keep the charge (a status that depends on the data is never free). */
+        /* Data errors keep the charge (a status that depends on the data is never free). The plain top-k
+         * functions take scores, which are never a status: NaN counts as -DBL_MAX, +-inf as +-DBL_MAX. */
+        if (has_sensitivity(f)) {
+            a = defaults(f), S_UTIL[3] = nan_();
+            expect(f, "NaN score: chosen by the public rule", &a, DPMO_OK);
+            CHECK(distinct_below(S_OUT, 2, N44));
+            a = defaults(f), S_UTIL[3] = INFINITY;
+            expect(f, "+inf score: chosen by the public rule", &a, DPMO_OK);
+            CHECK(S_OUT[0] == 3);
+            goto argument_errors_decide;
+        }
         a = defaults(f), S_UTIL[3] = nan_();
         expect_charged(f, "NaN utility", &a, DPMO_NON_FINITE_INPUT);
         a = defaults(f), S_UTIL[3] = -INFINITY;
@@ -754,6 +777,7 @@ static void test_selection_errors(void) {
         expect(f, "NaN utility, no budget", &a, DPMO_NON_FINITE_INPUT);
         a = defaults(f), S_UTIL[0] = nan_(), a.deltas = has_deltas(f) && f != F_LD_TOPK ? NULL : a.deltas;
         expect_charged(f, "NaN utility, global", &a, DPMO_NON_FINITE_INPUT);
+    argument_errors_decide:
         /* ... but an argument error, or a budget that cannot pay, decides the status whatever the data: else a
          * deliberately short scratch (or k > n) returns a free status on clean data and a charged one on the
          * NaN neighbour, and "no NaN" is learnt for free. Regression: at 21c59e7 select_privpareto and
@@ -895,8 +919,10 @@ static void test_selection_errors(void) {
             expect(f, "unknown selector 5|float", &a, DPMO_INVALID_ARGUMENT);
             a = defaults(f), a.selector = UINT32_MAX;
             expect(f, "unknown selector max", &a, DPMO_INVALID_ARGUMENT);
-            a = defaults(f), a.selector = DPMO_SELECTOR_EXPONENTIAL | 0x200u;
-            expect(f, "unknown flag bit 0x200", &a, DPMO_INVALID_ARGUMENT);
+            a = defaults(f), a.selector = DPMO_SELECTOR_EXPONENTIAL | 0x400u;
+            expect(f, "unknown flag bit 0x400", &a, DPMO_INVALID_ARGUMENT);
+            a = defaults(f), a.selector = DPMO_SELECTOR_EXPONENTIAL | DPMO_FLOAT | DPMO_ISOCHRONOUS;
+            expect(f, "float and isochronous at once", &a, DPMO_INVALID_ARGUMENT);
             a = defaults(f), a.selector = DPMO_SELECTOR_NOISY_MAX_LAPLACE;
             expect(f, "laplace without DPMO_FLOAT: UNSUPPORTED", &a, DPMO_UNSUPPORTED);
             a = defaults(f), a.selector = DPMO_SELECTOR_NOISY_MAX_LAPLACE, a.deltas = f == F_LD_TOPK ? a.deltas : NULL;
@@ -907,8 +933,8 @@ static void test_selection_errors(void) {
         } else {
             a = defaults(f), a.flags = 1;
             expect(f, "flags 1", &a, DPMO_INVALID_ARGUMENT);
-            a = defaults(f), a.flags = 0x200;
-            expect(f, "flags 0x200", &a, DPMO_INVALID_ARGUMENT);
+            a = defaults(f), a.flags = 0x400;
+            expect(f, "flags 0x400", &a, DPMO_INVALID_ARGUMENT);
             a = defaults(f), a.flags = DPMO_FLOAT | 1u;
             expect(f, "flags DPMO_FLOAT | 1", &a, DPMO_INVALID_ARGUMENT);
             a = defaults(f), a.flags = UINT32_MAX;

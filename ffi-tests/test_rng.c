@@ -69,10 +69,10 @@ static void test_reproducibility(void) {
         dpmo_rng a = make_rng(DPMO_RNG_CHACHA20, 9), b = make_rng(DPMO_RNG_CHACHA20, 9);
         dpmo_rng x = make_rng(DPMO_RNG_XOSHIRO256PP, 9);
         double da[64], db[64], dx[64];
-        CHECK_STATUS(dpmo_sample(&a, DPMO_DIST_UNIFORM, da, 64), DPMO_OK);
-        CHECK_STATUS(dpmo_sample(&b, DPMO_DIST_UNIFORM, db, 32), DPMO_OK); /* two calls = one call */
-        CHECK_STATUS(dpmo_sample(&b, DPMO_DIST_UNIFORM, db + 32, 32), DPMO_OK);
-        CHECK_STATUS(dpmo_sample(&x, DPMO_DIST_UNIFORM, dx, 64), DPMO_OK);
+        CHECK_STATUS(dpmo_sample(&a, DPMO_DIST_UNIFORM | DPMO_FLOAT, da, 64), DPMO_OK);
+        CHECK_STATUS(dpmo_sample(&b, DPMO_DIST_UNIFORM | DPMO_FLOAT, db, 32), DPMO_OK); /* two calls = one call */
+        CHECK_STATUS(dpmo_sample(&b, DPMO_DIST_UNIFORM | DPMO_FLOAT, db + 32, 32), DPMO_OK);
+        CHECK_STATUS(dpmo_sample(&x, DPMO_DIST_UNIFORM | DPMO_FLOAT, dx, 64), DPMO_OK);
         CHECK(memcmp(da, db, sizeof da) == 0);
         CHECK(memcmp(da, dx, sizeof da) != 0);
         CHECK(memcmp(&a, &b, sizeof a) == 0);
@@ -92,7 +92,7 @@ static void test_samplers(void) {
             int ok = 1;
             size_t i;
             TEST("sampler moments");
-            CHECK_STATUS(dpmo_sample(&rng, dist, d, DRAWS), DPMO_OK);
+            CHECK_STATUS(dpmo_sample(&rng, dist | DPMO_FLOAT, d, DRAWS), DPMO_OK);
             for (i = 0; i < DRAWS; i++) {
                 ok &= isfinite(d[i]) ? 1 : 0;
                 if (dist == DPMO_DIST_UNIFORM) ok &= d[i] > 0.0 && d[i] < 1.0;
@@ -209,13 +209,13 @@ static void test_rng_init_os(void) {
     out = SENTINEL_Z;
     CHECK_STATUS(dpmo_select_permute_and_flip(&a, s, 4, 1.0, 1.0, perm, 4, &out, NULL), DPMO_OK);
     CHECK(out < 4);
-    CHECK_STATUS(dpmo_sample(&a, DPMO_DIST_UNIFORM, da, 4), DPMO_OK);
-    CHECK_STATUS(dpmo_sample(&b, DPMO_DIST_UNIFORM, db, 4), DPMO_OK);
+    CHECK_STATUS(dpmo_sample(&a, DPMO_DIST_UNIFORM | DPMO_FLOAT, da, 4), DPMO_OK);
+    CHECK_STATUS(dpmo_sample(&b, DPMO_DIST_UNIFORM | DPMO_FLOAT, db, 4), DPMO_OK);
     CHECK(memcmp(da, db, sizeof da) != 0);
     TEST("rng_init_os: a ChaCha20 state (a copy repeats the stream, like a seeded one)");
     a = c;
-    CHECK_STATUS(dpmo_sample(&a, DPMO_DIST_UNIFORM, da, 4), DPMO_OK);
-    CHECK_STATUS(dpmo_sample(&c, DPMO_DIST_UNIFORM, db, 4), DPMO_OK);
+    CHECK_STATUS(dpmo_sample(&a, DPMO_DIST_UNIFORM | DPMO_FLOAT, da, 4), DPMO_OK);
+    CHECK_STATUS(dpmo_sample(&c, DPMO_DIST_UNIFORM | DPMO_FLOAT, db, 4), DPMO_OK);
     CHECK(memcmp(da, db, sizeof da) == 0);
 }
 
@@ -248,14 +248,14 @@ static double reentrant_delta(void *context, size_t r, size_t t) {
     if (c->mode == 1)
         st = dpmo_select_exponential(c->same, s, 2, 1.0, 1.0, &out, NULL);
     else
-        st = dpmo_sample(c->same, DPMO_DIST_UNIFORM, d, 2);
+        st = dpmo_sample(c->same, DPMO_DIST_UNIFORM | DPMO_FLOAT, d, 2);
     if (st == DPMO_INVALID_GENERATOR && out == SENTINEL_Z && d[0] == SENTINEL_D)
         c->refused++;
     else
         c->unexpected++;
     /* Another generator is not busy: the callback may use it. */
     if (c->other != NULL) {
-        if (dpmo_sample(c->other, DPMO_DIST_UNIFORM, d, 2) == DPMO_OK)
+        if (dpmo_sample(c->other, DPMO_DIST_UNIFORM | DPMO_FLOAT, d, 2) == DPMO_OK)
             c->other_ok++;
         else
             c->other_failed++;
@@ -343,7 +343,7 @@ static void test_reentrancy(void) {
                 CHECK(memcmp(&rng, &ref, sizeof rng) == 0);
                 CHECK(out[0] < 4);
                 TEST("after the outer call the generator works again");
-                CHECK_STATUS(dpmo_sample(&rng, DPMO_DIST_UNIFORM, d, 2), DPMO_OK);
+                CHECK_STATUS(dpmo_sample(&rng, DPMO_DIST_UNIFORM | DPMO_FLOAT, d, 2), DPMO_OK);
             }
 
             snprintf(label, sizeof label, "%s %s: a failing outer call restores the generator exactly", RE_NAMES[f],
@@ -364,7 +364,7 @@ static void test_reentrancy(void) {
             CHECK_STATUS(reentrant_call(f, &rng, &ctx, sel, out, &budget), DPMO_INVALID_SENSITIVITY_VALUE);
             CHECK(memcmp(&rng, &before, sizeof rng) == 0);
             CHECK_DEQ(budget.spent, 2.0);
-            CHECK_STATUS(dpmo_sample(&rng, DPMO_DIST_UNIFORM, d, 2), DPMO_OK);
+            CHECK_STATUS(dpmo_sample(&rng, DPMO_DIST_UNIFORM | DPMO_FLOAT, d, 2), DPMO_OK);
         }
 
     TEST("a state copied during a call carries the busy mark: the copy cannot replay the stream");
@@ -376,10 +376,10 @@ static void test_reentrancy(void) {
         CHECK_STATUS(reentrant_call(RE_LD, &rng, &c, DPMO_SELECTOR_EXPONENTIAL, &out, NULL), DPMO_OK);
         CHECK(c.calls > 0);
         CHECK(memcmp(&c.snapshot, &before, sizeof before) != 0);
-        CHECK_STATUS(dpmo_sample(&c.snapshot, DPMO_DIST_UNIFORM, d, 2), DPMO_INVALID_GENERATOR);
+        CHECK_STATUS(dpmo_sample(&c.snapshot, DPMO_DIST_UNIFORM | DPMO_FLOAT, d, 2), DPMO_INVALID_GENERATOR);
         CHECK_DEQ(d[0], SENTINEL_D);
         CHECK_STATUS(dpmo_select_exponential(&c.snapshot, d, 1, 1.0, 1.0, &out, NULL), DPMO_INVALID_GENERATOR);
-        CHECK_STATUS(dpmo_sample(&rng, DPMO_DIST_UNIFORM, d, 2), DPMO_OK); /* the real state is fine */
+        CHECK_STATUS(dpmo_sample(&rng, DPMO_DIST_UNIFORM | DPMO_FLOAT, d, 2), DPMO_OK); /* the real state is fine */
     }
 }
 

@@ -11,7 +11,8 @@
  * arithmetic that runs. OR-ing DPMO_FLOAT into a selector, noise or flags argument runs the call in floating
  * point instead, where probabilities are only as exact as 53-bit uniforms (an output can be impossible on one
  * dataset and possible on its neighbour). Report-noisy-max with Laplace noise exists only in floating point.
- * The continuous samplers of dpmo_sample are for tests and simulation, never for noise on released values.
+ * The continuous samplers of dpmo_sample are floating point too, so they need DPMO_FLOAT as well; they are for
+ * tests and simulation, never for noise on released values.
  *
  * Budgets. Every selecting function takes a dpmo_budget * (NULL = none). The charge is refused with
  * DPMO_BUDGET_EXHAUSTED (nothing else happens) when the budget left is smaller than epsilon. Otherwise it is
@@ -178,13 +179,17 @@
 #define DPMO_DELTA_TABLE 1
 
 /**
- * δ(t, r) = values[t] for every r, for t < values_len, Δ beyond (the same for all candidates).
+ * δ(t, r) = values[t] for every r, for t < values_len, Δ beyond (the same for all candidates). Local
+ * dampening walks it once per block of 256 candidates sorted by utility, not once per candidate:
+ * O(n log n + ⌈n/256⌉ T).
  */
 #define DPMO_DELTA_SHARED 2
 
 /**
  * δ(t, r) = callback(context, r, t). It must be deterministic and return a finite value ≥ 0; NaN, a
- * negative value or ∞ makes the calling function fail with `DPMO_INVALID_SENSITIVITY_VALUE`.
+ * negative value or ∞ makes the calling function fail with `DPMO_INVALID_SENSITIVITY_VALUE`. A callback's
+ * δ is saturated at min(t_max, 2048) (it has no closed form in t): a selection calls it at most 2048 times
+ * per candidate and objective (twice that for the functions that evaluate everything before writing).
  */
 #define DPMO_DELTA_CALLBACK 3
 
@@ -303,6 +308,19 @@
  * compatibility; not for releases.
  */
 #define DPMO_FLOAT 256
+
+/**
+ * Flag OR-ed into a `selector` (`DPMO_SELECTOR_*`), a `noise` (`DPMO_NOISE_*`) or a `flags` argument: run
+ * the selection in constant time. Control flow, memory addresses and the randomness consumed then depend
+ * only on the public arguments (n, k, epsilon, sensitivity, the flags), never on the scores, so an analyst
+ * who times the call or counts the generator's words learns nothing more than the output. Every output
+ * probability is within a factor e^(±a) of the mechanism's (on scores whose gap to the best is capped at
+ * 128 ln 2 · sensitivity / epsilon); to pay for it the mechanism runs at the slightly smaller epsilon
+ * `dpmo_isochronous_run_epsilon` gives, so the call is epsilon-DP and charges epsilon, as always. For the
+ * exponential mechanism, permute-and-flip, report-noisy-max (Gumbel, Exponential), their top-k and local
+ * dampening; the other functions refuse it with `DPMO_UNSUPPORTED`. Not combinable with `DPMO_FLOAT`.
+ */
+#define DPMO_ISOCHRONOUS 512
 
 /**
  * The major version of the C ABI this header describes (semantic versioning: a program built against
@@ -438,6 +456,7 @@ typedef struct dpmo_budget {
  * A random generator state owned by the caller: 64 bytes, no allocation, no pointers. Initialise it with
  * `dpmo_rng_init`; every call that draws randomness advances it. Copying a state and using both copies
  * repeats randomness, which breaks differential privacy: keep one state per stream.
+ * `fork()` copies every state too: a child must re-initialise its generators (`dpmo_rng_init_os`) before drawing.
  */
 typedef struct dpmo_rng {
   /**
@@ -653,7 +672,8 @@ typedef struct dpmo_sensitivity {
   double global;
   /**
    * Saturation distance T_max ≥ 1: δ(x, t, r) = Δ for t ≥ t_max. Values above 2³² − 1 are treated as
-   * 2³² − 1 (which keeps dampened scores precise; saturating earlier keeps δ admissible).
+   * 2³² − 1 (which keeps dampened scores precise; saturating earlier keeps δ admissible), and for a
+   * callback values above 2048 as 2048.
    */
   size_t t_max;
 } dpmo_sensitivity;
@@ -1355,8 +1375,9 @@ enum dpmo_status dpmo_generalize_optimum(const struct dpmo_hierarchy *hierarchie
                                          bool *out_found);
 
 /**
- * The smallest β that `dpmo_generalize_release` accepts for ε (β ≥ e^{−ε}, a few ulps above e^{−ε}):
- * the boundary choice of the paper, where the per-record choice is uniform.
+ * The smallest β that `dpmo_generalize_release` accepts for ε (β ≥ e^{−ε} certified, within 10^-12
+ * relative of e^{−ε} wherever e^{−ε} is a normal double, for every finite ε > 0): the boundary choice of
+ * the paper, where the per-record choice is uniform.
  *
  * Errors: ε not finite or ≤ 0 → `DPMO_INVALID_EPSILON`; ε too small for any β < 1 →
  * `DPMO_INVALID_ARGUMENT`; a null or misaligned `out_beta`.
@@ -1551,22 +1572,25 @@ enum dpmo_status dpmo_select_local_dampening(struct dpmo_rng *rng,
                                              struct dpmo_budget *budget);
 
 /**
- * Writes to `*out_len` the number of size_t of scratch `dpmo_pareto_scores` needs for n candidates.
+ * Writes to `*out_len` the number of size_t of scratch `dpmo_pareto_scores` needs for n candidates and m
+ * objectives: 6n + 1 on 64-bit targets for m ≤ 2 (48 bytes per candidate), 11n for m = 3, up to 36n for
+ * m = 16 (n ≥ 3·10⁴).
  *
- * Errors: a null or misaligned `out_len`; the length, or its size in bytes, not representable →
- * `DPMO_OVERFLOW`.
+ * Errors: m = 0 → `DPMO_INVALID_ARGUMENT`; m > `DPMO_MAX_OBJECTIVES` → `DPMO_CAPACITY_EXCEEDED`; a null
+ * or misaligned `out_len`; the length, or its size in bytes, not representable → `DPMO_OVERFLOW`.
  *
  * # Safety
  * `out_len`: one writable size_t.
  */
 enum dpmo_status dpmo_pareto_scores_scratch_len(size_t n,
+                                                size_t m,
                                                 size_t *out_len);
 
 /**
  * The Pareto score (PrivPareto paper, Def. 4.3): writes PS(x, r) = −#{r′ ≠ r : r′ dominates r} to
  * `out_scores[r]` for the n candidates, under `dominance` (`DPMO_DOMINANCE_TEXTBOOK` or
  * `DPMO_DOMINANCE_WEAK`). Scores are integers in [−(n − 1), 0]; their global sensitivity is n − 1.
- * `scratch` needs `dpmo_pareto_scores_scratch_len(n)` size_t. O(n log n) for m ≤ 2, O(n log^(m−1) n) for
+ * `scratch` needs `dpmo_pareto_scores_scratch_len(n, m)` size_t. O(n log n) for m ≤ 2, O(n log^(m−1) n) for
  * m ≥ 3 (a divide and conquer over integer ranks, with chunked bitsets for small subproblems).
  *
  * Errors: m = 0, an unknown `dominance` → `DPMO_INVALID_ARGUMENT`; m > `DPMO_MAX_OBJECTIVES` →
@@ -1714,9 +1738,16 @@ enum dpmo_status dpmo_privpareto_scratch_len(size_t n,
  *   unused (`dampening` must still be a `DPMO_DAMPENING_*` value).
  * * `deltas` = m specs, δ_i admissible for objective i: local sensitivity, the Pareto score dampened
  *   (`dampening`: `DPMO_DAMPENING_PLAIN` or `DPMO_DAMPENING_SHIFTED`) with δ^PS (Def. 4.5, Thm. 4.7), then
- *   selected with Δ = 1. δ^PS is computed one distance at a time until every candidate's dampened score
- *   is determined (`max_distance` = 0, automatic: the same distribution as an unbounded table), or for at
- *   most `max_distance` distances (δ^PS saturated to n′ − 1 beyond, which keeps it admissible).
+ *   selected with Δ = 1. δ^PS is computed exactly (integer grids, PrivPareto paper Thm. 4.7 holds in the
+ *   arithmetic that runs) one distance at a time, and saturated to n′ − 1 from a public distance T on,
+ *   which keeps it admissible: T = `max_distance`, or with `max_distance` = 0 (automatic) min(L, C) for
+ *   plain dampening (L = ⌈2048/ε′⌉ + 2, beyond which the exact selectors weigh every candidate alike) and
+ *   min(⌈2 (16 + ln n′) / ε′⌉, C) for shifted dampening, ε′ = ε/k; never beyond the work cap
+ *   C = ⌊C_m / k⌋ with C_m = 2048 (m ≤ 2), 256 (m = 3), 128 (m = 4), 64 (m ≤ 8), 32 (m ≤ 16) (C = 0 when
+ *   k > C_m: each round is then the global mechanism). The
+ *   walk stops earlier once every score is determined. A round probes δ^PS at most 3T + 1 times (each
+ *   O(n log n) for m ≤ 2) and calls a δ callback at most 8 n m T times: at n = 1000 a selection takes at
+ *   most about 0.8 s of CPU for any m, k and input.
  *
  * Scratch: `values` and `indices` of the lengths `dpmo_privpareto_scratch_len(n, m)` reports; their
  * contents afterwards are unspecified. `budget` (nullable) is charged ε.
@@ -1796,8 +1827,9 @@ enum dpmo_status dpmo_privagg_scratch_len(size_t n,
  *   `max_distance` and `dampening` are unused (`dampening` must still be a `DPMO_DAMPENING_*` value).
  * * `deltas` = m specs (δ_i admissible for objective i, Δ_i = its `global`): local, u_agg dampened
  *   (`dampening`) with δ_agg = Σ |w_i| δ_i (Thm. 5.4), evaluated on demand and saturated where every δ_i is
- *   (`max_distance` = 0) or at `max_distance` if earlier; then selected with Δ = 1; `globals` is unused and
- *   may be NULL.
+ *   (`max_distance` = 0) or at `max_distance` if earlier, and at 2048 distances at most when an objective's
+ *   δ is `DPMO_DELTA_SHARED` (callbacks are saturated there anyway): each candidate's dampening evaluates
+ *   δ_agg at most once per distance; then selected with Δ = 1; `globals` is unused and may be NULL.
  *
  * In exact arithmetic (the default) the weighted sum is computed exactly on a grid of about 2^-56 Δ_agg
  * (each term floored, each sensitivity term rounded up, both accounted for exactly). Scratch: `values` and
@@ -1982,9 +2014,16 @@ enum dpmo_status dpmo_rng_init_os(struct dpmo_rng *rng);
 
 /**
  * Fills `out[0..count]` with independent draws from `distribution` (`DPMO_DIST_UNIFORM`,
- * `DPMO_DIST_EXPONENTIAL`, `DPMO_DIST_GUMBEL` or `DPMO_DIST_LAPLACE`, all standard), in floating point. For
- * tests, audits and simulation only: these draws are **not** for adding noise to a value you release
- * (floating-point noise leaks the value, Mironov 2012); use `dpmo_sample_discrete_laplace` for that.
+ * `DPMO_DIST_EXPONENTIAL`, `DPMO_DIST_GUMBEL` or `DPMO_DIST_LAPLACE`, all standard, OR-ed with the
+ * required `DPMO_FLOAT`), in floating point. For tests, audits and simulation only: these draws are **not**
+ * for adding noise to a value you release (floating-point noise leaks the value, Mironov 2012); use
+ * `dpmo_sample_discrete_laplace` for that. As everywhere in this ABI, floating-point randomness is opt-in:
+ * without `DPMO_FLOAT` the call is refused with `DPMO_UNSUPPORTED`, before any other check, and draws
+ * nothing.
+ *
+ * Errors: an unknown distribution or flag → `DPMO_INVALID_ARGUMENT`; `DPMO_FLOAT` missing →
+ * `DPMO_UNSUPPORTED`; an invalid generator; a null, misaligned or overlapping `out`; a count not
+ * representable in bytes → `DPMO_OVERFLOW`.
  *
  * # Safety
  * `rng` must point to an initialised `dpmo_rng`; `out` to `count` writable doubles.
@@ -2014,6 +2053,45 @@ enum dpmo_status dpmo_sample_discrete_laplace(struct dpmo_rng *rng,
                                               double granularity,
                                               int64_t *out,
                                               size_t count);
+
+/**
+ * Any single selector: `selector` is a `DPMO_SELECTOR_*`, optionally OR-ed with `DPMO_FLOAT` (floating
+ * point) or `DPMO_ISOCHRONOUS` (constant time; see it). Writes the
+ * chosen index to `*out_index`. `perm_scratch` (n size_t) is needed by permute-and-flip and by
+ * report-noisy-max with Exponential noise unless floating point is asked for; it may be NULL with length 0
+ * otherwise. `budget` (nullable) is charged epsilon.
+ *
+ * # Safety
+ * `rng`: an initialised generator; `scores`: n readable doubles; `perm_scratch`: NULL or
+ * `perm_scratch_len` writable size_t; `out_index`: one writable size_t; `budget`: NULL or a valid budget.
+ */
+enum dpmo_status dpmo_select(struct dpmo_rng *rng,
+                             uint32_t selector,
+                             const double *scores,
+                             size_t n,
+                             double sensitivity,
+                             double epsilon,
+                             size_t *perm_scratch,
+                             size_t perm_scratch_len,
+                             size_t *out_index,
+                             struct dpmo_budget *budget);
+
+/**
+ * The epsilon each round of an isochronous selection of k out of n candidates at a total `epsilon` runs its
+ * mechanism at (see `DPMO_ISOCHRONOUS`), so that the selection is epsilon-DP exactly: epsilon/k rounded
+ * down, less 2^-40 for the exponential mechanism and Gumbel noise or (n + 1) 2^-40 for permute-and-flip
+ * and Exponential noise, rounded down. `selector` may carry `DPMO_ISOCHRONOUS`. Errors: epsilon not finite
+ * and positive, or epsilon/k not above that slack → `DPMO_INVALID_EPSILON`; k = 0 or k > n, an unknown
+ * selector or one with `DPMO_FLOAT` → `DPMO_INVALID_ARGUMENT`; Laplace noise → `DPMO_UNSUPPORTED`.
+ *
+ * # Safety
+ * `out_epsilon`: one writable double.
+ */
+enum dpmo_status dpmo_isochronous_run_epsilon(uint32_t selector,
+                                              double epsilon,
+                                              size_t n,
+                                              size_t k,
+                                              double *out_epsilon);
 
 /**
  * The exponential mechanism, exactly: writes to `*out_index` an index r in [0, n) drawn with probability

@@ -67,5 +67,16 @@ pub use sensitivity::{DeltaSource, LocalSensitivity};
 #[doc = include_str!("../README.md")]
 struct ReadmeDoctests;
 
+/// Not part of the API: the selectors run directly on a generator, without drawing the call's key first
+/// ([`rng::call_stream`]), so that a test can script every word they read (the tape proofs of
+/// `tests/exact.rs`). Their consumption of the generator then depends on the data: never use them for a
+/// release.
+#[doc(hidden)]
+pub mod testing {
+    pub use crate::select::select_on as select;
+    pub use crate::select::top_k_gumbel_on as top_k_gumbel;
+    pub use crate::select::top_k_on as top_k;
+}
+
 /// The largest number of objectives m the multi-objective functions accept.
 pub const MAX_OBJECTIVES: usize = 16;

@@ -7,9 +7,12 @@
 //! * Because the dampened scores have sensitivity 1 (Lemma 3.7), any global-sensitivity selector may follow
 //!   instead of the exponential mechanism; permute-and-flip is never less accurate.
 
+use crate::dampen::iso::{dampen_iso, iso_units};
 use crate::dampen::{dampen_exact, dampen_into_scratch, dampen_with, Dampening};
 use crate::select::exact::as_words;
-use crate::select::{probabilities_in_place, select, select_int, select_top_k, top_k_int, Arithmetic, Noise, Selector};
+use crate::select::{
+    iso, probabilities_in_place, select_int, select_on, top_k_int, top_k_on, Arithmetic, Noise, Selector,
+};
 use crate::sensitivity::LocalSensitivity;
 use crate::Error;
 use rand_core::Rng;
@@ -63,15 +66,16 @@ pub fn select_local_dampening<R: Rng + ?Sized>(
     perm_scratch: &mut [usize],
     arithmetic: Arithmetic,
 ) -> Result<usize, Error> {
+    let rng = &mut crate::rng::call_stream(rng);
     if !(epsilon.is_finite() && epsilon > 0.0) {
         return Err(Error::InvalidEpsilon);
     }
     let n = utilities.len();
-    if arithmetic == Arithmetic::Exact && selector == Selector::NoisyMax(Noise::Laplace) {
+    if arithmetic != Arithmetic::Float && selector == Selector::NoisyMax(Noise::Laplace) {
         return Err(Error::Unsupported);
     }
     let need = match arithmetic {
-        Arithmetic::Exact => local_dampening_scratch_len(n)?,
+        Arithmetic::Exact | Arithmetic::Isochronous => local_dampening_scratch_len(n)?,
         Arithmetic::Float => n,
     };
     if score_scratch.len() < need || (selector.needs_permutation(arithmetic) && perm_scratch.len() < n) {
@@ -80,7 +84,7 @@ pub fn select_local_dampening<R: Rng + ?Sized>(
     match arithmetic {
         Arithmetic::Float => {
             dampen_into_scratch(utilities, delta, kind, score_scratch)?;
-            select(
+            select_on(
                 rng,
                 selector,
                 &score_scratch[..n],
@@ -95,12 +99,19 @@ pub fn select_local_dampening<R: Rng + ?Sized>(
             let units = dampen_exact(utilities, delta, kind, words)?;
             select_int(rng, selector, words, units, epsilon, perm_scratch)
         }
+        Arithmetic::Isochronous => {
+            let run = iso::isochronous_run_epsilon(selector, epsilon, n, 1)?;
+            let scale = iso::IntScale::new(run, iso_units(delta, kind)?)?;
+            let words = as_words(&mut score_scratch[..need]);
+            dampen_iso(utilities, delta, kind, words)?;
+            Ok(iso::select_int(rng, selector, words, scale, perm_scratch))
+        }
     }
 }
 
 /// Top-k without replacement with local dampening: the dampened scores do not depend on the candidate set
 /// (δ(x, t, r) is per candidate), so they are computed once and k rounds of `selector` at ε/k each run on
-/// them with Δ = 1 ([`select_top_k`]), in `arithmetic`. ε-DP in total by sequential composition.
+/// them with Δ = 1 ([`crate::select::select_top_k`]), in `arithmetic`. ε-DP in total by sequential composition.
 ///
 /// Scratch: `dampened` and `score_scratch` of length ≥ [`local_dampening_scratch_len`], `index_scratch` of
 /// length ≥ n, `perm_scratch` of length ≥ n when [`Selector::needs_permutation`] (may be empty
@@ -120,6 +131,7 @@ pub fn select_local_dampening_top_k<R: Rng + ?Sized>(
     perm_scratch: &mut [usize],
     arithmetic: Arithmetic,
 ) -> Result<(), Error> {
+    let rng = &mut crate::rng::call_stream(rng);
     if !(epsilon.is_finite() && epsilon > 0.0) {
         return Err(Error::InvalidEpsilon);
     }
@@ -127,7 +139,7 @@ pub fn select_local_dampening_top_k<R: Rng + ?Sized>(
     if out.is_empty() || out.len() > n {
         return Err(Error::InvalidArgument);
     }
-    if arithmetic == Arithmetic::Exact && selector == Selector::NoisyMax(Noise::Laplace) {
+    if arithmetic != Arithmetic::Float && selector == Selector::NoisyMax(Noise::Laplace) {
         return Err(Error::Unsupported);
     }
     match arithmetic {
@@ -140,7 +152,7 @@ pub fn select_local_dampening_top_k<R: Rng + ?Sized>(
                 return Err(Error::ScratchTooSmall);
             }
             dampen_into_scratch(utilities, delta, kind, dampened)?;
-            select_top_k(
+            top_k_on(
                 rng,
                 selector,
                 &dampened[..n],
@@ -153,7 +165,7 @@ pub fn select_local_dampening_top_k<R: Rng + ?Sized>(
                 arithmetic,
             )
         }
-        Arithmetic::Exact => {
+        Arithmetic::Exact | Arithmetic::Isochronous => {
             let need = local_dampening_scratch_len(n)?;
             if dampened.len() < need
                 || score_scratch.len() < need
@@ -163,6 +175,13 @@ pub fn select_local_dampening_top_k<R: Rng + ?Sized>(
                 return Err(Error::ScratchTooSmall);
             }
             let words = as_words(&mut dampened[..need]);
+            if arithmetic == Arithmetic::Isochronous {
+                let run = iso::isochronous_run_epsilon(selector, epsilon, n, out.len())?;
+                let scale = iso::IntScale::new(run, iso_units(delta, kind)?)?;
+                dampen_iso(utilities, delta, kind, words)?;
+                iso::top_k_int(rng, selector, words, scale, out, &mut index_scratch[..n], perm_scratch);
+                return Ok(());
+            }
             let units = dampen_exact(utilities, delta, kind, words)?;
             let work = as_words(&mut score_scratch[..need]);
             top_k_int(

@@ -14,7 +14,7 @@
 
 use crate::Error;
 use rand_chacha::ChaCha20Rng;
-use rand_core::{SeedableRng, TryRng};
+use rand_core::{Rng, SeedableRng, TryRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 const TAG_CHACHA20: u64 = u64::from_le_bytes(*b"dpmoCC20");
@@ -81,6 +81,23 @@ impl TryRng for Generator {
             Generator::Xoshiro256PlusPlus(g) => g.try_fill_bytes(dst),
         }
     }
+}
+
+/// The private stream of one call: ChaCha20 keyed by 32 bytes — exactly four words — drawn from the
+/// caller's generator `rng`.
+///
+/// Every public function of the library that takes a generator draws this one key first and samples only
+/// from the stream, so the caller's generator advances by four words per call whatever the data. Without
+/// it, the number of words a rejection sampler consumes depends on the scores (a coin at gap 0 draws no
+/// bit), and an analyst who sees the generator's state after a call — or counts its refills — learns
+/// about the data beyond the output. Use it likewise to build your own mechanisms from the samplers of
+/// [`crate::sample`] and [`crate::exact`], whose consumption varies.
+pub fn call_stream<R: Rng + ?Sized>(rng: &mut R) -> ChaCha20Rng {
+    let mut seed = [0u8; 32];
+    for chunk in seed.chunks_exact_mut(8) {
+        chunk.copy_from_slice(&rng.next_u64().to_le_bytes());
+    }
+    ChaCha20Rng::from_seed(seed)
 }
 
 fn seed_words(seed: &[u8; 32]) -> [u64; 4] {
@@ -181,7 +198,6 @@ impl GeneratorState {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rand_core::Rng;
 
     #[test]
     fn states_round_trip_and_advance() {

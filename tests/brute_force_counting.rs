@@ -25,7 +25,7 @@ fn ones() -> LocalSensitivity<'static> {
 
 fn ps_world(u: &[f64], dominance: Dominance) -> Evaluated {
     let mut score = vec![0.0; N];
-    let mut scratch = vec![0usize; pareto_scores_scratch_len(N).unwrap()];
+    let mut scratch = vec![0usize; pareto_scores_scratch_len(N, M).unwrap()];
     pareto_scores(u, M, dominance, &mut score, &mut scratch).unwrap();
     let need = pareto_sensitivity_scratch_len(N, M).unwrap();
     let (mut idx, mut val) = (vec![0usize; need.indices], vec![0.0; need.values]);

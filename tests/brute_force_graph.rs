@@ -81,7 +81,7 @@ impl Graph {
 
     fn pareto_scores(&self, dominance: Dominance) -> Vec<f64> {
         let mut score = vec![0.0; self.n];
-        let mut scratch = vec![0usize; pareto_scores_scratch_len(self.n).unwrap()];
+        let mut scratch = vec![0usize; pareto_scores_scratch_len(self.n, M).unwrap()];
         pareto_scores(&self.u, M, dominance, &mut score, &mut scratch).unwrap();
         score
     }

@@ -15,11 +15,77 @@ use dpmo::exact::bernoulli::{bernoulli_exp_minus, bernoulli_inv_e_over_three_eig
 use dpmo::exact::discrete::{discrete_laplace, LaplaceRate};
 use dpmo::exact::wide::U256;
 use dpmo::exact::{Bits, Scale};
-use dpmo::select::{
-    select_exponential, select_exponential_float, select_noisy_max, select_noisy_max_float, select_permute_and_flip,
-    select_permute_and_flip_float, select_top_k_gumbel, Arithmetic, Noise,
-};
+use dpmo::select::{Arithmetic, Noise, Selector};
 use dpmo::Error;
+use rand_core::Rng;
+
+// The public selectors draw a key from the generator and sample from a stream keyed by it, which a tape
+// cannot script; these run the same selectors directly on the tape (`dpmo::testing`).
+
+fn select_exponential(rng: &mut impl Rng, s: &[f64], delta: f64, eps: f64) -> Result<usize, Error> {
+    dpmo::testing::select(rng, Selector::Exponential, s, delta, eps, &mut [], Arithmetic::Exact)
+}
+
+fn select_exponential_float(rng: &mut impl Rng, s: &[f64], delta: f64, eps: f64) -> Result<usize, Error> {
+    dpmo::testing::select(rng, Selector::Exponential, s, delta, eps, &mut [], Arithmetic::Float)
+}
+
+fn select_noisy_max(
+    rng: &mut impl Rng,
+    s: &[f64],
+    delta: f64,
+    eps: f64,
+    noise: Noise,
+    perm: &mut [usize],
+) -> Result<usize, Error> {
+    dpmo::testing::select(rng, Selector::NoisyMax(noise), s, delta, eps, perm, Arithmetic::Exact)
+}
+
+fn select_noisy_max_float(rng: &mut impl Rng, s: &[f64], delta: f64, eps: f64, noise: Noise) -> Result<usize, Error> {
+    dpmo::testing::select(
+        rng,
+        Selector::NoisyMax(noise),
+        s,
+        delta,
+        eps,
+        &mut [],
+        Arithmetic::Float,
+    )
+}
+
+fn select_permute_and_flip(
+    rng: &mut impl Rng,
+    s: &[f64],
+    delta: f64,
+    eps: f64,
+    perm: &mut [usize],
+) -> Result<usize, Error> {
+    dpmo::testing::select(rng, Selector::PermuteAndFlip, s, delta, eps, perm, Arithmetic::Exact)
+}
+
+fn select_permute_and_flip_float(
+    rng: &mut impl Rng,
+    s: &[f64],
+    delta: f64,
+    eps: f64,
+    perm: &mut [usize],
+) -> Result<usize, Error> {
+    dpmo::testing::select(rng, Selector::PermuteAndFlip, s, delta, eps, perm, Arithmetic::Float)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn select_top_k_gumbel(
+    rng: &mut impl Rng,
+    s: &[f64],
+    delta: f64,
+    eps: f64,
+    out: &mut [usize],
+    w: &mut [f64],
+    ix: &mut [usize],
+    arithmetic: Arithmetic,
+) -> Result<(), Error> {
+    dpmo::testing::top_k_gumbel(rng, s, delta, eps, out, w, ix, arithmetic)
+}
 
 /// A generator that replays scripted 64-bit words and panics when they run out (a tape proof must say
 /// everything the sampler reads).
@@ -415,10 +481,12 @@ fn extreme_inputs_give_a_result_or_a_status_in_exact_mode() {
         select_exponential(&mut g, &[1.0], f64::INFINITY, 1.0),
         Err(Error::InvalidSensitivity)
     );
-    assert_eq!(
-        select_exponential(&mut g, &[f64::NAN], 1.0, 1.0),
-        Err(Error::NonFiniteInput)
-    );
+    // A NaN score counts as −f64::MAX and ±∞ as ±f64::MAX (the public rule): never a status.
+    for _ in 0..20 {
+        assert_eq!(select_exponential(&mut g, &[f64::NAN, 1.0], 1.0, 1.0), Ok(1));
+        assert_eq!(select_exponential(&mut g, &[f64::INFINITY, 1.0], 1.0, 1.0), Ok(0));
+        assert_eq!(select_exponential(&mut g, &[f64::NEG_INFINITY, 1.0], 1.0, 1.0), Ok(1));
+    }
     assert_eq!(select_exponential(&mut g, &[], 1.0, 1.0), Err(Error::EmptyInput));
 }
 

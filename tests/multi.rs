@@ -5,7 +5,7 @@ mod common;
 
 use common::*;
 use dpmo::dampen::Dampening;
-use dpmo::multi::{privagg_scratch_len, privpareto_scratch_len};
+use dpmo::multi::{privagg_scratch_len, privpareto_saturation, privpareto_scratch_len};
 use dpmo::pareto::pareto_scores_naive;
 use dpmo::sensitivity::{DeltaSource, LocalSensitivity};
 use dpmo::{
@@ -451,7 +451,7 @@ fn table_probabilities(
     };
     let n = u.len() / m;
     let mut ps = vec![0.0; n];
-    let mut order = vec![0usize; pareto_scores_scratch_len(n).unwrap()];
+    let mut order = vec![0usize; pareto_scores_scratch_len(n, m).unwrap()];
     pareto_scores(u, m, dominance, &mut ps, &mut order).unwrap();
     let s = pareto_sensitivity_scratch_len(n, m).unwrap();
     let (mut tix, mut tv) = (vec![0usize; s.indices], vec![0.0; s.values]);
@@ -478,11 +478,11 @@ fn table_probabilities(
 }
 
 /// Local PrivPareto with automatic saturation (`max_distance` = 0, runs of constant δ^PS crossed at once)
-/// gives exactly the distribution of dampening with the whole δ^PS table up to the automatic limit, on random
-/// utilities with ties and dyadic local sensitivities (per-candidate, and tables whose δ grows with t).
+/// gives exactly the distribution of dampening with the whole δ^PS table up to the automatic limit
+/// (`privpareto_saturation`), on random utilities with ties and dyadic local sensitivities (per-candidate,
+/// and tables whose δ grows with t).
 #[test]
-fn automatic_saturation_equals_the_unbounded_table() {
-    use dpmo::exact::scale::distance_beyond_cap;
+fn automatic_saturation_equals_the_saturated_table() {
     let mut g = rng(31);
     for case in 0..60 {
         let n = 3 + case % 9;
@@ -491,7 +491,6 @@ fn automatic_saturation_equals_the_unbounded_table() {
             .map(|_| (dpmo::sample::uniform_index(&mut g, 12) as f64) * 0.5)
             .collect();
         let eps = [0.25, 1.0, 4.0][case % 3];
-        let limit = distance_beyond_cap(eps);
         // Objective i: per-candidate δ (even cases) or a table growing with t over 5 columns.
         let per: Vec<Vec<f64>> = (0..m)
             .map(|_| {
@@ -521,6 +520,7 @@ fn automatic_saturation_equals_the_unbounded_table() {
             })
             .collect();
         for damp in [Dampening::Plain, Dampening::Shifted] {
+            let limit = privpareto_saturation(n, m, 1, eps, damp, 0);
             let auto = automatic_probabilities(&u, m, Dominance::Textbook, &deltas, damp, eps);
             let (want, _) = table_probabilities(&u, m, Dominance::Textbook, &deltas, limit, damp, eps);
             for (a, b) in auto.iter().zip(&want) {
@@ -536,10 +536,9 @@ fn automatic_saturation_equals_the_unbounded_table() {
 /// The same equality on inputs large enough for every path of the δ^PS probes (the sweep with its kept
 /// orders while many candidates are open, the direct count once few are, the divide-and-conquer count for
 /// m = 3), with heavy ties, m = 1, 2, 3, both dominance relations and both dampenings; the reference is the
-/// table up to the automatic limit (beyond which, here, δ^PS is n − 1 for every candidate).
+/// table up to the automatic limit.
 #[test]
 fn automatic_saturation_equals_the_table_on_larger_inputs() {
-    use dpmo::exact::scale::distance_beyond_cap;
     let mut g = rng(47);
     for case in 0..12 {
         let n = [70, 130, 200][case % 3];
@@ -548,7 +547,6 @@ fn automatic_saturation_equals_the_table_on_larger_inputs() {
             .map(|_| (dpmo::sample::uniform_index(&mut g, 9) as f64) * 0.5)
             .collect();
         let eps = [1.0, 4.0][case % 2];
-        let limit = distance_beyond_cap(eps);
         let per: Vec<Vec<f64>> = (0..m)
             .map(|_| {
                 (0..n)
@@ -578,12 +576,9 @@ fn automatic_saturation_equals_the_table_on_larger_inputs() {
             .collect();
         for dominance in [Dominance::Weak, Dominance::Textbook] {
             for damp in [Dampening::Plain, Dampening::Shifted] {
+                let limit = privpareto_saturation(n, m, 1, eps, damp, 0);
                 let auto = automatic_probabilities(&u, m, dominance, &deltas, damp, eps);
-                let (want, saturated) = table_probabilities(&u, m, dominance, &deltas, limit, damp, eps);
-                assert!(
-                    saturated,
-                    "case {case}: the table must reach n − 1 to stand for the unbounded one"
-                );
+                let (want, _) = table_probabilities(&u, m, dominance, &deltas, limit, damp, eps);
                 for (a, b) in auto.iter().zip(&want) {
                     assert!(
                         (a - b).abs() <= 1e-12,
@@ -595,29 +590,27 @@ fn automatic_saturation_equals_the_table_on_larger_inputs() {
     }
 }
 
-/// Shifted dampening stops by the cap rule (every open candidate already ≥ the cap below the best final
-/// score) and still gives exactly the unbounded table's probabilities; stopping at the cap distance
-/// instead (saturating there, as before) gives other probabilities on this input, so the comparison can
-/// tell them apart. C and F have δ^PS = n − 1 from t = 0 (final); D and E keep δ^PS = 1 for 5,000
-/// distances, half a unit of deficit per distance.
+/// Shifted dampening saturates δ^PS at ⌈2 (16 + ln n) / ε⌉ when automatic: exactly the table saturated
+/// there, not the unbounded one (D and E keep δ^PS = 1 for 5,000 distances, half a unit of deficit per
+/// distance: far below C and F in the unbounded table, within the automatic distance here). C and F have
+/// δ^PS = n − 1 from t = 0.
 #[test]
-fn shifted_cap_rule_equals_the_unbounded_table() {
-    use dpmo::exact::scale::distance_beyond_cap;
+fn shifted_automatic_saturation_is_the_public_distance() {
     // C, D, E, F (two objectives); δ per candidate, Δ = 1000, saturated at 5,000.
     let u = [0.0, 0.0, 10.0, 0.0, 0.0, 10.0, -1.0, -1.0];
     let per = [1000.0, 0.0, 0.0, 1000.0];
-    let (m, eps) = (2, 64.0);
+    let (m, eps) = (2, 1.0);
     let s = LocalSensitivity::new(DeltaSource::PerCandidate(&per), 1000.0, 5000, 4).unwrap();
     let deltas = [s, s];
     let table = |columns| table_probabilities(&u, m, Dominance::Textbook, &deltas, columns, Dampening::Shifted, eps);
-    let (unbounded, saturated) = table(5002);
-    assert!(saturated, "the reference table must reach n − 1 for D and E");
-    let (truncated, _) = table(distance_beyond_cap(eps));
+    let t = privpareto_saturation(4, m, 1, eps, Dampening::Shifted, 0);
+    assert_eq!(t, (2.0 * (16.0 + 4f64.ln()) / eps).ceil() as usize);
+    let (saturated, _) = table(t);
+    let (unbounded, full) = table(5002);
+    assert!(full, "the reference table must reach n − 1 for D and E");
     let auto = automatic_probabilities(&u, m, Dominance::Textbook, &deltas, Dampening::Shifted, eps);
-    assert_eq!(auto, unbounded);
-    assert!(auto[1] == 0.0 && auto[2] == 0.0 && auto[3] > 0.0, "{auto:?}");
-    assert_ne!(
-        truncated, unbounded,
-        "the old stopping distance must be distinguishable here"
-    );
+    for (a, b) in auto.iter().zip(&saturated) {
+        assert!((a - b).abs() <= 1e-12, "{auto:?} vs {saturated:?}");
+    }
+    assert!(auto[1] > 0.0 && unbounded[1] == 0.0, "{auto:?} vs {unbounded:?}");
 }

@@ -29,7 +29,7 @@ fn random_utilities(rng: &mut Rng, n: usize, m: usize) -> Vec<f64> {
 fn fast_scores(u: &[f64], m: usize, d: Dominance) -> Vec<f64> {
     let n = u.len() / m;
     let mut out = vec![f64::NAN; n];
-    let mut scratch = vec![usize::MAX; pareto_scores_scratch_len(n).unwrap()];
+    let mut scratch = vec![usize::MAX; pareto_scores_scratch_len(n, m).unwrap()];
     pareto_scores(u, m, d, &mut out, &mut scratch).unwrap();
     out
 }
@@ -167,9 +167,44 @@ fn example_4_6_and_function_sources() {
     assert_eq!(out, [2.0; 3]);
 }
 
+/// The scratch of the Pareto score is sized for the m at hand (issue 22: it was sized for 16 objectives
+/// whatever m, 288 bytes per candidate at n ≥ 3·10⁴): on 64-bit targets 6n + 1 words for m ≤ 2 (48 bytes
+/// per candidate), growing with m, and the scores computed in exactly that much.
+#[test]
+fn score_scratch_takes_m() {
+    for n in [1usize, 5, 1000, 100_000] {
+        let words = |m| pareto_scores_scratch_len(n, m).unwrap();
+        if usize::BITS == 64 {
+            assert_eq!(words(1), 6 * n + 1);
+            assert_eq!(words(2), 6 * n + 1);
+        }
+        for m in 2..MAX_OBJECTIVES {
+            assert!(words(m) <= words(m + 1), "n = {n}, m = {m}");
+        }
+    }
+    if usize::BITS == 64 {
+        assert!(pareto_scores_scratch_len(100_000, 16).unwrap() >= 30 * 100_000);
+    }
+    for m in 1..=MAX_OBJECTIVES {
+        let n = 300;
+        let u: Vec<f64> = (0..n * m).map(|k| ((k * 7919) % 13) as f64).collect();
+        let need = pareto_scores_scratch_len(n, m).unwrap();
+        let mut scratch = vec![usize::MAX; need];
+        let mut out = vec![f64::NAN; n];
+        pareto_scores(&u, m, Dominance::Textbook, &mut out, &mut scratch).unwrap();
+        let mut naive = vec![0.0; n];
+        pareto_scores_naive(&u, m, Dominance::Textbook, &mut naive).unwrap();
+        assert_eq!(out, naive, "m = {m}");
+        assert_eq!(
+            pareto_scores(&u, m, Dominance::Textbook, &mut out, &mut scratch[..need - 1]),
+            Err(Error::ScratchTooSmall)
+        );
+    }
+}
+
 #[test]
 fn score_errors_write_nothing() {
-    let mut scratch = vec![0usize; pareto_scores_scratch_len(3).unwrap()];
+    let mut scratch = vec![0usize; pareto_scores_scratch_len(3, 2).unwrap()];
     let mut out = [7.0; 3];
     let u = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0];
     let d = Dominance::Textbook;
@@ -200,14 +235,19 @@ fn score_errors_write_nothing() {
         );
         assert_eq!(pareto_scores_naive(&v, 2, d, &mut out), Err(Error::NonFiniteInput));
     }
-    let need = pareto_scores_scratch_len(3).unwrap();
+    let need = pareto_scores_scratch_len(3, 2).unwrap();
     assert_eq!(
         pareto_scores(&u, 2, d, &mut out, &mut scratch[..need - 1]),
         Err(Error::ScratchTooSmall)
     );
     assert_eq!(pareto_scores_naive(&u, 2, d, &mut out[..2]), Err(Error::LengthMismatch));
     assert_eq!(out, [7.0; 3]);
-    assert_eq!(pareto_scores_scratch_len(usize::MAX / 2), Err(Error::Overflow));
+    assert_eq!(pareto_scores_scratch_len(usize::MAX / 2, 2), Err(Error::Overflow));
+    assert_eq!(pareto_scores_scratch_len(3, 0), Err(Error::InvalidArgument));
+    assert_eq!(
+        pareto_scores_scratch_len(3, MAX_OBJECTIVES + 1),
+        Err(Error::CapacityExceeded)
+    );
     pareto_scores(&u, 2, d, &mut out, &mut scratch[..need]).unwrap();
     assert_eq!(out, [-2.0, -1.0, 0.0]);
 }

@@ -54,7 +54,7 @@ fn tied_utilities(rng: &mut Rng, n: usize, m: usize) -> Vec<f64> {
 fn scores(u: &[f64], m: usize, d: Dominance) -> Vec<f64> {
     let n = u.len() / m;
     let mut out = vec![f64::NAN; n];
-    let mut scratch = vec![usize::MAX; pareto_scores_scratch_len(n).unwrap()];
+    let mut scratch = vec![usize::MAX; pareto_scores_scratch_len(n, m).unwrap()];
     pareto_scores(u, m, d, &mut out, &mut scratch).unwrap();
     out
 }

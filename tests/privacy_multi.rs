@@ -161,7 +161,7 @@ fn staged_scores(world: &World, db: &Db, mech: Mechanism) -> (Vec<f64>, f64) {
 fn pareto_stages(world: &World, db: &Db, dom: Dominance, damp: Option<Dampening>, global: f64) -> (Vec<f64>, f64) {
     let n = world.n;
     let mut ps = vec![0.0; n];
-    let mut scratch = vec![0usize; pareto_scores_scratch_len(n).unwrap()];
+    let mut scratch = vec![0usize; pareto_scores_scratch_len(n, M).unwrap()];
     pareto_scores(&db.u, M, dom, &mut ps, &mut scratch).unwrap();
     let Some(kind) = damp else {
         return (ps, global);

@@ -49,8 +49,10 @@ static bool terminated(const char *s) { return memchr(s, '\0', DP_LEDGER_NAME) !
 
 bool dp_ledger_valid(const dp_ledger_record *r) {
     if (r->magic != DP_LEDGER_MAGIC || r->crc != dp_crc32c(r, offsetof(dp_ledger_record, crc))) return false;
-    if (r->type < DP_LEDGER_GRANT || r->type > DP_LEDGER_CHARGE) return false;
-    if (!(isfinite(r->epsilon) && r->epsilon > 0.0)) return false;
+    if (r->type < DP_LEDGER_GRANT || r->type > DP_LEDGER_CREATE) return false;
+    if (r->type == DP_LEDGER_CREATE ? !(r->epsilon == 0.0 && !signbit(r->epsilon))
+                                    : !(isfinite(r->epsilon) && r->epsilon > 0.0))
+        return false;
     if (r->ngrants > DP_LEDGER_MAX_GRANTS_PER_CHARGE) return false;
     return terminated(r->role_name) && terminated(r->dataset) && terminated(r->mechanism);
 }

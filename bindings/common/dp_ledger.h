@@ -1,8 +1,9 @@
 /*
  * dp_ledger.h: the privacy ledger file shared by the PostgreSQL and SQLite bindings.
  *
- * An append-only file of fixed-size records (grants, top-ups, charges), each sealed by a CRC-32C and
- * numbered 1, 2, 3, ... The file is the truth; every in-memory budget is a replay of it.
+ * An append-only file of fixed-size records (grants, top-ups, charges; SQLite's files start with a create
+ * record), each sealed by a CRC-32C and numbered 1, 2, 3, ... The file is the truth; every in-memory budget
+ * is a replay of it.
  *
  * Durability rule: a writer holds the ledger's lock (an LWLock in PostgreSQL, flock(2) in SQLite) while it
  * appends one record with pwrite(2) at the end of the valid records and fdatasync(2)s it, and only then
@@ -25,7 +26,10 @@
 enum dp_ledger_type {
     DP_LEDGER_GRANT = 1,  /* a budget of `epsilon` granted (PostgreSQL: to `role` for `dataset`, as grant `grant_id`) */
     DP_LEDGER_TOP_UP = 2, /* `epsilon` added to grant `grant_id` (SQLite: to the file's budget) */
-    DP_LEDGER_CHARGE = 3  /* `epsilon` charged to each grant in `grants` (SQLite: to the file's budget) */
+    DP_LEDGER_CHARGE = 3, /* `epsilon` charged to each grant in `grants` (SQLite: to the file's budget) */
+    DP_LEDGER_CREATE = 4  /* SQLite: record 1 of a file, written with the file (epsilon 0): a ledger is never an
+                           * empty file, which SQLite's ATTACH or VACUUM INTO would take for an empty database
+                           * and write into; a non-empty file that is not a database they refuse */
 };
 
 typedef struct dp_ledger_record {
@@ -33,7 +37,7 @@ typedef struct dp_ledger_record {
     uint32_t type;
     uint64_t seq;     /* 1, 2, 3, ...: the record's position */
     int64_t time_us;  /* microseconds since 1970-01-01 UTC */
-    double epsilon;   /* grant: total; top-up: amount added; charge: ε */
+    double epsilon;   /* grant: total; top-up: amount added; charge: ε; create: 0 */
     uint32_t role;    /* PostgreSQL: the grantee (grant, top-up) or the session user charged; SQLite: 0 */
     uint32_t database;/* PostgreSQL: the database of a charge; SQLite: 0 */
     uint32_t grant_id;/* grant, top-up: the grant (1-based) */
@@ -53,7 +57,8 @@ uint32_t dp_crc32c(const void *data, size_t len);
 /* Sets magic and crc. */
 void dp_ledger_seal(dp_ledger_record *r);
 
-/* True when magic, crc, type, counts and strings are well formed. */
+/* True when magic, crc, type, epsilon (> 0, finite; exactly +0 for a create record), counts and strings are
+ * well formed. */
 bool dp_ledger_valid(const dp_ledger_record *r);
 
 typedef int (*dp_ledger_apply_fn)(void *ctx, const dp_ledger_record *r); /* 0: ok; else stop (corrupt) */

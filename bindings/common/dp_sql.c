@@ -86,21 +86,27 @@ static bool word_is(const char *w, size_t len, const char *lit) {
     return true;
 }
 
+/* The functions that run isochronously (constant time): all but PrivPareto, whose Pareto score sorts the
+ * data (its time depends on it); it runs exactly. */
+static bool has_isochronous(dp_kind k) { return k != DP_PARETO && k != DP_PARETO_LOCAL; }
+
 static void expected_options(const dp_function *f, char *buf, size_t len) {
-    snprintf(buf, len, "exponential, permute_and_flip, noisy_max_gumbel, noisy_max_exponential%s%s",
+    snprintf(buf, len, "exponential, permute_and_flip, noisy_max_gumbel, noisy_max_exponential%s%s%s",
+             has_isochronous(f->kind) ? ", isochronous, exact" : "",
              is_local(f->kind) ? ", plain, shifted, t_max=N" : "",
              f->kind == DP_PARETO || f->kind == DP_PARETO_LOCAL ? ", textbook, weak" : "");
 }
 
 dp_err_class dp_options_parse(const dp_function *f, const char *text, size_t len, dp_options *o, dp_error *err) {
-    const char *seen[4] = {NULL, NULL, NULL, NULL}; /* the word that set each category */
-    size_t seen_len[4] = {0, 0, 0, 0};
+    const char *seen[5] = {NULL, NULL, NULL, NULL, NULL}; /* the word that set each category */
+    size_t seen_len[5] = {0, 0, 0, 0, 0};
     char expected[200];
 
     o->selector = DPMO_SELECTOR_EXPONENTIAL;
     o->dampening = DPMO_DAMPENING_PLAIN;
     o->dominance = DPMO_DOMINANCE_TEXTBOOK;
     o->t_max = 0;
+    o->arithmetic = has_isochronous(f->kind) ? DPMO_ISOCHRONOUS : 0;
     if (len > DP_MAX_OPTIONS_TEXT)
         return dp_fail(err, DP_ERR_ARGUMENT, -1, "%s: the options text is longer than %d bytes", f->name,
                        DP_MAX_OPTIONS_TEXT);
@@ -137,6 +143,15 @@ dp_err_class dp_options_parse(const dp_function *f, const char *text, size_t len
                                "%s: option \"%.*s\" applies only to the dp_pareto_ functions", f->name, (int)wl, w);
             cat = 2;
             o->dominance = word_is(w, wl, "textbook") ? DPMO_DOMINANCE_TEXTBOOK : DPMO_DOMINANCE_WEAK;
+        }
+        if (cat < 0 && (word_is(w, wl, "isochronous") || word_is(w, wl, "exact"))) {
+            if (!has_isochronous(f->kind))
+                return dp_fail(err, DP_ERR_ARGUMENT, -1,
+                               "%s: option \"%.*s\" does not apply to PrivPareto (it runs exactly, not in constant "
+                               "time)",
+                               f->name, (int)wl, w);
+            cat = 4;
+            o->arithmetic = word_is(w, wl, "isochronous") ? DPMO_ISOCHRONOUS : 0;
         }
         if (cat < 0 && wl > 6 && word_is(w, 6, "t_max=")) {
             if (!is_local(f->kind))
@@ -466,9 +481,19 @@ dp_err_class dp_group_prepare(const dp_params *p, int64_t n, const int64_t *ids,
     const dp_function *f = &dp_functions[p->function];
     memset(g, 0, sizeof *g);
     if (n < 1) return dp_fail(err, DP_ERR_ARGUMENT, DPMO_EMPTY_INPUT, "%s: the group has no rows", f->name);
+    /* n is public (the candidates are), but it is not repeated here: where a deployment breaks that rule,
+     * a free error should not hand out an exact count */
     if (p->k > n)
-        return dp_fail(err, DP_ERR_ARGUMENT, -1, "%s: k = %lld exceeds the number of candidates in the group (%lld)",
-                       f->name, (long long)p->k, (long long)n);
+        return dp_fail(err, DP_ERR_ARGUMENT, -1, "%s: k = %lld exceeds the number of candidates in the group", f->name,
+                       (long long)p->k);
+    if (p->options.arithmetic == DPMO_ISOCHRONOUS) {
+        /* The isochronous mechanism runs at epsilon/k less a slack (dpmo_isochronous_run_epsilon): a public
+         * fact about epsilon, k and n, refused before the charge when nothing is left. */
+        double run;
+        if (dpmo_isochronous_run_epsilon(p->options.selector, p->epsilon, (size_t)n, (size_t)p->k, &run) != DPMO_OK)
+            return dp_fail(err, DP_ERR_ARGUMENT, DPMO_INVALID_EPSILON,
+                           "%s: epsilon is too small for the isochronous mode (add the option \"exact\")", f->name);
+    }
     id_row *order = alloc_n(a, n, sizeof *order);
     if (order == NULL) return dp_fail(err, DP_ERR_NOMEM, -1, "%s: out of memory for %lld candidates", f->name, (long long)n);
     for (int64_t i = 0; i < n; i++) {
@@ -509,8 +534,9 @@ dp_err_class dp_group_prepare(const dp_params *p, int64_t n, const int64_t *ids,
 
 void dp_mechanism_label(const dp_params *p, char *buf, size_t len) {
     const dp_function *f = &dp_functions[p->function];
-    snprintf(buf, len, "%s/%s%s", f->name, SELECTORS[p->options.selector],
-             is_local(f->kind) && p->options.dampening == DPMO_DAMPENING_SHIFTED ? "/shifted" : "");
+    snprintf(buf, len, "%s/%s%s%s", f->name, SELECTORS[p->options.selector],
+             is_local(f->kind) && p->options.dampening == DPMO_DAMPENING_SHIFTED ? "/shifted" : "",
+             has_isochronous(f->kind) && p->options.arithmetic == 0 ? "/exact" : "");
 }
 
 static dp_err_class run_status(const dp_function *f, dpmo_status st, dp_error *err) {
@@ -595,17 +621,20 @@ dp_err_class dp_group_run(const dp_params *p, const dp_group *g, bool null_data,
 
     switch (f->kind) {
     case DP_SELECT:
-        st = dpmo_select_top_k(rng, p->options.selector, g->utilities, n, p->sensitivities[0], p->epsilon, k, picks,
+        st = dpmo_select_top_k(rng, p->options.selector | p->options.arithmetic, g->utilities, n, p->sensitivities[0],
+                               p->epsilon, k, picks,
                                values, values_len, indices, indices_len, NULL);
         break;
     case DP_SELECT_LOCAL:
         if (k == 1)
             st = dpmo_select_local_dampening(rng, g->utilities, n, &specs[0], p->options.dampening,
-                                             p->options.selector, p->epsilon, values, values_len,
+                                             p->options.selector | p->options.arithmetic, p->epsilon, values,
+                                             values_len,
                                              indices_len ? indices : NULL, indices_len, picks, NULL);
         else
             st = dpmo_select_local_dampening_top_k(rng, g->utilities, n, &specs[0], p->options.dampening,
-                                                   p->options.selector, p->epsilon, k, picks, values, values_len,
+                                                   p->options.selector | p->options.arithmetic, p->epsilon, k, picks,
+                                                   values, values_len,
                                                    indices, indices_len, NULL);
         break;
     case DP_PARETO:
@@ -619,7 +648,8 @@ dp_err_class dp_group_run(const dp_params *p, const dp_group *g, bool null_data,
     default:
         /* Local: delta_agg saturates where every delta_i does (max_distance 0, automatic; <= 1024). */
         st = dpmo_select_privagg(rng, g->utilities, n, m, p->weights, p->sensitivities,
-                                 f->kind == DP_AGG_LOCAL ? specs : NULL, 0, p->options.dampening, p->options.selector,
+                                 f->kind == DP_AGG_LOCAL ? specs : NULL, 0, p->options.dampening,
+                                 p->options.selector | p->options.arithmetic,
                                  p->epsilon, k, picks, values, values_len, indices, indices_len, NULL);
         break;
     }

@@ -70,6 +70,7 @@ typedef struct dp_options {
     uint32_t dampening; /* DPMO_DAMPENING_*, local forms */
     uint32_t dominance; /* DPMO_DOMINANCE_*, PrivPareto */
     uint32_t t_max;     /* saturation distance of a δ given as a number, local forms */
+    uint32_t arithmetic; /* DPMO_ISOCHRONOUS (the default where it exists: dp_select*) or 0 (exact) */
 } dp_options;
 
 /* The public constants of a group: the same in every row. Plain data (serialised as is by PostgreSQL). */

@@ -9,25 +9,39 @@
  * The ledger (README.md, "The privacy ledger"): budgets granted by a superuser to roles (optionally per
  * dataset label) live in shared memory, protected by one LWLock, and every grant, top-up and charge is a
  * record appended to $PGDATA/dpmo_ledger and fdatasync'd while the lock is held, before the function that
- * made it returns; the postmaster replays the file at startup and after a crash. A selection charges every
- * grant that applies to the session user (its own and every role it is a member of) before the data is
- * examined, so its result can only leave the backend once the charge is durable. Without
- * shared_preload_libraries, in recovery, or for a role without a grant, selections are refused.
+ * made it returns; then the anchor ($PGDATA/dpmo_ledger.anchor) is rewritten. The postmaster replays the
+ * file at startup and after a crash and checks it against its anchor; it never creates it (a superuser does,
+ * with dp_ledger_init()). A selection charges every grant that applies to the session user (its own and
+ * every role it is a member of) before the data is examined, so its result can only leave the backend once
+ * the charge is durable. Without shared_preload_libraries, without a usable ledger, in recovery, on a
+ * timeline other than the ledger's, or for a role without a grant, selections are refused.
+ *
+ * Who pays (README.md, "Who pays"): the session user; selections are refused in triggers (counted by a
+ * function manager hook), in security-restricted operations and outside client backends. Group budgets: a
+ * ProcessUtility hook keeps non-superusers from ending the memberships that make a budget bind a role.
  */
 #include "postgres.h"
 
 #include <fcntl.h>
 #include <math.h>
+#include <stdarg.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "access/genam.h"
 #include "access/htup_details.h"
 #include "access/parallel.h"
+#include "access/table.h"
+#include "access/xact.h"
 #include "access/xlog.h"
+#include "catalog/dependency.h"
+#include "catalog/pg_authid.h"
 #include "catalog/pg_language_d.h"
 #include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
 #include "commands/dbcommands.h"
+#include "commands/extension.h"
 #include "common/cryptohash.h"
 #include "common/sha2.h"
 #include "fmgr.h"
@@ -36,10 +50,12 @@
 #include "nodes/pathnodes.h"
 #include "optimizer/planner.h"
 #include "port.h"
+#include "postmaster/autovacuum.h"
 #include "storage/fd.h"
 #include "storage/ipc.h"
 #include "storage/lwlock.h"
 #include "storage/shmem.h"
+#include "tcop/utility.h"
 #include "utils/acl.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
@@ -87,7 +103,11 @@ current_dataset(void)
 /* ------------------------------------------------------------------------------------------------ */
 
 #define MAX_GRANTS 1024
+/* In the data directory, which is every server process's working directory. */
 #define LEDGER_FILE "dpmo_ledger"
+#define ANCHOR_FILE "dpmo_ledger.anchor"
+#define ANCHOR_MAGIC 0x414d5044u	/* "DPMA" little-endian */
+#define ANCHOR_SIZE 512			/* written whole and in place, as pg_control is */
 
 typedef struct LedgerGrant
 {
@@ -97,11 +117,46 @@ typedef struct LedgerGrant
 	dpmo_budget budget;
 } LedgerGrant;
 
+/* Why the ledger cannot be used, and what lifts the refusal (README, "When the ledger is lost"). */
+typedef enum LedgerProblem
+{
+	LEDGER_OK = 0,
+	LEDGER_MISSING,				/* no file: a superuser creates one with dp_ledger_init() */
+	LEDGER_DAMAGED,				/* unreadable or corrupt: repair the file, restart the server */
+	LEDGER_UNANCHORED,			/* out of step with its anchor: put the right file back, or
+								 * dp_ledger_accept() */
+	LEDGER_REPLACED				/* removed, replaced or truncated while the server ran: restart */
+} LedgerProblem;
+
+/*
+ * The anchor (ANCHOR_FILE): rewritten and synced after every record is durable, so it never claims more
+ * than the ledger holds. It remembers how many records the ledger has, the CRC of the last one, the
+ * cluster's system identifier and the WAL timeline the ledger was written on. A ledger with fewer records
+ * than its anchor, another last record, another cluster's identifier, or a server that has since moved to
+ * another timeline (promoted, restored to a point in time) is refused until a superuser accepts it.
+ */
+typedef struct LedgerAnchor
+{
+	uint32		magic;
+	uint32		version;		/* 1 */
+	uint64		system_id;
+	uint64		records;
+	uint32		last_crc;		/* the crc field of record number `records` (0 when there is none) */
+	uint32		timeline;
+	uint32		reserved;
+	uint32		crc;			/* CRC-32C of every byte before this field */
+} LedgerAnchor;
+
 typedef struct LedgerShared
 {
 	LWLock	   *lock;
-	bool		ok;				/* false: corrupt or unreadable ledger, every charge refused */
-	char		why[256];
+	bool		ok;				/* problem == LEDGER_OK */
+	int			problem;		/* LedgerProblem */
+	char		why[320];		/* for superusers and the server log */
+	uint64		generation;		/* bumped when dp_ledger_init() creates a new file */
+	dev_t		dev;			/* the file replayed at startup or created by dp_ledger_init() */
+	ino_t		ino;
+	uint32		timeline;		/* the timeline the anchor names */
 	int64		size;			/* bytes of valid records in the file */
 	uint64		next_seq;
 	int			ngrants;
@@ -110,15 +165,10 @@ typedef struct LedgerShared
 
 static LedgerShared *ledger = NULL;
 static int	ledger_fd = -1;		/* this backend's descriptor of the file */
+static uint64 ledger_fd_generation = 0; /* the generation it was opened in */
 static shmem_request_hook_type prev_shmem_request_hook = NULL;
 static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
 static create_upper_paths_hook_type prev_upper_paths_hook = NULL;
-
-static void
-ledger_path(char *buf)
-{
-	snprintf(buf, MAXPGPATH, "%s/%s", DataDir, LEDGER_FILE);
-}
 
 static int64
 now_unix_us(void)
@@ -199,6 +249,199 @@ ledger_apply(void *ctx, const dp_ledger_record *r)
 	return -1;
 }
 
+static void ledger_set_problem(LedgerShared *l, LedgerProblem p, const char *fmt,...) pg_attribute_printf(3, 4);
+
+static void
+ledger_set_problem(LedgerShared *l, LedgerProblem p, const char *fmt,...)
+{
+	va_list		ap;
+
+	l->problem = p;
+	l->ok = p == LEDGER_OK;
+	va_start(ap, fmt);
+	vsnprintf(l->why, sizeof l->why, fmt, ap);
+	va_end(ap);
+}
+
+typedef enum AnchorRead
+{
+	ANCHOR_READ_OK,
+	ANCHOR_READ_MISSING,
+	ANCHOR_READ_INVALID
+} AnchorRead;
+
+static AnchorRead
+anchor_read(LedgerAnchor *a)
+{
+	char		buf[ANCHOR_SIZE];
+	int			fd = BasicOpenFile(ANCHOR_FILE, O_RDONLY | PG_BINARY);
+	ssize_t		got;
+
+	if (fd < 0)
+		return errno == ENOENT ? ANCHOR_READ_MISSING : ANCHOR_READ_INVALID;
+	got = pg_pread(fd, buf, sizeof buf, 0);
+	close(fd);
+	if (got < (ssize_t) sizeof(LedgerAnchor))
+		return ANCHOR_READ_INVALID;
+	memcpy(a, buf, sizeof *a);
+	if (a->magic != ANCHOR_MAGIC || a->version != 1 || a->crc != dp_crc32c(a, offsetof(LedgerAnchor, crc)))
+		return ANCHOR_READ_INVALID;
+	return ANCHOR_READ_OK;
+}
+
+/* Writes the anchor in place and syncs it (with the ledger's lock held, or in the postmaster): 0 or -1. */
+static int
+anchor_write(uint64 records, uint32 last_crc, uint32 timeline)
+{
+	char		buf[ANCHOR_SIZE];
+	LedgerAnchor a;
+	int			fd,
+				rc = 0,
+				save;
+	bool		created = false;
+
+	memset(&a, 0, sizeof a);
+	a.magic = ANCHOR_MAGIC;
+	a.version = 1;
+	a.system_id = GetSystemIdentifier();
+	a.records = records;
+	a.last_crc = last_crc;
+	a.timeline = timeline;
+	a.crc = dp_crc32c(&a, offsetof(LedgerAnchor, crc));
+	memset(buf, 0, sizeof buf);
+	memcpy(buf, &a, sizeof a);
+	fd = BasicOpenFile(ANCHOR_FILE, O_RDWR | PG_BINARY);
+	if (fd < 0 && errno == ENOENT)
+	{
+		fd = BasicOpenFile(ANCHOR_FILE, O_RDWR | O_CREAT | O_EXCL | PG_BINARY);
+		created = fd >= 0;
+	}
+	if (fd < 0)
+		return -1;
+	errno = 0;
+	if (pg_pwrite(fd, buf, sizeof buf, 0) != (ssize_t) sizeof buf)
+	{
+		if (errno == 0)
+			errno = ENOSPC;
+		rc = -1;
+	}
+	else if (pg_fdatasync(fd) != 0)
+		rc = -1;
+	save = errno;
+	close(fd);
+	errno = save;
+	if (rc == 0 && created && dp_ledger_sync_dir(ANCHOR_FILE) != 0)
+		rc = -1;
+	return rc;
+}
+
+/* The crc field of record number n (1-based) of fd, or 0 for n = 0; false when it cannot be read. */
+static bool
+record_crc(int fd, uint64 n, uint32 *crc)
+{
+	dp_ledger_record r;
+
+	*crc = 0;
+	if (n == 0)
+		return true;
+	if (pg_pread(fd, &r, sizeof r, (off_t) ((n - 1) * DP_LEDGER_RECORD_SIZE)) != (ssize_t) sizeof r)
+		return false;
+	*crc = r.crc;
+	return true;
+}
+
+/*
+ * Replays the ledger file into l and checks it against its anchor (the postmaster, at startup and when it
+ * reinitialises shared memory after a crash). Never creates the file: a missing ledger is refused until a
+ * superuser creates a new one, explicitly, with dp_ledger_init().
+ */
+static void
+ledger_load(LedgerShared *l)
+{
+	LedgerAnchor a;
+	AnchorRead	ar = anchor_read(&a);
+	int			fd = BasicOpenFile(LEDGER_FILE, O_RDWR | PG_BINARY);
+	struct stat st;
+	int64		end = 0;
+	dp_ledger_scan_result res;
+	uint64		records;
+	uint32		crc;
+
+	if (fd < 0)
+	{
+		if (errno != ENOENT)
+			ledger_set_problem(l, LEDGER_DAMAGED, "cannot open %s: %m", LEDGER_FILE);
+		else if (ar != ANCHOR_READ_MISSING)
+			ledger_set_problem(l, LEDGER_MISSING,
+							   "%s is missing but its anchor %s is not (it says the ledger held %llu records): "
+							   "put the ledger back with the server stopped; SELECT dpmo.dp_ledger_init() "
+							   "starts an empty one instead, and every budget with it",
+							   LEDGER_FILE, ANCHOR_FILE,
+							   ar == ANCHOR_READ_OK ? (unsigned long long) a.records : 0ULL);
+		else
+			ledger_set_problem(l, LEDGER_MISSING,
+							   "there is no privacy ledger (%s in the data directory): a superuser creates "
+							   "one with SELECT dpmo.dp_ledger_init()", LEDGER_FILE);
+		return;
+	}
+	if (fstat(fd, &st) != 0)
+	{
+		ledger_set_problem(l, LEDGER_DAMAGED, "cannot stat %s: %m", LEDGER_FILE);
+		close(fd);
+		return;
+	}
+	l->dev = st.st_dev;
+	l->ino = st.st_ino;
+	if (dp_ledger_sync_dir(LEDGER_FILE) != 0)
+		ereport(LOG, (errmsg("dpmo: could not fsync the data directory: %m")));
+	l->problem = LEDGER_OK;
+	res = dp_ledger_scan(fd, 0, &l->next_seq, &end, true, ledger_apply, l, l->why, sizeof l->why);
+	l->size = end;
+	records = l->next_seq - 1;
+	if (res == DP_LEDGER_SCAN_TORN)
+	{
+		ereport(LOG, (errmsg("dpmo: privacy ledger: %s", l->why)));
+		if (pg_fdatasync(fd) != 0)
+			ledger_set_problem(l, LEDGER_DAMAGED, "cannot sync %s after cutting its torn last record: %m",
+							   LEDGER_FILE);
+	}
+	else if (res != DP_LEDGER_SCAN_OK)
+		l->problem = LEDGER_DAMAGED;	/* l->why says why */
+	if (l->problem != LEDGER_OK)
+		;
+	else if (ar == ANCHOR_READ_MISSING)
+		ledger_set_problem(l, LEDGER_UNANCHORED,
+						   "%s has no anchor (%s): if it holds every record, a superuser accepts it with "
+						   "SELECT dpmo.dp_ledger_accept()", LEDGER_FILE, ANCHOR_FILE);
+	else if (ar == ANCHOR_READ_INVALID)
+		ledger_set_problem(l, LEDGER_UNANCHORED,
+						   "the anchor %s cannot be read or is invalid: if %s holds every record, a superuser "
+						   "accepts it with SELECT dpmo.dp_ledger_accept()", ANCHOR_FILE, LEDGER_FILE);
+	else if (a.system_id != GetSystemIdentifier())
+		ledger_set_problem(l, LEDGER_UNANCHORED,
+						   "%s was written by another cluster (system identifier %llu, this one's is %llu): "
+						   "if it is this cluster's ledger, a superuser accepts it with "
+						   "SELECT dpmo.dp_ledger_accept()", LEDGER_FILE,
+						   (unsigned long long) a.system_id, (unsigned long long) GetSystemIdentifier());
+	else if (a.records > records)
+		ledger_set_problem(l, LEDGER_UNANCHORED,
+						   "%s holds %llu records but held %llu: it was rolled back (an older copy?); put the "
+						   "complete file back with the server stopped, or accept this one with "
+						   "SELECT dpmo.dp_ledger_accept()", LEDGER_FILE, (unsigned long long) records,
+						   (unsigned long long) a.records);
+	else if (!record_crc(fd, a.records, &crc) || crc != a.last_crc)
+		ledger_set_problem(l, LEDGER_UNANCHORED,
+						   "record %llu of %s is not the one its anchor remembers: the file was replaced; put "
+						   "the right file back with the server stopped, or accept this one with "
+						   "SELECT dpmo.dp_ledger_accept()", (unsigned long long) a.records, LEDGER_FILE);
+	else
+	{
+		l->timeline = a.timeline;
+		ledger_set_problem(l, LEDGER_OK, "%s", "");
+	}
+	close(fd);
+}
+
 static void
 ledger_shmem_request(void)
 {
@@ -213,8 +456,6 @@ static void
 ledger_shmem_startup(void)
 {
 	bool		found;
-	char		path[MAXPGPATH];
-	int			fd;
 
 	if (prev_shmem_startup_hook)
 		prev_shmem_startup_hook();
@@ -225,27 +466,8 @@ ledger_shmem_startup(void)
 		memset(ledger, 0, sizeof(LedgerShared));
 		ledger->lock = &(GetNamedLWLockTranche("dpmo"))->lock;
 		ledger->next_seq = 1;
-		ledger_path(path);
-		fd = open(path, O_RDWR | O_CREAT | PG_BINARY, S_IRUSR | S_IWUSR);
-		if (fd < 0)
-			snprintf(ledger->why, sizeof ledger->why, "cannot open %s: %m", path);
-		else
-		{
-			int64		end = 0;
-			dp_ledger_scan_result res;
-
-			if (dp_ledger_sync_dir(path) != 0)
-				ereport(LOG, (errmsg("dpmo: could not fsync the directory of %s: %m", path)));
-			res = dp_ledger_scan(fd, 0, &ledger->next_seq, &end, true, ledger_apply, ledger,
-								 ledger->why, sizeof ledger->why);
-			ledger->size = end;
-			ledger->ok = res == DP_LEDGER_SCAN_OK || res == DP_LEDGER_SCAN_TORN;
-			if (res == DP_LEDGER_SCAN_TORN && fdatasync(fd) != 0)
-				ledger->ok = false;
-			if (res == DP_LEDGER_SCAN_TORN)
-				ereport(LOG, (errmsg("dpmo: privacy ledger: %s", ledger->why)));
-			close(fd);
-		}
+		ledger->generation = 1;
+		ledger_load(ledger);
 		if (ledger->ok)
 			ereport(LOG,
 					(errmsg("dpmo: privacy ledger replayed: %d grants, %llu records",
@@ -258,65 +480,201 @@ ledger_shmem_startup(void)
 	LWLockRelease(AddinShmemInitLock);
 }
 
-/* Fails closed unless the ledger is loaded, readable and this server is not a standby. */
+static void ledger_unusable(const char *fname, LedgerProblem problem, const char *why) pg_attribute_noreturn();
+
+/*
+ * Refuses because of the ledger's state. The reason (file names, record counts) goes to superusers and to
+ * the server log only: other roles learn that selections are refused, not how many records the ledger had.
+ */
 static void
-ledger_require(const char *fname)
+ledger_unusable(const char *fname, LedgerProblem problem, const char *why)
 {
+	int			code = problem == LEDGER_MISSING ? ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE : ERRCODE_DATA_CORRUPTED;
+
+	if (superuser_arg(GetSessionUserId()))
+		ereport(ERROR, (errcode(code), errmsg("%s: the privacy ledger is unusable: %s", fname, why)));
+	ereport(ERROR,
+			(errcode(code),
+			 errmsg("%s: the privacy ledger is unusable: private selections are refused until an administrator repairs it",
+					fname),
+			 errdetail_log("%s", why)));
+	pg_unreachable();
+}
+
+static void
+ledger_refuse_timeline(const char *fname, uint32 anchored, uint32 now)
+{
+	char		why[320];
+
+	snprintf(why, sizeof why,
+			 "this server is on WAL timeline %u but the ledger was last written on timeline %u: the server was "
+			 "promoted or restored to a point in time since, and %s may lack records of the server it came "
+			 "from; put that server's %s in place with this one stopped, then SELECT dpmo.dp_ledger_accept()",
+			 now, anchored, LEDGER_FILE, LEDGER_FILE);
+	ledger_unusable(fname, LEDGER_UNANCHORED, why);
+}
+
+/*
+ * Fails closed unless the ledger is loaded and usable, this server is not a standby, and it is still on the
+ * timeline its ledger was anchored on. With `inspect` (the superusers' listings), a ledger that replayed
+ * but is out of step with its anchor may be read, also on a standby, so that it can be checked before it is
+ * accepted.
+ */
+static void
+ledger_require(const char *fname, bool inspect)
+{
+	char		why[320];
+	LedgerProblem problem;
+	uint32		timeline;
+
 	if (!preloaded || ledger == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("%s: the privacy ledger is not loaded: add dpmo to shared_preload_libraries and restart the server",
 						fname)));
-	if (!ledger->ok)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("%s: the privacy ledger is unusable: %s", fname, ledger->why)));
+	LWLockAcquire(ledger->lock, LW_SHARED);
+	problem = (LedgerProblem) ledger->problem;
+	timeline = ledger->timeline;
+	strlcpy(why, ledger->why, sizeof why);
+	LWLockRelease(ledger->lock);
+	if (inspect && problem == LEDGER_UNANCHORED)
+		return;
+	if (problem != LEDGER_OK)
+		ledger_unusable(fname, problem, why);
+	if (inspect)
+		return;
 	if (RecoveryInProgress())
 		ereport(ERROR,
 				(errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
 				 errmsg("%s: private selections are refused on a server in recovery: the privacy ledger lives on the primary",
 						fname)));
+	if (timeline != GetWALInsertionTimeLine())
+		ledger_refuse_timeline(fname, timeline, GetWALInsertionTimeLine());
 }
 
-static int
-ledger_file(void)
-{
-	char		path[MAXPGPATH];
+static void ledger_break(uint64 generation, LedgerProblem p, const char *fname, const char *fmt,...) pg_attribute_printf(4, 5) pg_attribute_noreturn();
 
-	if (ledger_fd >= 0)
+/* Marks the ledger unusable (unless it was re-created meanwhile) and refuses. */
+static void
+ledger_break(uint64 generation, LedgerProblem p, const char *fname, const char *fmt,...)
+{
+	char		why[320];
+	va_list		ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof why, fmt, ap);
+	va_end(ap);
+	LWLockAcquire(ledger->lock, LW_EXCLUSIVE);
+	if (ledger->generation == generation && ledger->ok)
+		ledger_set_problem(ledger, p, "%s", why);
+	LWLockRelease(ledger->lock);
+	ereport(LOG_SERVER_ONLY, (errmsg("dpmo: the privacy ledger is unusable: %s", why)));
+	ledger_unusable(fname, p, why);
+}
+
+/*
+ * This backend's descriptor of the ledger file, (re)opened when dp_ledger_init() created a new file. The
+ * file must be the one the postmaster replayed: one removed or replaced while the server runs makes the
+ * ledger unusable until a restart checks it against its anchor.
+ */
+static int
+ledger_file(const char *fname)
+{
+	uint64		generation;
+	dev_t		dev;
+	ino_t		ino;
+	int			fd;
+	struct stat st;
+
+	LWLockAcquire(ledger->lock, LW_SHARED);
+	generation = ledger->generation;
+	dev = ledger->dev;
+	ino = ledger->ino;
+	LWLockRelease(ledger->lock);
+	if (ledger_fd >= 0 && ledger_fd_generation == generation)
 		return ledger_fd;
-	ledger_path(path);
+	if (ledger_fd >= 0)
+	{
+		close(ledger_fd);
+		ReleaseExternalFD();
+		ledger_fd = -1;
+	}
 	/* A descriptor kept for the backend's life: counted as PostgreSQL asks of such descriptors. */
 	if (!AcquireExternalFD())
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_RESOURCES),
 				 errmsg("dpmo: no file descriptor left to open the privacy ledger")));
-	/* No O_CREAT: the postmaster created it; a missing file means someone removed it (fail closed). */
-	ledger_fd = BasicOpenFile(path, O_RDWR | PG_BINARY);
-	if (ledger_fd < 0)
+	/* No O_CREAT: only dp_ledger_init() creates the file. */
+	fd = BasicOpenFile(LEDGER_FILE, O_RDWR | PG_BINARY);
+	if (fd < 0)
 	{
 		int			save = errno;
 
 		ReleaseExternalFD();
+		if (save == ENOENT)
+			ledger_break(generation, LEDGER_REPLACED, fname,
+						 "%s was removed while the server was running: restart the server", LEDGER_FILE);
 		errno = save;
 		ereport(ERROR,
 				(errcode_for_file_access(),
-				 errmsg("dpmo: could not open the privacy ledger \"%s\": %m", path)));
+				 errmsg("dpmo: could not open the privacy ledger: %m")));
 	}
+	if (fstat(fd, &st) != 0 || st.st_dev != dev || st.st_ino != ino)
+	{
+		close(fd);
+		ReleaseExternalFD();
+		ledger_break(generation, LEDGER_REPLACED, fname,
+					 "%s was replaced while the server was running: restart the server", LEDGER_FILE);
+	}
+	ledger_fd = fd;
+	ledger_fd_generation = generation;
 	return ledger_fd;
 }
 
 /*
- * Appends r (its seq set here) with the lock held in exclusive mode. On a failed write it releases the
- * lock and raises an ERROR (nothing is counted); on a failed fdatasync it PANICs, as PostgreSQL does for
- * its own files, so that the state is rebuilt from what the disk really holds.
+ * With the lock held in exclusive mode, after ledger_require() and ledger_file(): checks again what may have
+ * changed since (the state, the file's generation); on failure releases the lock and raises an ERROR.
  */
 static void
-ledger_append_locked(dp_ledger_record *r)
+ledger_check_locked(const char *fname)
+{
+	uint32		timeline = ledger->timeline;
+
+	if (ledger->ok && ledger_fd_generation == ledger->generation && timeline == GetWALInsertionTimeLine())
+		return;
+	LWLockRelease(ledger->lock);
+	ledger_require(fname, false);
+	ereport(ERROR,
+			(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+			 errmsg("%s: the privacy ledger was re-created meanwhile; nothing was charged", fname),
+			 errhint("Retry.")));
+}
+
+/*
+ * Appends r (its seq set here) with the lock held in exclusive mode, then updates the anchor. On a failed
+ * write it releases the lock and raises an ERROR (nothing is counted); on a failed fdatasync it PANICs, as
+ * PostgreSQL does for its own files, so that the state is rebuilt from what the disk really holds. A failed
+ * anchor update is logged: the record is durable, and the anchor only lags behind it.
+ */
+static void
+ledger_append_locked(dp_ledger_record *r, const char *fname)
 {
 	int			fd = ledger_fd;		/* opened by the caller, before it took the lock */
 	int			rc;
+	struct stat st;
 
+	if (fstat(fd, &st) != 0 || st.st_size < ledger->size)
+	{
+		char		why[320];
+
+		snprintf(why, sizeof why,
+				 "%s is shorter than the %lld bytes the server wrote: it was truncated or overwritten while "
+				 "the server was running: restart the server", LEDGER_FILE, (long long) ledger->size);
+		ledger_set_problem(ledger, LEDGER_REPLACED, "%s", why);
+		LWLockRelease(ledger->lock);
+		ereport(LOG_SERVER_ONLY, (errmsg("dpmo: the privacy ledger is unusable: %s", why)));
+		ledger_unusable(fname, LEDGER_REPLACED, why);
+	}
 	r->seq = ledger->next_seq;
 	r->time_us = now_unix_us();
 	rc = dp_ledger_append(fd, ledger->size, r);
@@ -336,6 +694,11 @@ ledger_append_locked(dp_ledger_record *r)
 	}
 	ledger->size += DP_LEDGER_RECORD_SIZE;
 	ledger->next_seq++;
+	if (anchor_write(r->seq, r->crc, ledger->timeline) != 0)
+		ereport(LOG_SERVER_ONLY,
+				(errcode_for_file_access(),
+				 errmsg("dpmo: could not update the privacy ledger's anchor %s after record %llu: %m",
+						ANCHOR_FILE, (unsigned long long) r->seq)));
 }
 
 typedef struct GrantRef
@@ -400,7 +763,9 @@ ledger_charge(const dp_params *p)
 	dp_ledger_record rec;
 	char	   *user_name;
 
-	ledger_require(fname);
+	ledger_require(fname, false);
+	/* Opened first: the grant ids found below belong to the file's generation, checked under the lock. */
+	ledger_file(fname);
 	n = applicable_grants(user, dataset, ids, DP_LEDGER_MAX_GRANTS_PER_CHARGE, fname);
 	user_name = GetUserNameFromId(user, false);
 	if (n == 0)
@@ -421,13 +786,8 @@ ledger_charge(const dp_params *p)
 	dp_ledger_set_name(rec.dataset, dataset);
 	dp_mechanism_label(p, rec.mechanism, sizeof rec.mechanism);
 
-	ledger_file();
 	LWLockAcquire(ledger->lock, LW_EXCLUSIVE);
-	if (!ledger->ok)
-	{
-		LWLockRelease(ledger->lock);
-		ledger_require(fname);
-	}
+	ledger_check_locked(fname);
 	for (i = 0; i < n; i++)
 	{
 		next[i] = ledger->grants[ids[i] - 1].budget;
@@ -454,10 +814,260 @@ ledger_charge(const dp_params *p)
 						   g.dataset[0] ? " for dataset \"" : "", g.dataset, g.dataset[0] ? "\"" : "",
 						   lft, g.budget.total)));
 	}
-	ledger_append_locked(&rec);
+	ledger_append_locked(&rec, fname);
 	for (i = 0; i < n; i++)
 		ledger->grants[ids[i] - 1].budget = next[i];
 	LWLockRelease(ledger->lock);
+}
+
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Who pays: contexts in which no role can be charged correctly                                      */
+/* ------------------------------------------------------------------------------------------------ */
+
+/*
+ * Trigger functions (row, statement, constraint and event triggers, deferred or not) running in this
+ * backend: the calls are kept on a stack by the function manager hook below, which PostgreSQL calls around
+ * every call of a function for which needs_fmgr_hook says yes (here: those returning trigger or
+ * event_trigger). The stack holds the FmgrInfo of each call, so that the end of a call (also its abort,
+ * while an error unwinds) is matched without a catalog lookup.
+ */
+static FmgrInfo **trigger_calls = NULL;
+static int	trigger_depth = 0;
+static int	trigger_calls_cap = 0;
+static needs_fmgr_hook_type prev_needs_fmgr_hook = NULL;
+static fmgr_hook_type prev_fmgr_hook = NULL;
+
+static bool
+is_trigger_function(Oid fn)
+{
+	HeapTuple	tup = SearchSysCache1(PROCOID, ObjectIdGetDatum(fn));
+	bool		trigger = false;
+
+	if (HeapTupleIsValid(tup))
+	{
+		Oid			rettype = ((Form_pg_proc) GETSTRUCT(tup))->prorettype;
+
+		trigger = rettype == TRIGGEROID || rettype == EVENT_TRIGGEROID;
+		ReleaseSysCache(tup);
+	}
+	return trigger;
+}
+
+static bool
+dpmo_needs_fmgr_hook(Oid fn)
+{
+	if (prev_needs_fmgr_hook && prev_needs_fmgr_hook(fn))
+		return true;
+	return is_trigger_function(fn);
+}
+
+/*
+ * FHET_START comes before the function runs, and exactly one of FHET_END, FHET_ABORT after it, in nested
+ * (last in, first out) order; an ERROR raised at FHET_START gets neither, so a call is pushed only once the
+ * previous hook returned, and popped before the previous hook is called at its end.
+ */
+static void
+dpmo_fmgr_hook(FmgrHookEventType event, FmgrInfo *flinfo, Datum *arg)
+{
+	if (event == FHET_START)
+	{
+		if (prev_fmgr_hook)
+			prev_fmgr_hook(event, flinfo, arg);
+		if (!is_trigger_function(flinfo->fn_oid))
+			return;
+		if (trigger_depth == trigger_calls_cap)
+		{
+			int			cap = trigger_calls_cap > 0 ? trigger_calls_cap * 2 : 16;
+
+			trigger_calls = trigger_calls == NULL
+				? MemoryContextAlloc(TopMemoryContext, sizeof(FmgrInfo *) * cap)
+				: repalloc(trigger_calls, sizeof(FmgrInfo *) * cap);
+			trigger_calls_cap = cap;
+		}
+		trigger_calls[trigger_depth++] = flinfo;
+		return;
+	}
+	if (trigger_depth > 0 && trigger_calls[trigger_depth - 1] == flinfo)
+		trigger_depth--;
+	if (prev_fmgr_hook)
+		prev_fmgr_hook(event, flinfo, arg);
+}
+
+/* No trigger runs once the top-level transaction has ended: a safety net for the count. */
+static void
+dpmo_xact_callback(XactEvent event, void *arg)
+{
+	if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_ABORT || event == XACT_EVENT_PREPARE)
+		trigger_depth = 0;
+}
+
+/*
+ * The ledger charges the session user: the role whose statement the selection is part of and whose client
+ * receives the result. Where that is not so, the selection is refused, before anything is charged:
+ *   - in any process but a client backend (autovacuum workers, background and parallel workers, WAL
+ *     senders): nobody's statement runs there; autovacuum's session user is the bootstrap superuser;
+ *   - in a security-restricted operation (ANALYZE and autovacuum, VACUUM FULL, CLUSTER, CREATE INDEX,
+ *     REINDEX, CREATE / REFRESH MATERIALIZED VIEW): PostgreSQL runs the table owner's expressions (index
+ *     expressions, expression statistics, a view's query) on behalf of whoever started the operation, and
+ *     their results go to catalogs (pg_stats_ext_exprs, an index, a materialised view), not to a client;
+ *   - in a trigger: its result reaches the trigger's author, not the role whose statement fired it.
+ * InLocalUserIdChange() is no criterion: every SECURITY DEFINER function, the recommended wrappers
+ * included, runs with it set.
+ */
+static void
+refuse_foreign_context(const char *fname)
+{
+	Oid			user;
+	int			sec;
+
+	if (IsParallelWorker())
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("%s: a private selection cannot be finalised in a parallel worker", fname)));
+	if (MyBackendType != B_BACKEND || IsAutoVacuumWorkerProcess())
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("%s: private selections are refused outside client sessions (here: %s); nothing was charged",
+						fname, GetBackendTypeDesc(MyBackendType))));
+	GetUserIdAndSecContext(&user, &sec);
+	if (sec & SECURITY_RESTRICTED_OPERATION)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("%s: private selections are refused in security-restricted operations (ANALYZE, VACUUM, CLUSTER, CREATE INDEX, REINDEX, materialized views); nothing was charged",
+						fname)));
+	if (trigger_depth > 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("%s: private selections are refused in triggers; nothing was charged", fname),
+				 errdetail("A trigger's result reaches the trigger's author, not the role whose statement fired it and would pay.")));
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Group budgets: nobody but a superuser takes a role out of a budget's reach                       */
+/* ------------------------------------------------------------------------------------------------ */
+
+static ProcessUtility_hook_type prev_process_utility = NULL;
+
+typedef struct Binding
+{
+	Oid			member;
+	Oid			granted;
+	const char *granted_name;	/* as it was before the statement */
+} Binding;
+
+/* Statements that can end a membership: REVOKE role, ALTER GROUP ... DROP USER, DROP ROLE. */
+static bool
+may_end_membership(Node *stmt)
+{
+	if (IsA(stmt, GrantRoleStmt))
+		return !((GrantRoleStmt *) stmt)->is_grant;
+	if (IsA(stmt, AlterRoleStmt))
+		return ((AlterRoleStmt *) stmt)->action < 0;
+	return IsA(stmt, DropRoleStmt);
+}
+
+/* Every (role, role holding a grant) pair such that the first is a member of the second, now. */
+static Binding *
+budget_bindings(int *count)
+{
+	Oid		   *granted = palloc(sizeof(Oid) * MAX_GRANTS);
+	const char **names;
+	int			ngranted = 0,
+				i,
+				j,
+				n = 0,
+				cap = 64;
+	Binding    *out = palloc(sizeof(Binding) * cap);
+	Relation	rel;
+	SysScanDesc scan;
+	HeapTuple	tup;
+
+	LWLockAcquire(ledger->lock, LW_SHARED);
+	for (i = 0; i < ledger->ngrants; i++)
+	{
+		for (j = 0; j < ngranted && granted[j] != ledger->grants[i].role; j++)
+			;
+		if (j == ngranted)
+			granted[ngranted++] = ledger->grants[i].role;
+	}
+	LWLockRelease(ledger->lock);
+	names = palloc(sizeof(char *) * Max(ngranted, 1));
+	for (j = 0; j < ngranted; j++)
+		names[j] = GetUserNameFromId(granted[j], true);
+	if (ngranted > 0)
+	{
+		rel = table_open(AuthIdRelationId, AccessShareLock);
+		scan = systable_beginscan(rel, InvalidOid, false, NULL, 0, NULL);
+		while ((tup = systable_getnext(scan)) != NULL)
+		{
+			Oid			member = ((Form_pg_authid) GETSTRUCT(tup))->oid;
+
+			for (j = 0; j < ngranted; j++)
+			{
+				if (!is_member_of_role_nosuper(member, granted[j]))
+					continue;
+				if (n == cap)
+				{
+					cap *= 2;
+					out = repalloc(out, sizeof(Binding) * cap);
+				}
+				out[n].member = member;
+				out[n].granted = granted[j];
+				out[n].granted_name = names[j] ? names[j] : "?";
+				n++;
+			}
+		}
+		systable_endscan(scan);
+		table_close(rel, AccessShareLock);
+	}
+	pfree(granted);
+	*count = n;
+	return out;
+}
+
+/*
+ * A budget granted to a role binds its members; a member must not escape it by leaving the role (a member
+ * WITH ADMIN OPTION can revoke her own membership), nor by the removal of a role in between. Statements
+ * that can end a membership are checked when run by anyone but a superuser: every pair (member, budgeted
+ * role) that held before must hold after, or the statement fails and rolls back. A member that no longer
+ * exists is no longer bound (its sessions cannot be charged: the charge looks up its name and fails).
+ */
+static void
+dpmo_process_utility(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
+					 ProcessUtilityContext context, ParamListInfo params, QueryEnvironment *queryEnv,
+					 DestReceiver *dest, QueryCompletion *qc)
+{
+	Node	   *stmt = pstmt->utilityStmt;
+	bool		check = ledger != NULL && may_end_membership(stmt) && !superuser();
+	Binding    *before = NULL;
+	int			n = 0,
+				i;
+
+	if (check)
+		before = budget_bindings(&n);
+	if (prev_process_utility)
+		prev_process_utility(pstmt, queryString, readOnlyTree, context, params, queryEnv, dest, qc);
+	else
+		standard_ProcessUtility(pstmt, queryString, readOnlyTree, context, params, queryEnv, dest, qc);
+	if (!check)
+		return;
+	CommandCounterIncrement();
+	for (i = 0; i < n; i++)
+	{
+		char	   *member;
+
+		if (!SearchSysCacheExists1(AUTHOID, ObjectIdGetDatum(before[i].member)) ||
+			is_member_of_role_nosuper(before[i].member, before[i].granted))
+			continue;
+		member = GetUserNameFromId(before[i].member, false);
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("dpmo: role \"%s\" would no longer be a member of role \"%s\", whose privacy budget binds it",
+						member, before[i].granted_name),
+				 errdetail("Only a superuser can take a role out of the reach of a privacy budget.")));
+	}
+	pfree(before);
 }
 
 /* ------------------------------------------------------------------------------------------------ */
@@ -501,7 +1111,7 @@ grant_or_top_up(FunctionCallInfo fcinfo, bool top_up)
 	double		total;
 
 	require_superuser(fname);
-	ledger_require(fname);
+	ledger_require(fname, false);
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
@@ -526,8 +1136,9 @@ grant_or_top_up(FunctionCallInfo fcinfo, bool top_up)
 	dp_ledger_set_name(rec.role_name, role_name);
 	dp_ledger_set_name(rec.dataset, dataset);
 
-	ledger_file();
+	ledger_file(fname);
 	LWLockAcquire(ledger->lock, LW_EXCLUSIVE);
+	ledger_check_locked(fname);
 	g = find_grant(ledger, role, dataset);
 	if (top_up)
 	{
@@ -549,7 +1160,7 @@ grant_or_top_up(FunctionCallInfo fcinfo, bool top_up)
 					 errmsg("%s: the total would not be finite", fname)));
 		}
 		rec.grant_id = g->id;
-		ledger_append_locked(&rec);
+		ledger_append_locked(&rec, fname);
 		g->budget.total = total;
 	}
 	else
@@ -571,7 +1182,7 @@ grant_or_top_up(FunctionCallInfo fcinfo, bool top_up)
 					 errmsg("%s: the ledger holds %d grants, its maximum", fname, MAX_GRANTS)));
 		}
 		rec.grant_id = (uint32) ledger->ngrants + 1;
-		ledger_append_locked(&rec);
+		ledger_append_locked(&rec, fname);
 		g = &ledger->grants[ledger->ngrants];
 		g->role = role;
 		g->id = rec.grant_id;
@@ -608,10 +1219,19 @@ dpmo_pg_budget_remaining(PG_FUNCTION_ARGS)
 				i;
 	double		least = INFINITY;
 
-	ledger_require("dp_budget_remaining");
+	ledger_require("dp_budget_remaining", false);
+	ledger_file("dp_budget_remaining");
 	n = applicable_grants(GetSessionUserId(), current_dataset(), ids, DP_LEDGER_MAX_GRANTS_PER_CHARGE,
 						  "dp_budget_remaining");
 	LWLockAcquire(ledger->lock, LW_SHARED);
+	if (ledger_fd_generation != ledger->generation)
+	{
+		LWLockRelease(ledger->lock);
+		ereport(ERROR,
+				(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+				 errmsg("dp_budget_remaining: the privacy ledger was re-created meanwhile"),
+				 errhint("Retry.")));
+	}
 	for (i = 0; i < n; i++)
 	{
 		double		r = 0;
@@ -633,7 +1253,7 @@ dpmo_pg_budget_grants(PG_FUNCTION_ARGS)
 	int			n,
 				i;
 
-	ledger_require("dp_budget_grants");
+	ledger_require("dp_budget_grants", true);
 	InitMaterializedSRF(fcinfo, 0);
 	copy = palloc(sizeof(LedgerGrant) * MAX_GRANTS);
 	LWLockAcquire(ledger->lock, LW_SHARED);
@@ -676,9 +1296,9 @@ dpmo_pg_ledger(PG_FUNCTION_ARGS)
 	int			fd;
 	static const char *const kinds[] = {"", "grant", "top-up", "charge"};
 
-	ledger_require("dp_ledger");
+	ledger_require("dp_ledger", true);
 	InitMaterializedSRF(fcinfo, 0);
-	fd = ledger_file();
+	fd = ledger_file("dp_ledger");
 	LWLockAcquire(ledger->lock, LW_SHARED);
 	size = ledger->size;		/* the records before it never change */
 	LWLockRelease(ledger->lock);
@@ -726,6 +1346,144 @@ dpmo_pg_ledger(PG_FUNCTION_ARGS)
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, nulls);
 	}
 	return (Datum) 0;
+}
+
+static void
+require_ledger_admin(const char *fname)
+{
+	if (!superuser())
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("%s: only a superuser can create or accept the privacy ledger", fname)));
+	if (!preloaded || ledger == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("%s: the privacy ledger is not loaded: add dpmo to shared_preload_libraries and restart the server",
+						fname)));
+	if (RecoveryInProgress())
+		ereport(ERROR,
+				(errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
+				 errmsg("%s: the privacy ledger cannot be changed on a server in recovery", fname)));
+}
+
+/*
+ * dp_ledger_init(): superusers only. Creates a new, empty ledger file and its anchor, and makes the server
+ * use it. Refused when a file exists (it is never overwritten): the only way to start budgets from zero is
+ * to remove the old file with the server stopped and call this, explicitly.
+ */
+PG_FUNCTION_INFO_V1(dpmo_pg_ledger_init);
+Datum
+dpmo_pg_ledger_init(PG_FUNCTION_ARGS)
+{
+	const char *fname = "dp_ledger_init";
+	int			fd;
+	struct stat st;
+	uint32		timeline;
+	uint64		had;
+
+	require_ledger_admin(fname);
+	timeline = GetWALInsertionTimeLine();
+	LWLockAcquire(ledger->lock, LW_EXCLUSIVE);
+	fd = BasicOpenFile(LEDGER_FILE, O_RDWR | O_CREAT | O_EXCL | PG_BINARY);
+	if (fd < 0)
+	{
+		int			save = errno;
+
+		LWLockRelease(ledger->lock);
+		errno = save;
+		if (save == EEXIST)
+			ereport(ERROR,
+					(errcode(ERRCODE_DUPLICATE_OBJECT),
+					 errmsg("%s: the privacy ledger exists (%s in the data directory); it is never overwritten",
+							fname, LEDGER_FILE),
+					 errhint("To start every budget from zero, stop the server, move the file away, start it and call %s() again.",
+							 fname)));
+		ereport(ERROR, (errcode_for_file_access(), errmsg("%s: could not create %s: %m", fname, LEDGER_FILE)));
+	}
+	if (pg_fsync(fd) != 0 || fstat(fd, &st) != 0 || dp_ledger_sync_dir(LEDGER_FILE) != 0 ||
+		anchor_write(0, 0, timeline) != 0)
+	{
+		int			save = errno;
+
+		close(fd);
+		unlink(LEDGER_FILE);
+		LWLockRelease(ledger->lock);
+		errno = save;
+		ereport(ERROR, (errcode_for_file_access(), errmsg("%s: could not create the privacy ledger: %m", fname)));
+	}
+	close(fd);
+	had = ledger->next_seq - 1;
+	ledger->generation++;
+	ledger->dev = st.st_dev;
+	ledger->ino = st.st_ino;
+	ledger->timeline = timeline;
+	ledger->size = 0;
+	ledger->next_seq = 1;
+	ledger->ngrants = 0;
+	memset(ledger->grants, 0, sizeof ledger->grants);
+	ledger_set_problem(ledger, LEDGER_OK, "%s", "");
+	LWLockRelease(ledger->lock);
+	ereport(LOG,
+			(errmsg("dpmo: role \"%s\" created a new, empty privacy ledger%s",
+					GetUserNameFromId(GetUserId(), false),
+					had > 0 ? " in place of one this server had replayed" : "")));
+	PG_RETURN_VOID();
+}
+
+/*
+ * dp_ledger_accept(): superusers only. Declares the ledger file, as the server replayed it, complete:
+ * rewrites its anchor (records, last record, this cluster, this timeline) and lifts the refusal. For a
+ * ledger out of step with its anchor only; a missing, damaged or replaced file is refused.
+ */
+PG_FUNCTION_INFO_V1(dpmo_pg_ledger_accept);
+Datum
+dpmo_pg_ledger_accept(PG_FUNCTION_ARGS)
+{
+	const char *fname = "dp_ledger_accept";
+	uint32		timeline,
+				crc;
+	uint64		records;
+	LedgerProblem problem;
+	char		why[320];
+	int			fd;
+
+	require_ledger_admin(fname);
+	timeline = GetWALInsertionTimeLine();
+	LWLockAcquire(ledger->lock, LW_SHARED);
+	problem = (LedgerProblem) ledger->problem;
+	strlcpy(why, ledger->why, sizeof why);
+	LWLockRelease(ledger->lock);
+	if (problem != LEDGER_OK && problem != LEDGER_UNANCHORED)
+		ledger_unusable(fname, problem, why);
+	fd = ledger_file(fname);
+	LWLockAcquire(ledger->lock, LW_EXCLUSIVE);
+	if (ledger->problem != problem || ledger_fd_generation != ledger->generation)
+	{
+		LWLockRelease(ledger->lock);
+		ereport(ERROR,
+				(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+				 errmsg("%s: the privacy ledger changed meanwhile; nothing was accepted", fname),
+				 errhint("Retry.")));
+	}
+	records = ledger->next_seq - 1;
+	if (!record_crc(fd, records, &crc) || anchor_write(records, crc, timeline) != 0)
+	{
+		int			save = errno;
+
+		LWLockRelease(ledger->lock);
+		errno = save;
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("%s: could not write the privacy ledger's anchor: %m", fname)));
+	}
+	ledger->timeline = timeline;
+	ledger_set_problem(ledger, LEDGER_OK, "%s", "");
+	LWLockRelease(ledger->lock);
+	ereport(LOG,
+			(errmsg("dpmo: role \"%s\" accepted the privacy ledger as complete: %llu records, timeline %u%s%s",
+					GetUserNameFromId(GetUserId(), false), (unsigned long long) records, timeline,
+					problem == LEDGER_UNANCHORED ? "; it had been refused: " : "", problem == LEDGER_UNANCHORED ? why : "")));
+	PG_RETURN_INT64((int64) records);
 }
 
 /* ------------------------------------------------------------------------------------------------ */
@@ -875,6 +1633,7 @@ call_info(FunctionCallInfo fcinfo, bool transition)
 	CallInfo   *ci = (CallInfo *) fcinfo->flinfo->fn_extra;
 	Aggref	   *agg;
 	char	   *name;
+	Oid			ext;
 	int			i;
 
 	if (ci != NULL)
@@ -883,6 +1642,12 @@ call_info(FunctionCallInfo fcinfo, bool transition)
 	if (agg == NULL)
 		elog(ERROR, "dpmo: aggregate support function called outside a plain aggregate");
 	name = get_func_name(agg->aggfnoid);
+	ext = get_extension_oid("dpmo", true);
+	if (!OidIsValid(ext) || getExtensionOfObject(ProcedureRelationId, agg->aggfnoid) != ext)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("dpmo: \"%s\" is not one of the dpmo aggregates: the support functions serve those only",
+						name ? name : "?")));
 	ci = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(CallInfo));
 	ci->f = name ? dp_function_find(name) : NULL;
 	if (ci->f == NULL)
@@ -1299,10 +2064,7 @@ finalize(FunctionCallInfo fcinfo, int64 *k_out)
 	if (how == AGG_CONTEXT_WINDOW)
 		refuse_window();
 	ci = call_info(fcinfo, false);
-	if (IsParallelWorker())
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("%s: a private selection cannot be finalised in a parallel worker", ci->f->name)));
+	refuse_foreign_context(ci->f->name);
 	s = PG_ARGISNULL(0) ? NULL : (DpState *) PG_GETARG_POINTER(0);
 	if (s == NULL || s->h.n == 0)
 	{
@@ -1447,6 +2209,13 @@ _PG_init(void)
 		shmem_startup_hook = ledger_shmem_startup;
 		prev_upper_paths_hook = create_upper_paths_hook;
 		create_upper_paths_hook = dpmo_upper_paths;
+		prev_needs_fmgr_hook = needs_fmgr_hook;
+		needs_fmgr_hook = dpmo_needs_fmgr_hook;
+		prev_fmgr_hook = fmgr_hook;
+		fmgr_hook = dpmo_fmgr_hook;
+		prev_process_utility = ProcessUtility_hook;
+		ProcessUtility_hook = dpmo_process_utility;
+		RegisterXactCallback(dpmo_xact_callback, NULL);
 	}
 	MarkGUCPrefixReserved("dpmo");
 }

@@ -25,7 +25,7 @@ static int usage(void) {
 }
 
 static int print_record(void *ctx, const dp_ledger_record *r) {
-    static const char *const kinds[] = {"", "grant", "top-up", "charge"};
+    static const char *const kinds[] = {"", "grant", "top-up", "charge", "created"};
     char eps[40], when[40];
     time_t secs = (time_t)(r->time_us / 1000000);
     struct tm tm;
@@ -51,7 +51,7 @@ int main(int argc, char **argv) {
             return 2;
         }
         if (sq_ledger_grant(path, eps, why, sizeof why) != SQ_OK) {
-            fprintf(stderr, "dpmo-ledger: %s\n", why);
+            fprintf(stderr, "dpmo-ledger: %s: %s\n", path, why);
             return 1;
         }
         return 0;
@@ -61,12 +61,12 @@ int main(int argc, char **argv) {
         double left = 0, total = 0;
         char t[40], s[40], r[40];
         if (sq_ledger_open(&l, path, false, why, sizeof why) != SQ_OK) {
-            fprintf(stderr, "dpmo-ledger: %s\n", why);
+            fprintf(stderr, "dpmo-ledger: %s: %s\n", path, why);
             return 1;
         }
         sq_result res = sq_ledger_remaining(&l, &left, &total, why, sizeof why);
         if (res == SQ_FAILED) {
-            fprintf(stderr, "dpmo-ledger: %s\n", why);
+            fprintf(stderr, "dpmo-ledger: %s: %s\n", path, why);
             sq_ledger_close(&l);
             return 1;
         }
@@ -81,7 +81,7 @@ int main(int argc, char **argv) {
         sq_result res = sq_ledger_each(path, print_record, NULL, why, sizeof why);
         if (res == SQ_NO_FILE) return 0;
         if (res != SQ_OK) {
-            fprintf(stderr, "dpmo-ledger: %s\n", why);
+            fprintf(stderr, "dpmo-ledger: %s: %s\n", path, why);
             return 1;
         }
         return 0;

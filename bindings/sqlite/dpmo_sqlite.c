@@ -9,6 +9,7 @@
  * and PostgreSQL in bindings/common/dp_sql.c. Arrays are JSON text: dp_array(...) writes them exactly
  * (17 significant digits; SQLite's json_array keeps only 15). The ledger is ledger.c; the host program
  * attaches it and grants budgets (dpmo_sqlite.h); SQL cannot seed the generator, grant, or pick a ledger.
+ * dpmo_restrict.c restricts a connection to an analyst. Each process keys its own generator (below).
  */
 #define _GNU_SOURCE /* strdup */
 #include <sqlite3ext.h>
@@ -21,21 +22,44 @@ SQLITE_EXTENSION_INIT1
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "dp_ledger.h"
 #include "dp_sql.h"
 #include "dpmo.h"
 #include "dpmo_sqlite.h"
+#include "dpmo_sqlite_internal.h"
 #include "ledger.h"
 
-#define DP_EXPORT __attribute__((visibility("default")))
 #define JSON_SUBTYPE 74 /* 'J': SQLite's JSON functions read such text as JSON */
+
+bool dpmo_sqlite_is_selection(const char *name) {
+    for (size_t i = 0; name != NULL && i < dp_function_count; i++)
+        if (strcasecmp(dp_functions[i].name, name) == 0) return true;
+    return false;
+}
 
 /* ------------------------------------------------------------------------------------------------ */
 /* Per-connection state: one generator and one ledger, shared by every function of the connection.    */
 
-typedef struct conn_state {
+/*
+ * The generator lives in a page of its own, marked MADV_WIPEONFORK (Linux 4.14+): a forked child sees the
+ * page zeroed, hence not keyed, and keys a fresh generator from the operating system before its first draw.
+ * The process id is checked too (kernels without MADV_WIPEONFORK, and any other way to copy the page), so
+ * two processes never draw from one stream. A test seed holds in the process that configured it only.
+ */
+#define RNG_KEYED 0x64706d6f2d726e67ull /* "dpmo-rng" */
+typedef struct rng_page {
+    uint64_t keyed; /* RNG_KEYED once rng holds a key of process pid */
+    pid_t pid;
     dpmo_rng rng;
+} rng_page;
+
+typedef struct conn_state {
+    rng_page *page; /* mmap'ed, page-sized */
+    size_t page_len;
     bool has_ledger;
     sq_ledger ledger;
     int refs; /* one per registered function; freed by the last xDestroy */
@@ -45,9 +69,49 @@ static void conn_state_release(void *p) {
     conn_state *c = p;
     if (c != NULL && --c->refs == 0) {
         if (c->has_ledger) sq_ledger_close(&c->ledger);
-        memset(&c->rng, 0, sizeof c->rng);
+        if (c->page != NULL) {
+            memset(c->page, 0, sizeof *c->page);
+            munmap(c->page, c->page_len);
+        }
         sqlite3_free(c);
     }
+}
+
+static dpmo_status rng_page_new(conn_state *c, const unsigned char *seed32) {
+    long pg = sysconf(_SC_PAGESIZE);
+    size_t len = pg > 0 && (size_t)pg >= sizeof(rng_page) ? (size_t)pg : 4096;
+    void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED) return DPMO_INVALID_ARGUMENT;
+#ifdef MADV_WIPEONFORK
+    (void)madvise(m, len, MADV_WIPEONFORK); /* best effort: the process id check remains */
+#endif
+#ifdef MADV_DONTDUMP
+    (void)madvise(m, len, MADV_DONTDUMP); /* keep the key out of core dumps */
+#endif
+    c->page = m;
+    c->page_len = len;
+    if (seed32 == NULL) return DPMO_OK; /* keyed from the OS at the first draw */
+    dpmo_status st = dpmo_rng_init(&c->page->rng, DPMO_RNG_CHACHA20, seed32);
+    if (st == DPMO_OK) {
+        c->page->pid = getpid();
+        c->page->keyed = RNG_KEYED;
+    }
+    return st;
+}
+
+/* The connection's generator for this process: keyed from the OS when not keyed here yet. */
+static dpmo_status conn_rng(conn_state *c, dpmo_rng **out) {
+    rng_page *p = c->page;
+    pid_t self = getpid();
+    if (p->keyed != RNG_KEYED || p->pid != self) {
+        p->keyed = 0;
+        dpmo_status st = dpmo_rng_init_os(&p->rng);
+        if (st != DPMO_OK) return st;
+        p->pid = self;
+        p->keyed = RNG_KEYED;
+    }
+    *out = &p->rng;
+    return DPMO_OK;
 }
 
 /* ------------------------------------------------------------------------------------------------ */
@@ -364,9 +428,9 @@ static bool charge(sqlite3_context *ctx, conn_state *c, const dp_params *p) {
     case SQ_OK:
         return true;
     case SQ_NO_FILE:
-    case SQ_NO_BUDGET: {
-        char *m = sqlite3_mprintf("%s: no privacy budget has been granted in the ledger %s (the host program grants one)",
-                                  name, c->ledger.path);
+    case SQ_NO_BUDGET: { /* the ledger's path is the host's business: not in a message that SQL shows */
+        char *m = sqlite3_mprintf(
+            "%s: no privacy budget has been granted in this connection's ledger (the host program grants one)", name);
         sqlite3_result_error(ctx, m ? m : "out of memory", -1);
         sqlite3_free(m);
         return false;
@@ -395,6 +459,7 @@ static void agg_final(sqlite3_context *ctx) {
     dp_group g;
     dp_error err;
     int64_t *picks = NULL;
+    dpmo_rng *rng = NULL;
 
     memset(&g, 0, sizeof g);
     if (s != NULL && s->failed) goto done; /* xStep reported the error */
@@ -408,13 +473,20 @@ static void agg_final(sqlite3_context *ctx) {
         report(ctx, &err);
         goto done;
     }
+    dpmo_status rs = conn_rng(fd->conn, &rng); /* keyed here first when this process forked: before the charge */
+    if (rs != DPMO_OK) {
+        dp_fail(&err, DP_ERR_INTERNAL, (int)rs, "%s: cannot key the generator: %s; nothing was charged", fd->f->name,
+                dpmo_status_message((uint32_t)rs));
+        report(ctx, &err);
+        goto done;
+    }
     if (!charge(ctx, fd->conn, &s->p)) goto done;
     picks = sqlite3_malloc64((sqlite3_uint64)s->p.k * sizeof(int64_t));
     if (picks == NULL) {
         sqlite3_result_error_nomem(ctx);
         goto done;
     }
-    if (dp_group_run(&s->p, &g, s->null_data, &fd->conn->rng, &SQ_ALLOC, picks, &err) != DP_OK) {
+    if (dp_group_run(&s->p, &g, s->null_data, rng, &SQ_ALLOC, picks, &err) != DP_OK) {
         report(ctx, &err);
         goto done;
     }
@@ -535,31 +607,46 @@ static char *dup_msg(const char *fmt, ...) {
     return strdup(buf);
 }
 
-/* Registers every dpmo function on db with a fresh state (ledger_path NULL: the default ledger). */
-static int register_all(sqlite3 *db, const char *ledger_path, bool create, const unsigned char *seed32, char **msg) {
+/*
+ * Registers every dpmo function on db with a fresh state (ledger_path NULL: the default ledger). The ledger
+ * file is created when missing (holding its create record, so that SQL cannot ATTACH it as an empty
+ * database); the default one only where it can be (else it is looked for at each use).
+ */
+static int register_all(sqlite3 *db, const char *ledger_path, const unsigned char *seed32, char **msg) {
     char why[300];
     int rc = SQLITE_OK;
     conn_state *c = sqlite3_malloc64(sizeof *c);
     if (c == NULL) return SQLITE_NOMEM;
     memset(c, 0, sizeof *c);
-    /* ChaCha20 from getrandom(2), or from the host's test seed */
-    dpmo_status st = seed32 != NULL ? dpmo_rng_init(&c->rng, DPMO_RNG_CHACHA20, seed32) : dpmo_rng_init_os(&c->rng);
+    /* ChaCha20 from getrandom(2) (keyed now, to fail here rather than later), or from the host's test seed */
+    dpmo_rng *unused;
+    dpmo_status st = rng_page_new(c, seed32);
+    if (st == DPMO_OK && seed32 == NULL) st = conn_rng(c, &unused);
     if (st != DPMO_OK) {
+        if (c->page != NULL) munmap(c->page, c->page_len);
         sqlite3_free(c);
         if (msg) *msg = dup_msg("dpmo: %s", dpmo_status_message((uint32_t)st));
         return SQLITE_ERROR;
     }
     char *fallback = NULL;
-    if (ledger_path == NULL) {
+    bool is_default = ledger_path == NULL;
+    if (is_default) {
         const char *main_file = sqlite3_db_filename(db, "main");
         if (main_file != NULL && main_file[0] != '\0') fallback = sqlite3_mprintf("%s.dpmo-ledger", main_file);
         ledger_path = fallback;
     }
     if (ledger_path != NULL) {
-        if (sq_ledger_open(&c->ledger, ledger_path, create, why, sizeof why) != SQ_OK) {
+        sq_result r = sq_ledger_open(&c->ledger, ledger_path, true, why, sizeof why);
+        if (r != SQ_OK && is_default) {
+            sq_ledger_close(&c->ledger);
+            r = sq_ledger_open(&c->ledger, ledger_path, false, why, sizeof why);
+        }
+        if (r != SQ_OK) {
+            if (msg) *msg = dup_msg("dpmo: %s: %s", ledger_path, why);
+            sq_ledger_close(&c->ledger);
             sqlite3_free(fallback);
+            munmap(c->page, c->page_len);
             sqlite3_free(c);
-            if (msg) *msg = dup_msg("dpmo: %s", why);
             return SQLITE_CANTOPEN;
         }
         c->has_ledger = true;
@@ -601,7 +688,7 @@ DP_EXPORT int dpmo_sqlite_configure(sqlite3 *db, const char *ledger_path, const 
         if (errmsg) *errmsg = dup_msg("dpmo: load the extension into this process (sqlite3_load_extension) first");
         return SQLITE_MISUSE;
     }
-    return register_all(db, ledger_path, true, test_seed, errmsg);
+    return register_all(db, ledger_path, test_seed, errmsg);
 }
 
 DP_EXPORT int dpmo_sqlite_grant(const char *ledger_path, double epsilon, char **errmsg) {
@@ -612,7 +699,7 @@ DP_EXPORT int dpmo_sqlite_grant(const char *ledger_path, double epsilon, char **
         return SQLITE_MISUSE;
     }
     if (sq_ledger_grant(ledger_path, epsilon, why, sizeof why) != SQ_OK) {
-        if (errmsg) *errmsg = dup_msg("dpmo: %s", why);
+        if (errmsg) *errmsg = dup_msg("dpmo: %s: %s", ledger_path, why);
         return SQLITE_ERROR;
     }
     return SQLITE_OK;
@@ -621,7 +708,7 @@ DP_EXPORT int dpmo_sqlite_grant(const char *ledger_path, double epsilon, char **
 DP_EXPORT int sqlite3_dpmo_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routines *pApi) {
     char *msg = NULL;
     SQLITE_EXTENSION_INIT2(pApi);
-    int rc = register_all(db, NULL, false, NULL, &msg);
+    int rc = register_all(db, NULL, NULL, &msg);
     if (rc != SQLITE_OK && pzErrMsg) *pzErrMsg = sqlite3_mprintf("%s", msg ? msg : "dpmo: cannot load");
     free(msg);
     return rc;

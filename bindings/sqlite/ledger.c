@@ -52,37 +52,105 @@ static int apply(void *ctx, const dp_ledger_record *r) {
     case DP_LEDGER_CHARGE:
         if (!s->has_budget || dpmo_budget_charge(&s->budget, r->epsilon) != DPMO_OK) return -1;
         return 0;
+    case DP_LEDGER_CREATE:
+        return r->seq == 1 ? 0 : -1;
     default:
         return -1;
     }
 }
 
-static sq_result fail(char *why, size_t why_len, const char *what, const char *path) {
-    snprintf(why, why_len, "%s (%s): %s", what, path, strerror(errno));
+/* Messages never name the file: SQL shows them to whoever runs it (the host tool adds the path). */
+static sq_result fail(char *why, size_t why_len, const char *what) {
+    snprintf(why, why_len, "%s: %s", what, strerror(errno));
     return SQ_FAILED;
+}
+
+static dp_ledger_record create_record(void) {
+    dp_ledger_record rec;
+    memset(&rec, 0, sizeof rec);
+    rec.type = DP_LEDGER_CREATE;
+    rec.seq = 1;
+    rec.time_us = now_us();
+    return rec;
+}
+
+/*
+ * Creates the ledger file at path when it does not exist, already holding its create record: written to a
+ * temporary file next to it, synced, then link(2)ed to path, which fails when path exists. So the file is
+ * never empty (an empty file is an empty database to SQLite's ATTACH and VACUUM INTO, which would write
+ * into it), and two creators racing leave one file.
+ */
+static sq_result create_file(const char *path, char *why, size_t why_len) {
+    struct stat st;
+    if (stat(path, &st) == 0) return SQ_OK;
+    if (errno != ENOENT) return fail(why, why_len, "cannot stat the privacy ledger");
+    size_t len = strlen(path) + 8;
+    char *tmp = malloc(len);
+    if (tmp == NULL) {
+        snprintf(why, why_len, "out of memory");
+        return SQ_FAILED;
+    }
+    snprintf(tmp, len, "%s.XXXXXX", path);
+    int fd = mkostemp(tmp, O_CLOEXEC); /* mode 0600 */
+    if (fd < 0) {
+        free(tmp);
+        return fail(why, why_len, "cannot create the privacy ledger");
+    }
+    dp_ledger_record rec = create_record();
+    sq_result r = SQ_OK;
+    if (dp_ledger_append(fd, 0, &rec) != 0) r = fail(why, why_len, "cannot write the privacy ledger");
+    close(fd);
+    if (r == SQ_OK && link(tmp, path) != 0 && errno != EEXIST) r = fail(why, why_len, "cannot create the privacy ledger");
+    unlink(tmp);
+    free(tmp);
+    if (r == SQ_OK && dp_ledger_sync_dir(path) != 0)
+        r = fail(why, why_len, "cannot sync the directory of the privacy ledger");
+    return r;
 }
 
 static sq_result open_file(sq_ledger *l, bool create, char *why, size_t why_len) {
     struct stat st;
-    int fd = open(l->path, O_RDWR | O_CLOEXEC | (create ? O_CREAT : 0), 0600);
+    if (create) {
+        sq_result r = create_file(l->path, why, why_len);
+        if (r != SQ_OK) return r;
+    }
+    int fd = open(l->path, O_RDWR | O_CLOEXEC);
     if (fd < 0) {
-        if (errno == ENOENT && !create) return SQ_NO_FILE;
-        return fail(why, why_len, "cannot open the privacy ledger", l->path);
+        if (errno == ENOENT) return SQ_NO_FILE;
+        return fail(why, why_len, "cannot open the privacy ledger");
     }
     if (fstat(fd, &st) != 0) {
         close(fd);
-        return fail(why, why_len, "cannot stat the privacy ledger", l->path);
-    }
-    if (create && st.st_size == 0 && dp_ledger_sync_dir(l->path) != 0) {
-        close(fd);
-        return fail(why, why_len, "cannot sync the directory of the privacy ledger", l->path);
+        return fail(why, why_len, "cannot stat the privacy ledger");
     }
     l->fd = fd;
+    l->pid = getpid();
     l->dev = (uint64_t)st.st_dev;
     l->ino = (uint64_t)st.st_ino;
     l->offset = 0;
     l->next_seq = 1;
     l->has_budget = false;
+    return SQ_OK;
+}
+
+/*
+ * After fork(2): flock(2) locks belong to the open file description, which parent and child share, so both
+ * would "hold" LOCK_EX at once and write their records at the same offset. A process that did not open
+ * the descriptor opens the file again (its own description) and checks it is still the same file; what
+ * was replayed before the fork stays valid (catch_up checks the file did not shrink).
+ */
+static sq_result reopen_after_fork(sq_ledger *l, char *why, size_t why_len) {
+    struct stat st;
+    int fd = open(l->path, O_RDWR | O_CLOEXEC);
+    if (fd < 0 && errno != ENOENT) return fail(why, why_len, "cannot open the privacy ledger");
+    if (fd < 0 || fstat(fd, &st) != 0 || (uint64_t)st.st_dev != l->dev || (uint64_t)st.st_ino != l->ino) {
+        if (fd >= 0) close(fd);
+        snprintf(why, why_len, "the privacy ledger was removed or replaced since this connection opened it");
+        return SQ_FAILED;
+    }
+    close(l->fd); /* the parent's copy of the description stays open (and locked, if it was) */
+    l->fd = fd;
+    l->pid = getpid();
     return SQ_OK;
 }
 
@@ -105,17 +173,20 @@ void sq_ledger_close(sq_ledger *l) {
     l->fd = -1;
 }
 
-/* With the lock held: the file must still be the one we opened, and at least as long as what we read. */
+/*
+ * With the lock held: the file must still be the one we opened, and at least as long as what we read. With
+ * LOCK_EX, a torn last record is cut off, and an empty file (made by an older version) gets its create
+ * record.
+ */
 static sq_result catch_up(sq_ledger *l, bool exclusive, char *why, size_t why_len) {
     struct stat st, cur;
-    if (fstat(l->fd, &st) != 0) return fail(why, why_len, "cannot stat the privacy ledger", l->path);
+    if (fstat(l->fd, &st) != 0) return fail(why, why_len, "cannot stat the privacy ledger");
     if (stat(l->path, &cur) != 0 || (uint64_t)cur.st_dev != l->dev || (uint64_t)cur.st_ino != l->ino) {
-        snprintf(why, why_len, "the privacy ledger %s was removed or replaced since this connection opened it",
-                 l->path);
+        snprintf(why, why_len, "the privacy ledger was removed or replaced since this connection opened it");
         return SQ_FAILED;
     }
     if ((int64_t)st.st_size < l->offset) {
-        snprintf(why, why_len, "the privacy ledger %s is shorter than the records already read", l->path);
+        snprintf(why, why_len, "the privacy ledger is shorter than the records already read");
         return SQ_FAILED;
     }
     replay s = {l->has_budget, l->budget};
@@ -125,11 +196,21 @@ static sq_result catch_up(sq_ledger *l, bool exclusive, char *why, size_t why_le
     if (r == DP_LEDGER_SCAN_CORRUPT || r == DP_LEDGER_SCAN_IO) {
         char detail[200];
         snprintf(detail, sizeof detail, "%s", why);
-        snprintf(why, why_len, "the privacy ledger %s is unusable: %s", l->path, detail);
+        snprintf(why, why_len, "the privacy ledger is unusable: %s", detail);
         return SQ_FAILED;
     }
     if (r == DP_LEDGER_SCAN_TORN && exclusive && fdatasync(l->fd) != 0)
-        return fail(why, why_len, "cannot sync the privacy ledger", l->path);
+        return fail(why, why_len, "cannot sync the privacy ledger");
+    if (exclusive && end == 0) {
+        dp_ledger_record rec = create_record();
+        int w = dp_ledger_append(l->fd, 0, &rec);
+        if (w != 0) {
+            if (w == -2) l->broken = true;
+            return fail(why, why_len, "cannot write to the privacy ledger");
+        }
+        end = DP_LEDGER_RECORD_SIZE;
+        seq = 2;
+    }
     l->has_budget = s.has_budget;
     l->budget = s.budget;
     l->next_seq = seq;
@@ -141,9 +222,12 @@ static sq_result lock(sq_ledger *l, int how, bool create, char *why, size_t why_
     if (l->fd < 0) {
         sq_result r = open_file(l, create, why, why_len);
         if (r != SQ_OK) return r;
+    } else if (l->pid != getpid()) {
+        sq_result r = reopen_after_fork(l, why, why_len);
+        if (r != SQ_OK) return r;
     }
     while (flock(l->fd, how) != 0)
-        if (errno != EINTR) return fail(why, why_len, "cannot lock the privacy ledger", l->path);
+        if (errno != EINTR) return fail(why, why_len, "cannot lock the privacy ledger");
     sq_result r = catch_up(l, how == LOCK_EX, why, why_len);
     if (r != SQ_OK) flock(l->fd, LOCK_UN);
     return r;
@@ -167,7 +251,7 @@ sq_result sq_ledger_charge(sq_ledger *l, double epsilon, const char *mechanism, 
     dp_ledger_record rec;
     *left = 0.0;
     if (l->broken) {
-        snprintf(why, why_len, "the privacy ledger %s could not be synced earlier; reopen the connection", l->path);
+        snprintf(why, why_len, "the privacy ledger could not be synced earlier; reopen the connection");
         return SQ_FAILED;
     }
     sq_result r = lock(l, LOCK_EX, false, why, why_len);
@@ -191,7 +275,7 @@ sq_result sq_ledger_charge(sq_ledger *l, double epsilon, const char *mechanism, 
     int w = dp_ledger_append(l->fd, l->offset, &rec);
     if (w != 0) {
         if (w == -2) l->broken = true; /* its fate is unknown: refuse until reopened */
-        fail(why, why_len, w == -2 ? "cannot sync the privacy ledger" : "cannot write to the privacy ledger", l->path);
+        fail(why, why_len, w == -2 ? "cannot sync the privacy ledger" : "cannot write to the privacy ledger");
         flock(l->fd, LOCK_UN);
         return SQ_FAILED;
     }
@@ -226,7 +310,7 @@ sq_result sq_ledger_grant(const char *path, double epsilon, char *why, size_t wh
         rec.time_us = now_us();
         rec.epsilon = epsilon;
         rec.grant_id = 1;
-        if (dp_ledger_append(l.fd, l.offset, &rec) != 0) r = fail(why, why_len, "cannot write to the privacy ledger", path);
+        if (dp_ledger_append(l.fd, l.offset, &rec) != 0) r = fail(why, why_len, "cannot write to the privacy ledger");
     }
     flock(l.fd, LOCK_UN);
     sq_ledger_close(&l);
@@ -259,7 +343,7 @@ sq_result sq_ledger_each(const char *path, int (*fn)(void *ctx, const dp_ledger_
     }
     while (flock(l.fd, LOCK_SH) != 0)
         if (errno != EINTR) {
-            r = fail(why, why_len, "cannot lock the privacy ledger", path);
+            r = fail(why, why_len, "cannot lock the privacy ledger");
             sq_ledger_close(&l);
             return r;
         }

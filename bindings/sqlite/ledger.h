@@ -7,6 +7,10 @@
  * and fdatasyncs it, and only then returns: the result it pays for is produced afterwards. A grant does the
  * same with a grant record. Reading the remaining budget takes LOCK_SH. SQL transactions never touch the
  * file, so ROLLBACK cannot undo a charge, and a new connection replays the same file.
+ *
+ * A file is created holding its create record (never empty: see DP_LEDGER_CREATE). A process that uses a
+ * ledger opened before a fork(2) opens the file again first (flock locks belong to the open file
+ * description, which a fork shares). The messages in `why` never name the file (SQL shows them).
  */
 #ifndef DPMO_SQLITE_LEDGER_H
 #define DPMO_SQLITE_LEDGER_H
@@ -14,6 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "dpmo.h"
 
@@ -28,6 +33,7 @@ typedef enum sq_result {
 typedef struct sq_ledger {
     char *path; /* malloc'd */
     int fd;     /* -1 until the file exists */
+    pid_t pid;  /* the process that opened fd */
     uint64_t dev, ino;
     int64_t offset; /* bytes replayed */
     uint64_t next_seq;
@@ -36,7 +42,8 @@ typedef struct sq_ledger {
     bool broken; /* after an fdatasync failure: every charge refused until reopened */
 } sq_ledger;
 
-/* Prepares a ledger for path (copied). create: create the file when missing (and sync its directory). */
+/* Prepares a ledger for path (copied). create: create the file when missing, holding its create record (and
+ * sync its directory). */
 sq_result sq_ledger_open(sq_ledger *l, const char *path, bool create, char *why, size_t why_len);
 void sq_ledger_close(sq_ledger *l);
 

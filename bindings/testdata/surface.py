@@ -6,7 +6,8 @@
   * every case of surface.cases (same results, same error texts in both engines).
 
   surface.py sqlite     EXT = path of build/dpmo.so (Debian's /usr/bin/python3 can load extensions)
-  surface.py postgres   PGHOST, PGPORT, PGUSER of a server with dpmo preloaded; the user holds a budget
+  surface.py postgres   PGHOST, PGPORT, PGUSER of a server with dpmo preloaded; the user holds a budget;
+                        the extension's schema dpmo on the search path (PGOPTIONS='-c search_path=dpmo,public')
 
 Prints one line per check and "N passed, N failed" last; exits 1 when anything failed.
 """
@@ -149,7 +150,7 @@ class Postgres:
         r = self.psql(["-F", "\t", "-c",
                        "SELECT p.proname, pg_get_function_identity_arguments(p.oid) FROM pg_proc p "
                        "JOIN pg_namespace n ON n.oid = p.pronamespace "
-                       "WHERE p.prokind = 'a' AND p.proname LIKE 'dp\\_%' AND n.nspname = 'public'"])
+                       "WHERE p.prokind = 'a' AND p.proname LIKE 'dp\\_%' AND n.nspname = 'dpmo'"])
         out = {}
         for line in r.stdout.splitlines():
             name, args = line.split("\t")

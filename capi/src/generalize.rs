@@ -558,8 +558,9 @@ pub unsafe extern "C" fn dpmo_generalize_optimum(
     })())
 }
 
-/// The smallest β that `dpmo_generalize_release` accepts for ε (β ≥ e^{−ε}, a few ulps above e^{−ε}):
-/// the boundary choice of the paper, where the per-record choice is uniform.
+/// The smallest β that `dpmo_generalize_release` accepts for ε (β ≥ e^{−ε} certified, within 10^-12
+/// relative of e^{−ε} wherever e^{−ε} is a normal double, for every finite ε > 0): the boundary choice of
+/// the paper, where the per-record choice is uniform.
 ///
 /// Errors: ε not finite or ≤ 0 → `DPMO_INVALID_EPSILON`; ε too small for any β < 1 →
 /// `DPMO_INVALID_ARGUMENT`; a null or misaligned `out_beta`.

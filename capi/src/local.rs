@@ -16,10 +16,14 @@ use dpmo_core::{local, Error, MAX_OBJECTIVES};
 pub const DPMO_DELTA_PER_CANDIDATE: u32 = 0;
 /// δ(t, r) = values[r · columns + t] for t < columns, Δ beyond (`values_len` = n · columns).
 pub const DPMO_DELTA_TABLE: u32 = 1;
-/// δ(t, r) = values[t] for every r, for t < values_len, Δ beyond (the same for all candidates).
+/// δ(t, r) = values[t] for every r, for t < values_len, Δ beyond (the same for all candidates). Local
+/// dampening walks it once per block of 256 candidates sorted by utility, not once per candidate:
+/// O(n log n + ⌈n/256⌉ T).
 pub const DPMO_DELTA_SHARED: u32 = 2;
 /// δ(t, r) = callback(context, r, t). It must be deterministic and return a finite value ≥ 0; NaN, a
-/// negative value or ∞ makes the calling function fail with `DPMO_INVALID_SENSITIVITY_VALUE`.
+/// negative value or ∞ makes the calling function fail with `DPMO_INVALID_SENSITIVITY_VALUE`. A callback's
+/// δ is saturated at min(t_max, 2048) (it has no closed form in t): a selection calls it at most 2048 times
+/// per candidate and objective (twice that for the functions that evaluate everything before writing).
 pub const DPMO_DELTA_CALLBACK: u32 = 3;
 
 /// Plain local dampening (Local Dampening paper, Def. 3.6 / 3.8).
@@ -50,7 +54,8 @@ pub struct dpmo_sensitivity {
     /// The global sensitivity Δ (> 0, finite).
     pub global: f64,
     /// Saturation distance T_max ≥ 1: δ(x, t, r) = Δ for t ≥ t_max. Values above 2³² − 1 are treated as
-    /// 2³² − 1 (which keeps dampened scores precise; saturating earlier keeps δ admissible).
+    /// 2³² − 1 (which keeps dampened scores precise; saturating earlier keeps δ admissible), and for a
+    /// callback values above 2048 as 2048.
     pub t_max: usize,
 }
 

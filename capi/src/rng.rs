@@ -1,8 +1,10 @@
 //! The caller-owned generator and the raw samplers.
 
 use crate::buffers::{check_disjoint, check_out, input, output, Region};
+use crate::select::arithmetic_of;
 use crate::status::{dpmo_status, status_of};
 use dpmo_core::rng::{Generator, GeneratorState};
+use dpmo_core::select::Arithmetic;
 use dpmo_core::{sample, Error};
 
 /// ChaCha20, cryptographically secure: use it for releases, seeded from a secure source.
@@ -10,9 +12,10 @@ pub const DPMO_RNG_CHACHA20: u32 = 0;
 /// Xoshiro256++: fast and reproducible, NOT cryptographically secure. For simulation and tests only.
 pub const DPMO_RNG_XOSHIRO256PP: u32 = 1;
 
-// The continuous distributions below are for tests, audits and simulation. None of them is safe for adding
-// noise to a released value: a double-precision Laplace draw added to f(x) leaks f(x) through the pattern
-// of representable results (Mironov, CCS 2012). Use dpmo_sample_discrete_laplace for released values.
+// The continuous distributions below are for tests, audits and simulation, drawn by `dpmo_sample` only with
+// `DPMO_FLOAT`. None of them is safe for adding noise to a released value: a double-precision Laplace draw
+// added to f(x) leaks f(x) through the pattern of representable results (Mironov, CCS 2012). Use
+// dpmo_sample_discrete_laplace for released values.
 
 /// Uniform on the open interval (0, 1).
 pub const DPMO_DIST_UNIFORM: u32 = 0;
@@ -27,6 +30,7 @@ pub const DPMO_DIST_LAPLACE: u32 = 3;
 /// A random generator state owned by the caller: 64 bytes, no allocation, no pointers. Initialise it with
 /// `dpmo_rng_init`; every call that draws randomness advances it. Copying a state and using both copies
 /// repeats randomness, which breaks differential privacy: keep one state per stream.
+/// `fork()` copies every state too: a child must re-initialise its generators (`dpmo_rng_init_os`) before drawing.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct dpmo_rng {
@@ -149,9 +153,16 @@ fn os_seed() -> Result<[u8; 32], Error> {
 }
 
 /// Fills `out[0..count]` with independent draws from `distribution` (`DPMO_DIST_UNIFORM`,
-/// `DPMO_DIST_EXPONENTIAL`, `DPMO_DIST_GUMBEL` or `DPMO_DIST_LAPLACE`, all standard), in floating point. For
-/// tests, audits and simulation only: these draws are **not** for adding noise to a value you release
-/// (floating-point noise leaks the value, Mironov 2012); use `dpmo_sample_discrete_laplace` for that.
+/// `DPMO_DIST_EXPONENTIAL`, `DPMO_DIST_GUMBEL` or `DPMO_DIST_LAPLACE`, all standard, OR-ed with the
+/// required `DPMO_FLOAT`), in floating point. For tests, audits and simulation only: these draws are **not**
+/// for adding noise to a value you release (floating-point noise leaks the value, Mironov 2012); use
+/// `dpmo_sample_discrete_laplace` for that. As everywhere in this ABI, floating-point randomness is opt-in:
+/// without `DPMO_FLOAT` the call is refused with `DPMO_UNSUPPORTED`, before any other check, and draws
+/// nothing.
+///
+/// Errors: an unknown distribution or flag → `DPMO_INVALID_ARGUMENT`; `DPMO_FLOAT` missing →
+/// `DPMO_UNSUPPORTED`; an invalid generator; a null, misaligned or overlapping `out`; a count not
+/// representable in bytes → `DPMO_OVERFLOW`.
 ///
 /// # Safety
 /// `rng` must point to an initialised `dpmo_rng`; `out` to `count` writable doubles.
@@ -163,8 +174,12 @@ pub unsafe extern "C" fn dpmo_sample(
     count: usize,
 ) -> dpmo_status {
     status_of((|| {
+        let (distribution, arithmetic) = arithmetic_of(distribution)?;
         if distribution > DPMO_DIST_LAPLACE {
             return Err(Error::InvalidArgument);
+        }
+        if arithmetic != Arithmetic::Float {
+            return Err(Error::Unsupported);
         }
         check_out(rng)?;
         check_disjoint(&[Region::of(out, count), rng_region(rng)], &[])?;
@@ -173,6 +188,8 @@ pub unsafe extern "C" fn dpmo_sample(
         // SAFETY: as above.
         unsafe {
             with_generator(rng, |g| {
+                // One key from the caller's generator, whatever `count` and the draws (see rng::call_stream).
+                let g = &mut dpmo_core::rng::call_stream(g);
                 for o in out.iter_mut() {
                     *o = match distribution {
                         DPMO_DIST_UNIFORM => sample::uniform_open01(g),
@@ -217,6 +234,9 @@ pub unsafe extern "C" fn dpmo_sample_discrete_laplace(
         // SAFETY: as above.
         unsafe {
             with_generator(rng, |g| {
+                // One key from the caller's generator: how many words the exact sampler reads depends on the
+                // noise drawn, which an observer of the generator must not learn (see rng::call_stream).
+                let g = &mut dpmo_core::rng::call_stream(g);
                 for o in out.iter_mut() {
                     *o = dpmo_core::exact::discrete::discrete_laplace(g, &rate);
                 }

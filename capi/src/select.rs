@@ -37,25 +37,38 @@ pub const DPMO_SELECTOR_NOISY_MAX_EXPONENTIAL: u32 = 4;
 /// compatibility; not for releases.
 pub const DPMO_FLOAT: u32 = 0x100;
 
-/// Splits the `DPMO_FLOAT` flag off an enum argument.
-pub(crate) fn arithmetic_of(value: u32) -> (u32, Arithmetic) {
-    if value & DPMO_FLOAT != 0 {
-        (value & !DPMO_FLOAT, Arithmetic::Float)
-    } else {
-        (value, Arithmetic::Exact)
+/// Flag OR-ed into a `selector` (`DPMO_SELECTOR_*`), a `noise` (`DPMO_NOISE_*`) or a `flags` argument: run
+/// the selection in constant time. Control flow, memory addresses and the randomness consumed then depend
+/// only on the public arguments (n, k, epsilon, sensitivity, the flags), never on the scores, so an analyst
+/// who times the call or counts the generator's words learns nothing more than the output. Every output
+/// probability is within a factor e^(±a) of the mechanism's (on scores whose gap to the best is capped at
+/// 128 ln 2 · sensitivity / epsilon); to pay for it the mechanism runs at the slightly smaller epsilon
+/// `dpmo_isochronous_run_epsilon` gives, so the call is epsilon-DP and charges epsilon, as always. For the
+/// exponential mechanism, permute-and-flip, report-noisy-max (Gumbel, Exponential), their top-k and local
+/// dampening; the other functions refuse it with `DPMO_UNSUPPORTED`. Not combinable with `DPMO_FLOAT`.
+pub const DPMO_ISOCHRONOUS: u32 = 0x200;
+
+/// Splits the arithmetic flags (`DPMO_FLOAT`, `DPMO_ISOCHRONOUS`; not both) off an enum argument.
+pub(crate) fn arithmetic_of(value: u32) -> Result<(u32, Arithmetic), Error> {
+    let bare = value & !(DPMO_FLOAT | DPMO_ISOCHRONOUS);
+    match (value & DPMO_FLOAT != 0, value & DPMO_ISOCHRONOUS != 0) {
+        (true, true) => Err(Error::InvalidArgument),
+        (true, false) => Ok((bare, Arithmetic::Float)),
+        (false, true) => Ok((bare, Arithmetic::Isochronous)),
+        (false, false) => Ok((bare, Arithmetic::Exact)),
     }
 }
 
-/// A `flags` argument: 0 or `DPMO_FLOAT`.
+/// A `flags` argument: 0, `DPMO_FLOAT` or `DPMO_ISOCHRONOUS`.
 pub(crate) fn flags_of(flags: u32) -> Result<Arithmetic, Error> {
-    match arithmetic_of(flags) {
+    match arithmetic_of(flags)? {
         (0, a) => Ok(a),
         _ => Err(Error::InvalidArgument),
     }
 }
 
 pub(crate) fn noise_of(noise: u32) -> Result<(Noise, Arithmetic), Error> {
-    let (noise, a) = arithmetic_of(noise);
+    let (noise, a) = arithmetic_of(noise)?;
     let noise = match noise {
         DPMO_NOISE_LAPLACE => Noise::Laplace,
         DPMO_NOISE_GUMBEL => Noise::Gumbel,
@@ -68,7 +81,7 @@ pub(crate) fn noise_of(noise: u32) -> Result<(Noise, Arithmetic), Error> {
 
 /// A `selector` argument, with its arithmetic. Laplace noise in exact arithmetic → `DPMO_UNSUPPORTED`.
 pub(crate) fn selector_of(selector: u32) -> Result<(Selector, Arithmetic), Error> {
-    let (selector, a) = arithmetic_of(selector);
+    let (selector, a) = arithmetic_of(selector)?;
     let s = match selector {
         DPMO_SELECTOR_EXPONENTIAL => Selector::Exponential,
         DPMO_SELECTOR_PERMUTE_AND_FLIP => Selector::PermuteAndFlip,
@@ -82,7 +95,7 @@ pub(crate) fn selector_of(selector: u32) -> Result<(Selector, Arithmetic), Error
 }
 
 fn check_supported(s: Selector, a: Arithmetic) -> Result<(), Error> {
-    if a == Arithmetic::Exact && s == Selector::NoisyMax(Noise::Laplace) {
+    if a != Arithmetic::Float && s == Selector::NoisyMax(Noise::Laplace) {
         return Err(Error::Unsupported);
     }
     Ok(())
@@ -128,6 +141,74 @@ unsafe fn run_selector(
             Ok(())
         })
     }
+}
+
+/// Any single selector: `selector` is a `DPMO_SELECTOR_*`, optionally OR-ed with `DPMO_FLOAT` (floating
+/// point) or `DPMO_ISOCHRONOUS` (constant time; see it). Writes the
+/// chosen index to `*out_index`. `perm_scratch` (n size_t) is needed by permute-and-flip and by
+/// report-noisy-max with Exponential noise unless floating point is asked for; it may be NULL with length 0
+/// otherwise. `budget` (nullable) is charged epsilon.
+///
+/// # Safety
+/// `rng`: an initialised generator; `scores`: n readable doubles; `perm_scratch`: NULL or
+/// `perm_scratch_len` writable size_t; `out_index`: one writable size_t; `budget`: NULL or a valid budget.
+#[no_mangle]
+pub unsafe extern "C" fn dpmo_select(
+    rng: *mut dpmo_rng,
+    selector: u32,
+    scores: *const f64,
+    n: usize,
+    sensitivity: f64,
+    epsilon: f64,
+    perm_scratch: *mut usize,
+    perm_scratch_len: usize,
+    out_index: *mut usize,
+    budget: *mut dpmo_budget,
+) -> dpmo_status {
+    status_of((|| {
+        let how = selector_of(selector)?;
+        // SAFETY: forwarded caller contract.
+        unsafe {
+            run_selector(
+                rng,
+                scores,
+                n,
+                sensitivity,
+                epsilon,
+                how,
+                (perm_scratch, perm_scratch_len),
+                out_index,
+                budget,
+            )
+        }
+    })())
+}
+
+/// The epsilon each round of an isochronous selection of k out of n candidates at a total `epsilon` runs its
+/// mechanism at (see `DPMO_ISOCHRONOUS`), so that the selection is epsilon-DP exactly: epsilon/k rounded
+/// down, less 2^-40 for the exponential mechanism and Gumbel noise or (n + 1) 2^-40 for permute-and-flip
+/// and Exponential noise, rounded down. `selector` may carry `DPMO_ISOCHRONOUS`. Errors: epsilon not finite
+/// and positive, or epsilon/k not above that slack → `DPMO_INVALID_EPSILON`; k = 0 or k > n, an unknown
+/// selector or one with `DPMO_FLOAT` → `DPMO_INVALID_ARGUMENT`; Laplace noise → `DPMO_UNSUPPORTED`.
+///
+/// # Safety
+/// `out_epsilon`: one writable double.
+#[no_mangle]
+pub unsafe extern "C" fn dpmo_isochronous_run_epsilon(
+    selector: u32,
+    epsilon: f64,
+    n: usize,
+    k: usize,
+    out_epsilon: *mut f64,
+) -> dpmo_status {
+    status_of((|| {
+        check_out(out_epsilon)?;
+        let (s, _) = selector_of(selector | DPMO_ISOCHRONOUS)?;
+        let e = select::isochronous_run_epsilon(s, epsilon, n, k)?;
+        // SAFETY: checked non-null and aligned; the caller promises it is writable.
+        unsafe { out_epsilon.write(e) };
+        Ok(())
+    })())
 }
 
 /// The exponential mechanism, exactly: writes to `*out_index` an index r in [0, n) drawn with probability

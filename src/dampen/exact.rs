@@ -39,6 +39,11 @@ pub(crate) trait IntDelta {
     fn run(&self, r: usize, t: usize) -> Result<Option<(u64, usize)>, Error>;
     /// δ′(x, t, r) for t < T.
     fn delta(&self, r: usize, t: usize) -> Result<u64, Error>;
+    /// True when δ′(x, t, r) does not depend on r: the breakpoints are then walked once for many candidates
+    /// at a time ([`plain_shared`], [`shifted_shared`]).
+    fn shared(&self) -> bool {
+        false
+    }
 }
 
 /// The largest |U| allowed for a sensitivity of N units.
@@ -83,6 +88,9 @@ impl IntDelta for GridDelta<'_, '_> {
     }
     fn delta(&self, r: usize, t: usize) -> Result<u64, Error> {
         Ok(self.grid.ceil_capped(self.delta.delta(r, t)?, self.grid.units()))
+    }
+    fn shared(&self) -> bool {
+        self.delta.is_shared()
     }
 }
 
@@ -172,6 +180,66 @@ pub(crate) fn plain_end(u: i128, t: usize, units: u64, b: u128) -> i128 {
     } else {
         -mt - mul_div_ceil(m, a - b, n) as i128
     }
+}
+
+/// Candidates sorted together by the shared-δ sweeps ([`plain_shared`]): a block's keys live on the stack.
+pub(crate) const SWEEP_BLOCK: usize = 256;
+
+/// ⌊M D⌋ of Def. 3.6 for n candidates when δ′ is the same for every candidate ([`IntDelta::shared`]): the
+/// breakpoints b(t) are common, so the candidates of a block of [`SWEEP_BLOCK`] are sorted by |U| (each
+/// sign apart) and the breakpoints are walked once for the whole block, each candidate stopping where
+/// [`plain_step`] would. The same scores as [`plain`], with O(n log n + ⌈n / 256⌉ T) work instead of
+/// O(n T). Calls `write(r, S_r)`; returns the number of breakpoint steps (δ′ evaluations) taken.
+pub(crate) fn plain_shared(
+    n: usize,
+    utility: &impl Fn(usize) -> i128,
+    delta: &impl IntDelta,
+    write: &mut impl FnMut(usize, i128),
+) -> Result<u64, Error> {
+    let t_sat = delta.saturation();
+    let mut steps = 0u64;
+    let mut start = 0;
+    while start < n {
+        let end = n.min(start + SWEEP_BLOCK);
+        let mut keys = [(0u128, 0u32); SWEEP_BLOCK];
+        for negative in [false, true] {
+            let mut len = 0;
+            for r in start..end {
+                let u = utility(r);
+                if (u < 0) == negative {
+                    keys[len] = (u.unsigned_abs(), r as u32);
+                    len += 1;
+                }
+            }
+            let block = &mut keys[..len];
+            block.sort_unstable();
+            let (mut t, mut b) = (0usize, 0u128);
+            for &(_, r) in block.iter() {
+                let u = utility(r as usize);
+                let s = loop {
+                    if t >= t_sat {
+                        break plain_end(u, t_sat, delta.units(), b);
+                    }
+                    steps += 1;
+                    let mut next = b;
+                    if let Some(s) = plain_step(u, t, delta.delta(r as usize, t)?, &mut next) {
+                        // A later candidate of the block (larger |U|) starts from the same breakpoint.
+                        break s;
+                    }
+                    (b, t) = (next, t + 1);
+                };
+                write(r as usize, s);
+            }
+        }
+        start = end;
+    }
+    Ok(steps)
+}
+
+/// b(T) = Σ_{t<T} δ′(t) when δ′ is the same for every candidate: the shifted score of every candidate is
+/// U + b(T) ([`shifted`]), so one walk serves them all.
+pub(crate) fn shifted_shared(delta: &impl IntDelta) -> Result<u128, Error> {
+    Ok(shifted(0, 0, delta)? as u128)
 }
 
 /// U + b(T) for the shifted dampened score of integer utility `u` of candidate r (Def. 4.3 closed form).

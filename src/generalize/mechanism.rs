@@ -83,7 +83,7 @@ fn choose<R: Rng + ?Sized>(
         return Ok(sample::uniform_index(rng, sigma.len()));
     }
     match arithmetic {
-        Arithmetic::Exact => select_exponential(rng, sigma, eta, scale),
+        Arithmetic::Exact | Arithmetic::Isochronous => select_exponential(rng, sigma, eta, scale),
         Arithmetic::Float => select_exponential_float(rng, sigma, eta, scale),
     }
 }
@@ -218,6 +218,9 @@ pub fn release<R: Rng + ?Sized>(
     out: &mut [u32],
     arithmetic: Arithmetic,
 ) -> Result<usize, Error> {
+    if arithmetic == Arithmetic::Isochronous {
+        return Err(Error::Unsupported);
+    }
     let Checked { m, k } = check(lattice, records, weights, params, &scratch)?;
     if out.len() < m * k {
         return Err(Error::LengthMismatch);

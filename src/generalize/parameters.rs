@@ -120,8 +120,10 @@ pub fn beta_admissible(epsilon: f64, beta: f64) -> bool {
     epsilon.is_finite() && epsilon > 0.0 && beta > 0.0 && beta < 1.0 && epsilon_plus_log_beta_down(epsilon, beta) >= 0.0
 }
 
-/// The smallest double β that [`beta_admissible`] accepts for ε (a few ulps above e^{−ε}): the paper's
-/// boundary choice β = e^{−ε}, where ε′ = 0 and the per-record choice is uniform.
+/// The smallest double β that [`beta_admissible`] accepts for ε (just above e^{−ε}: within 10⁻¹² relative
+/// wherever e^{−ε} is a normal double; the smallest positive double from ε ≈ 744.44 on), found by bisection
+/// over the doubles: the paper's boundary choice β = e^{−ε}, where ε′ = 0 and the per-record choice is
+/// uniform. Defined for every ε > 0 small enough that some β < 1 is admissible.
 ///
 /// Errors: ε not finite or not positive → [`Error::InvalidEpsilon`]; ε so small that no double below 1 is
 /// admissible → [`Error::InvalidArgument`].
@@ -129,14 +131,34 @@ pub fn min_beta(epsilon: f64) -> Result<f64, Error> {
     if !(epsilon.is_finite() && epsilon > 0.0) {
         return Err(Error::InvalidEpsilon);
     }
-    let mut b = next_down(libm::exp(-epsilon));
-    for _ in 0..8 {
-        if b > 0.0 && b < 1.0 && beta_admissible(epsilon, b) {
-            return Ok(b);
-        }
-        b = next_up(b);
+    // [lo, hi]: lo not admissible (or 0), hi admissible. beta_admissible is monotone in β (a rounded-down
+    // logarithm, a rounded-down sum), so bisecting the bit patterns of the positive doubles between them
+    // finds the smallest admissible one. Above ε ≈ 8 one ulp of ε is many ulps of β, so stepping β by ulps
+    // from e^{−ε} (as this function once did, 8 steps) could stop short of it.
+    let guess = libm::exp(-epsilon);
+    let mut hi = next_up(guess * (1.0 + 1.0 / (1u64 << 20) as f64)).max(f64::from_bits(1));
+    if hi >= 1.0 {
+        hi = next_down(1.0);
     }
-    Err(Error::InvalidArgument)
+    if !beta_admissible(epsilon, hi) {
+        return Err(Error::InvalidArgument);
+    }
+    let mut lo = next_down(guess * (1.0 - 1.0 / (1u64 << 20) as f64)).max(0.0);
+    if lo > 0.0 && beta_admissible(epsilon, lo) {
+        lo = 0.0;
+    }
+    // Positive doubles are ordered as their bit patterns: at most 64 steps.
+    let (mut a, mut b) = (lo.to_bits(), hi.to_bits());
+    while b - a > 1 {
+        let mid = a + (b - a) / 2;
+        if beta_admissible(epsilon, f64::from_bits(mid)) {
+            b = mid;
+        } else {
+            a = mid;
+        }
+    }
+    hi = f64::from_bits(b);
+    Ok(hi)
 }
 
 impl Parameters {
@@ -372,6 +394,35 @@ impl Parameters {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 22: ε in [8, 16) and ≥ 16 were refused (`InvalidArgument`, first at ε = 8.39): one ulp of ε is
+    /// 8 to 2¹⁰ ulps of β there, more than the 8 steps the search took. Every ε on a fine grid up to the
+    /// largest double now has its smallest admissible β, next to e^{−ε}.
+    #[test]
+    fn min_beta_for_large_epsilon() {
+        let mut eps = 1e-9;
+        let mut checked = 0;
+        while eps < 800.0 {
+            let b = min_beta(eps).unwrap_or_else(|e| panic!("ε = {eps}: {e:?}"));
+            assert!(
+                beta_admissible(eps, b) && !beta_admissible(eps, next_down(b)),
+                "ε = {eps}"
+            );
+            let e = libm::exp(-eps);
+            if e > 1e-300 {
+                assert!((b - e).abs() <= 1e-12 * e, "ε = {eps}: β = {b:e}, e^-ε = {e:e}");
+            }
+            eps *= 1.0013;
+            checked += 1;
+        }
+        assert!(checked > 20_000);
+        for eps in [8.39, 8.0, 15.999, 16.0, 100.0, 745.0, 746.0, 1e4, f64::MAX] {
+            let b = min_beta(eps).unwrap();
+            assert!(beta_admissible(eps, b) && b > 0.0, "ε = {eps}");
+        }
+        // The smallest positive double is admissible from ε ≈ 744.44 on.
+        assert_eq!(min_beta(f64::MAX), Ok(f64::from_bits(1)));
+    }
 
     #[test]
     fn beta_boundary() {

@@ -14,10 +14,14 @@
 //! functions report; nothing is allocated, and nothing is written to `out` on error.
 
 mod privagg;
+mod privagg_iso;
 mod privpareto;
 
 pub use privagg::{privagg_exact_scores, privagg_probabilities, privagg_scratch_len, select_privagg, AggSensitivity};
-pub use privpareto::{privpareto_probabilities, privpareto_scratch_len, select_privpareto, ParetoSensitivity};
+pub use privpareto::{
+    privpareto_distance_cap, privpareto_probabilities, privpareto_saturation, privpareto_scratch_len,
+    select_privpareto, ParetoSensitivity,
+};
 
 use crate::Error;
 

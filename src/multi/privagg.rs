@@ -5,16 +5,22 @@
 //! [`crate::sensitivity::weighted_sum`]), dampened exactly when local. The arithmetic only chooses the
 //! selector: exact on the integer scores, or float on the same scores as doubles. δ_agg is evaluated on demand,
 //! so there is no table and no `columns`; its saturation distance is the largest of the objectives'
-//! (δ_agg = Δ_agg once every δ_i = Δ_i), or `max_distance` when smaller. Objectives with per-candidate δs give
-//! δ_agg piecewise constant (at most m + 1 runs), which the dampening walk crosses run by run.
+//! (δ_agg = Δ_agg once every δ_i = Δ_i), or `max_distance` when smaller, and at most
+//! [`MAX_WALKED_DISTANCE`] when an objective's δ is shared. Objectives with per-candidate δs give δ_agg
+//! piecewise constant (at most m + 1 runs), which the dampening walk crosses run by run.
+//!
+//! **Work.** Each candidate's dampening evaluates δ_agg (m terms) at most once per distance below the
+//! saturation distance, and only once per run of per-candidate δs: O(n m²) with per-candidate δs, at most
+//! n m · min(T, columns) with tables (the size of the tables), and n m · 2048 with functions or shared δs
+//! ([`MAX_WALKED_DISTANCE`]).
 
-use super::{finite, round_epsilon, shape, size, take, MultiScratchLen};
+use super::{finite, privagg_iso, round_epsilon, shape, size, take, MultiScratchLen};
 use crate::dampen::exact::IntDelta;
 use crate::dampen::{dampen_int_each, Dampening};
 use crate::select::exact::{as_words, load_int, store_int};
-use crate::select::{exponential_probabilities, select_top_k, top_k_int, Arithmetic, Noise, Selector};
+use crate::select::{exponential_probabilities, iso, select_top_k, top_k_int, Arithmetic, Noise, Selector};
 use crate::sensitivity::weighted_sum::{weighted_saturation, WeightedGrid};
-use crate::sensitivity::LocalSensitivity;
+use crate::sensitivity::{LocalSensitivity, MAX_WALKED_DISTANCE};
 use crate::{Error, MAX_OBJECTIVES};
 use rand_core::Rng;
 
@@ -29,7 +35,7 @@ pub enum AggSensitivity<'a> {
         /// One sensitivity per objective, each for the n candidates.
         deltas: &'a [LocalSensitivity<'a>],
         /// 0: saturate δ_agg where every δ_i is saturated (nothing is lost); otherwise saturate it at this
-        /// distance if that is earlier.
+        /// distance if that is earlier. Never beyond [`MAX_WALKED_DISTANCE`] when an objective's δ is shared.
         max_distance: usize,
         /// Plain or shifted dampening.
         dampening: Dampening,
@@ -75,13 +81,19 @@ fn globals_of<'a>(
     Ok(&buf[..m])
 }
 
+/// The saturation distance of δ_agg: the objectives' largest (δ_agg = Δ_agg from there on), or
+/// `max_distance` when smaller, and at most [`MAX_WALKED_DISTANCE`] when an objective's δ is shared (no
+/// closed form in t: each candidate's dampening walks it distance by distance; a function's δ is already
+/// saturated there by [`LocalSensitivity`]).
 fn saturation_of(deltas: &[LocalSensitivity<'_>], max_distance: usize) -> usize {
-    let t = weighted_saturation(deltas).max(1);
+    let mut t = weighted_saturation(deltas).max(1);
     if max_distance > 0 {
-        t.min(max_distance)
-    } else {
-        t
+        t = t.min(max_distance);
     }
+    if deltas.iter().any(|d| d.is_shared()) {
+        t = t.min(MAX_WALKED_DISTANCE);
+    }
+    t
 }
 
 /// δ′_agg on the exact grid, as the dampening stage reads it.
@@ -208,11 +220,13 @@ pub fn select_privagg<R: Rng + ?Sized>(
     mut indices: &mut [usize],
     arithmetic: Arithmetic,
 ) -> Result<(), Error> {
+    // One key from the caller's generator; every round samples from the call's stream.
+    let rng = &mut crate::rng::call_stream(rng);
     let m = weights.len();
     let n = shape(utilities, m)?;
     round_epsilon(epsilon, out.len(), n)?;
     check_local(&sensitivity, n)?;
-    if arithmetic == Arithmetic::Exact && selector == Selector::NoisyMax(Noise::Laplace) {
+    if arithmetic != Arithmetic::Float && selector == Selector::NoisyMax(Noise::Laplace) {
         return Err(Error::Unsupported);
     }
     let need = privagg_scratch_len(n, m)?;
@@ -222,6 +236,32 @@ pub fn select_privagg<R: Rng + ?Sized>(
     if !weights.iter().all(|w| w.is_finite()) {
         return Err(Error::NonFiniteInput);
     }
+    if arithmetic == Arithmetic::Isochronous {
+        // Every check on public arguments first; the data is read by constant-time code only.
+        let mut buf = [0.0; MAX_OBJECTIVES];
+        let grid = WeightedGrid::new(weights, globals_of(&sensitivity, m, &mut buf)?)?;
+        let (saturation, units) = match sensitivity {
+            AggSensitivity::Global(_) => (0, grid.units()),
+            AggSensitivity::Local {
+                deltas,
+                max_distance,
+                dampening,
+            } => (
+                saturation_of(deltas, max_distance),
+                match dampening {
+                    Dampening::Plain => crate::dampen::exact::PLAIN_UNITS,
+                    Dampening::Shifted => grid.units(),
+                },
+            ),
+        };
+        let run = iso::isochronous_run_epsilon(selector, epsilon, n, out.len())?;
+        let scale = iso::IntScale::new(run, units)?;
+        let words = as_words(take(&mut values, 2 * n)?);
+        privagg_iso::iso_scores(utilities, weights, &sensitivity, grid, saturation, words)?;
+        let map = take(&mut indices, n)?;
+        iso::top_k_int(rng, selector, words, scale, out, map, take(&mut indices, n)?);
+        return Ok(());
+    }
     finite(utilities)?;
     let scores = take(&mut values, 2 * n)?;
     let work = take(&mut values, 2 * n)?;
@@ -230,7 +270,9 @@ pub fn select_privagg<R: Rng + ?Sized>(
     let words = as_words(scores);
     let units = exact_scores(utilities, weights, &sensitivity, |r, s| store_int(words, r, s))?;
     match arithmetic {
-        Arithmetic::Exact => top_k_int(rng, selector, words, units, epsilon, out, as_words(work), map, perm),
+        Arithmetic::Exact | Arithmetic::Isochronous => {
+            top_k_int(rng, selector, words, units, epsilon, out, as_words(work), map, perm)
+        }
         Arithmetic::Float => {
             // The same scores as doubles of sensitivity 1 (relative to the best), for the float selectors.
             let (unit_scores, rest) = work.split_at_mut(n);

@@ -1,47 +1,38 @@
 //! PrivPareto (PrivPareto paper, §4): private selection by the Pareto score.
 //!
 //! **Local sensitivity without a table.** The local mechanism dampens the Pareto score PS with δ^PS
-//! (Def. 4.5). Dampening a candidate only needs δ^PS(t, r) up to the interval that contains PS(r), so δ^PS
-//! is evaluated at the distances the walk needs and each candidate keeps only its running breakpoint: O(n m)
-//! memory, no `columns` to guess. δ^PS never decreases in t, so a run of distances on which it keeps its
-//! value is crossed in one step; the run's end is searched by doubling then bisection, and never further
-//! than the walk needs (plain: the length after which every open candidate's interval is found at its
-//! current δ^PS; shifted: the length after which the cap rule below would hold). Each probe evaluates δ^PS
-//! at one distance for the candidates still open only (`pareto::walk`): every candidate's corners,
-//! then a sweep over orders kept from the previous probe while many are open, or one blocked pass over the
-//! corners when few are. PS and δ^PS are integers, so the dampening is exact (the exact stage of
-//! [`crate::dampen`](mod@crate::dampen)) in both arithmetics; the arithmetic only chooses the selector.
+//! (Def. 4.5), computed exactly on integer grids (see [`crate::pareto::pareto_sensitivity`]). Dampening a
+//! candidate only needs δ^PS(t, r) up to the interval that contains PS(r), so δ^PS is evaluated at the
+//! distances the walk needs and each candidate keeps only its running breakpoint: O(n m) memory, no
+//! `columns` to guess. δ^PS never decreases in t, so a run of distances on which it keeps its value is
+//! crossed in one step; the run's end is searched by a guess (twice the last run), doubling and bisection,
+//! and never further than the walk needs (plain: the length after which every open candidate's interval
+//! is found at its current δ^PS). Each probe evaluates δ^PS at one distance for the candidates still open
+//! only (`pareto::walk`): every candidate's corners, then a sweep over orders kept from the previous probe
+//! while many are open, or one blocked pass over the corners when few are. PS and δ^PS are integers, so
+//! the dampening is exact (the exact stage of [`crate::dampen`](mod@crate::dampen)) in both arithmetics;
+//! the arithmetic only chooses the selector.
 //!
-//! **Where the walk stops (automatic saturation).** Let L = [`distance_beyond_cap`]`(ε)`: a score gap of L
-//! units of sensitivity has γ beyond the exact selectors' cap [`GAMMA_CAP`](crate::exact::GAMMA_CAP), so
-//! the selectors weigh every candidate at least L below the best alike, e^{−GAMMA_CAP}. The walk stops at a
-//! run boundary T when the scores it has are, candidate by candidate, either those of the unbounded table
-//! (δ^PS walked until it is n − 1 for every candidate) or beyond the cap both there and here; the
-//! distribution of the exact selectors is then exactly the unbounded table's.
-//! - *Plain.* A closed candidate's D is exact; an open dominated one (PS < 0) has D < −T (saturated at T
-//!   or not); an open non-dominated one (PS = 0) has D ≥ T. The walk stops when T ≥ L and either no
-//!   non-dominated candidate is open (each open one is more than L below a closed non-dominated one, D ≥ 0)
-//!   or exactly one, B, is and every other candidate's D is below T − L (B is the best and the others are
-//!   beyond the cap from it, whatever B's exact D). With two open non-dominated candidates it goes on: only
-//!   their exact D orders them.
-//! - *Shifted.* Scores are U + Σ_t δ′(t); once δ^PS(r) = n − 1 it stays so and r's score is final up to the
-//!   N every candidate gains per further distance. Each further distance adds at most N to an open
-//!   candidate's score, so its gap to a final score only grows. The walk stops when every candidate is
-//!   final, or when some is and every open candidate is already L N below the best final score (then
-//!   the best is final, and every open candidate is beyond the cap both here and in the unbounded table).
-//!   On Enron (ε = 1/3 per round) L = 6,146 while δ^PS saturates by t ≈ 700, so there the walk runs to
-//!   saturation.
-//! - Otherwise the walk ends at [`MAX_SATURATION`] distances, or at the caller's `max_distance`, and δ^PS is
-//!   saturated there to n − 1. Saturating at any distance keeps δ^PS admissible (Local Dampening paper,
-//!   Lemma 3.5 and the saturation argument in [`crate::sensitivity`]), so privacy never depends on where
-//!   the walk stops.
+//! **Where the walk stops.** δ^PS is saturated to n − 1 from a public distance T on
+//! ([`privpareto_saturation`]: the caller's `max_distance`, or an automatic choice from ε, n and the
+//! dampening, never beyond [`privpareto_distance_cap`]). Saturating at any public distance keeps δ^PS
+//! admissible (Local Dampening paper, Lemma 3.5 and the saturation argument in [`crate::sensitivity`]),
+//! so privacy never depends on where the walk stops, and the scores are exactly those of dampening with
+//! the n × T table of δ^PS ([`crate::pareto::pareto_sensitivity_table`]). The walk ends at T, or before:
+//! plain, once every candidate's interval is found; shifted, once every candidate's δ^PS is n − 1 (it
+//! stays so, and every further distance adds the same N to every score). A round walking T distances
+//! probes δ^PS at most 3T + 1 times.
 //!
-//! The floating-point selectors compute weights e^{−γ} in doubles, which are 0 beyond the cap (e^{−1024}
-//! underflows), so the same holds for them, except noisy max with Laplace noise, where a candidate beyond
-//! the cap could win only with probability below e^{−1000} (two continuous Laplace draws a gap apart).
+//! - *Plain, automatic*: T = min(L, cap) with L = [`distance_beyond_cap`]`(ε)`, the score gap beyond
+//!   which the exact selectors weigh every candidate alike (γ ≥ 1024): on Enron (ε = 1/3 per round,
+//!   L = 6,146) every candidate's interval is found by t ≈ 700, far before.
+//! - *Shifted, automatic*: T = min(⌈2 (16 + ln n) / ε⌉, cap). Shifted scores need δ^PS at every
+//!   distance for every candidate, and on heavy-tailed graphs δ^PS changes at every distance until t is
+//!   half the largest degree, so walking to saturation costs Θ(n log n) per distance; at this T every
+//!   candidate keeps at least e^{−16}/n of the best's weight.
 //!
 //! **Memory** ([`privpareto_scratch_len`]): the candidate map and dominator counts, the objectives'
-//! running δ sums, the probes' corners, the breakpoints (replaced by the final scores) and a stage area
+//! running integer δ sums, the probes' corner keys, the breakpoints (replaced by the final scores) and a stage area
 //! that the Pareto score's count, the walk's `u32` arrays and the selector's permutation use in turn;
 //! 15 n + 1 words at m = 2 on 64-bit targets, 60 bytes per candidate per objective.
 
@@ -49,11 +40,12 @@ use super::{finite, round_epsilon, shape, take, MultiScratchLen};
 use crate::dampen::exact::{plain_end, plain_run, utility_limit, PLAIN_UNITS};
 use crate::dampen::Dampening;
 use crate::exact::{scale::distance_beyond_cap, Grid};
+use crate::pareto::delta::objective_grid;
 use crate::pareto::walk::{self, Live, CLOSED};
 use crate::pareto::{dominator_counts, self_scratch_len, Dominance};
 use crate::select::exact::{as_words, load_int, store_int};
 use crate::select::{exponential_probabilities, select, select_int, Arithmetic, Selector};
-use crate::sensitivity::{LocalSensitivity, MAX_SATURATION};
+use crate::sensitivity::LocalSensitivity;
 use crate::{Error, MAX_OBJECTIVES};
 use core::mem::size_of;
 use rand_core::Rng;
@@ -67,12 +59,83 @@ pub enum ParetoSensitivity<'a> {
     Local {
         /// One sensitivity per objective, each for the n candidates.
         deltas: &'a [LocalSensitivity<'a>],
-        /// 0 for automatic saturation (see the module documentation), else the number of distances of
-        /// δ^PS examined before saturating it to n − 1.
+        /// 0 for automatic saturation, else the number of distances of δ^PS examined before saturating it
+        /// to n − 1; never more than [`privpareto_distance_cap`] (see [`privpareto_saturation`]).
         max_distance: usize,
         /// Plain or shifted dampening.
         dampening: Dampening,
     },
+}
+
+/// The largest saturation distance of δ^PS in each round of local PrivPareto with m objectives and k
+/// rounds (top-k), whatever `max_distance` asks: ⌊C_m / k⌋ with C_m from the table below (the k rounds share
+/// the budget; 0 when k > C_m, and then δ^PS is n − 1 from the start and each round is the global
+/// mechanism). δ^PS is n − 1 from there on (admissible at any public distance, see the module
+/// documentation). It bounds the work: a round walking T distances probes δ^PS at most 3T + 1 times (each
+/// probe: the 2nm corners and two dominance counts, O(n log n) for m ≤ 2, O(n log^(m−1) n) for m ≥ 3; see
+/// [`crate::pareto::pareto_sensitivity`]; none when T = 0), and calls a caller's δ function at most 8 n m T
+/// times (a term is read once per probe that needs it; about 2 n m T on the worst inputs, see
+/// `tests/work.rs`). Measured on a 2-core Xeon at n = 1000 with per-candidate δ spread over 30 binades and
+/// ε = 10⁻⁹ (the worst inputs of issue 22), one selection takes at most about 0.8 s for every m and k (top-1000
+/// with m = 16, of which the thousand Pareto scores take 0.5 s).
+///
+/// | m   | 1–2  | 3   | 4   | 5–8 | 9–16 |
+/// |-----|------|-----|-----|-----|------|
+/// | C_m | 2048 | 256 | 128 | 64  | 32   |
+pub const fn privpareto_distance_cap(m: usize, k: usize) -> usize {
+    let c = match m {
+        0..=2 => 2048,
+        3 => 256,
+        4 => 128,
+        5..=8 => 64,
+        _ => 32,
+    };
+    if k <= 1 {
+        c
+    } else {
+        c / k
+    }
+}
+
+/// The γ of the shifted walk's automatic saturation: see [`privpareto_saturation`].
+const SHIFTED_GAMMA: f64 = 16.0;
+
+/// The saturation distance T of δ^PS in one round of local PrivPareto over n candidates with m objectives
+/// at the round's ε (ε/k for top-k), for `dampening`, the caller's `max_distance` and k rounds in all:
+/// δ^PS(x, t, r) is walked for t < T and is n − 1 from T on. A public function of its arguments, so
+/// saturating there keeps δ^PS admissible (Local Dampening paper, Lemma 3.5 and the saturation argument
+/// of [`crate::sensitivity`]). With cap = [`privpareto_distance_cap`]`(m, k)`:
+///
+/// - `max_distance` > 0: min(`max_distance`, cap);
+/// - automatic (`max_distance` = 0), plain: min(L, cap), L = [`distance_beyond_cap`]`(ε)` the score gap at
+///   which the exact selectors weigh every candidate alike (e^{−1024}); the walk usually stops earlier,
+///   once every candidate's dampened score is found;
+/// - automatic, shifted: min(⌈2 (16 + ln n) / ε⌉, cap). Shifted scores need δ^PS at every distance below T
+///   for every candidate, so the walk's cost grows with T (Θ(n T log n) on heavy-tailed graphs, where
+///   δ^PS changes at every distance). At this T the shifted scores differ by at most T + 1 units of
+///   sensitivity, so every candidate keeps a weight of at least e^{−16}/n of the best's. Pass a larger
+///   `max_distance` (up to the cap) to resolve larger gaps.
+pub fn privpareto_saturation(
+    n: usize,
+    m: usize,
+    k: usize,
+    epsilon: f64,
+    dampening: Dampening,
+    max_distance: usize,
+) -> usize {
+    let cap = privpareto_distance_cap(m, k);
+    match (max_distance, dampening) {
+        (0, Dampening::Plain) => distance_beyond_cap(epsilon).min(cap),
+        (0, Dampening::Shifted) => {
+            let t = 2.0 * (SHIFTED_GAMMA + libm::log(n.max(1) as f64)) / epsilon;
+            if t.is_finite() && t < cap as f64 {
+                (libm::ceil(t) as usize).max(1).min(cap)
+            } else {
+                cap
+            }
+        }
+        (d, _) => d.min(cap),
+    }
 }
 
 // The `u32` arrays are carved out of the `usize` scratch.
@@ -113,7 +176,7 @@ fn stage_len(n: usize, m: usize) -> Option<usize> {
 ///   breakpoints (2 n, two words each);
 /// - `indices` = 2n + S: the candidate map and the dominator counts (n each), and a stage area S shared by
 ///   the Pareto score, the δ^PS walk and the selector, which never live at once. On 64-bit targets S is
-///   5n + 1 for m ≤ 2 (the Pareto score's count; the walk needs (5 + 2m) n / 2 + 1); for m ≥ 3 the larger
+///   5n + 1 for m ≤ 2 (the Pareto score's count; the walk needs (5 + 2m) n / 2 + 2); for m ≥ 3 the larger
 ///   of the score's count and n + the δ^PS count's (see [`crate::pareto::pareto_sensitivity_scratch_len`]).
 ///
 /// At m = 2 on a 64-bit target that is 15 n + 1 words: 60 bytes per candidate per objective.
@@ -138,6 +201,8 @@ struct Parts<'a> {
     map: &'a mut [usize],
     dominators: &'a mut [usize],
     stage: &'a mut [usize],
+    /// δ^PS probes so far (the walk's work counter).
+    probes: u64,
 }
 
 fn split<'a>(n: usize, m: usize, mut values: &'a mut [f64], mut indices: &'a mut [usize]) -> Result<Parts<'a>, Error> {
@@ -152,6 +217,7 @@ fn split<'a>(n: usize, m: usize, mut values: &'a mut [f64], mut indices: &'a mut
         map: take(&mut indices, n)?,
         dominators: take(&mut indices, n)?,
         stage: indices,
+        probes: 0,
     })
 }
 
@@ -172,16 +238,8 @@ fn score_round(p: &mut Parts<'_>, utilities: &[f64], live: usize, m: usize, domi
 }
 
 /// The least run length L ≤ `cap` after which every open candidate's plain dampening interval is found if
-/// δ^PS keeps its value at t on [t, t + L) (the rule of [`plain_run`]), or `cap`. With `to_cap` (automatic
-/// mode: the distances left to the cap distance), a dominated candidate also settles by reaching it.
-fn settling_len(
-    cur: &[u32],
-    walk: &[u64],
-    score: &impl Fn(usize) -> i128,
-    grid: &Grid,
-    to_cap: Option<usize>,
-    cap: usize,
-) -> usize {
+/// δ^PS keeps its value at t on [t, t + L) (the rule of [`plain_run`]), or `cap`.
+fn settling_len(cur: &[u32], walk: &[u64], score: &impl Fn(usize) -> i128, grid: &Grid, cap: usize) -> usize {
     let units = grid.units();
     let mut need = 1usize;
     for (r, &c) in cur.iter().enumerate() {
@@ -189,129 +247,22 @@ fn settling_len(
             continue;
         }
         let w = grid.ceil_capped(f64::from(c), units);
-        let (u, b) = (score(r), load_int(walk, r) as u128);
-        let capped = to_cap.filter(|_| u < 0).map(|d| d.max(1));
         if w == 0 {
-            match capped {
-                Some(d) => {
-                    need = need.max(d.min(cap));
-                    continue;
-                }
-                None => return cap,
-            }
+            return cap;
         }
+        let (u, b) = (score(r), load_int(walk, r) as u128);
         // u ≥ 0 settles once b + L w > a, u < 0 once b + L w ≥ a (and a > b while open). |u| ≤ N (the
         // Pareto score is within n − 1 of 0) and b < |u| while open, so the gap fits in 64 bits.
         let Ok(gap) = u64::try_from(u.unsigned_abs().saturating_sub(b)) else {
             return cap;
         };
-        let mut len = if u >= 0 { gap / w + 1 } else { gap.div_ceil(w).max(1) };
-        if let Some(d) = capped {
-            len = len.min(d as u64);
-        }
+        let len = if u >= 0 { gap / w + 1 } else { gap.div_ceil(w).max(1) };
         if len >= cap as u64 {
             return cap;
         }
         need = need.max(len as usize);
     }
     need
-}
-
-/// The plain walk's stopping rule after `t` distances, with L = `beyond` (a gap of L units of
-/// sensitivity is beyond the selectors' cap): an open dominated candidate (U < 0) has D < −t, an open
-/// non-dominated one (U = 0) has D ≥ t, and a closed one its exact D (`walk` holds ⌊M D⌋). True when
-/// - no non-dominated candidate is open and t ≥ L: every non-dominated candidate's D ≥ 0 is exact, and
-///   every open one is more than L below it, saturated at t (D ≤ −t) or not;
-/// - exactly one non-dominated candidate B is open, t ≥ L and every other candidate's D is below t − L:
-///   B is the best (D ≥ t, saturated at t or not) and every other candidate is beyond the cap from it.
-///
-/// Otherwise the walk goes on (two open non-dominated candidates are ordered only by their exact D).
-fn plain_capped(cur: &[u32], walk: &[u64], score: &impl Fn(usize) -> i128, t: usize, beyond: usize) -> bool {
-    if t < beyond {
-        return false;
-    }
-    let mut top = None;
-    for (r, &c) in cur.iter().enumerate() {
-        if c != CLOSED && score(r) >= 0 {
-            if top.is_some() {
-                return false;
-            }
-            top = Some(r);
-        }
-    }
-    let Some(top) = top else {
-        return true;
-    };
-    let below = PLAIN_UNITS as i128 * (t - beyond) as i128;
-    cur.iter().enumerate().all(|(r, &c)| {
-        r == top
-            || if c == CLOSED {
-                load_int(walk, r) < below
-            } else {
-                -(PLAIN_UNITS as i128) * (t as i128) < below
-            }
-    })
-}
-
-/// The shifted walk's stopping rule: true when some candidate's score is final (its δ^PS is n − 1) and
-/// every open candidate's score so far is at least `cap_gap` below the best final one. An open score only
-/// decreases relative to a final one (each further distance adds at most N to it and exactly N to a final
-/// score), so the open candidates are beyond the selectors' cap both now and in the unbounded table, and
-/// the best score is final: see the module documentation.
-fn shifted_capped(cur: &[u32], walk: &[u64], cap_gap: u128) -> bool {
-    // Plain integers with i128::MIN for "none" (scores stay within ±2¹²⁵): an `Option` here compiles to a
-    // comparison with the payload of a `None`, which valgrind flags as a jump on an uninitialised value.
-    let (mut best_final, mut best_open) = (i128::MIN, i128::MIN);
-    for (r, &c) in cur.iter().enumerate() {
-        let s = load_int(walk, r);
-        let slot = if c == CLOSED { &mut best_final } else { &mut best_open };
-        *slot = (*slot).max(s);
-    }
-    best_final != i128::MIN
-        && best_open != i128::MIN
-        && best_final > best_open
-        && (best_final - best_open) as u128 >= cap_gap
-}
-
-/// The least run length L ≤ `cap` after which [`shifted_capped`] holds if δ^PS keeps its value at t on
-/// [t, t + L), or `cap`: a final score gains N per distance and an open one w(r) < N, so the gap between
-/// the best final score and open candidate r's grows by N − w(r) per distance.
-fn shifted_settling_len(cur: &[u32], walk: &[u64], grid: &Grid, cap_gap: u128, cap: usize) -> usize {
-    let units = grid.units();
-    let Some(best) = cur
-        .iter()
-        .enumerate()
-        .filter(|&(_, &c)| c == CLOSED)
-        .map(|(r, _)| load_int(walk, r))
-        .max()
-    else {
-        return cap;
-    };
-    // An upper bound is enough (the walk only stops searching a run there): the largest gap still missing
-    // over the least gain, one division per step.
-    let (mut missing, mut gain) = (0u128, u128::MAX);
-    for (r, &c) in cur.iter().enumerate() {
-        if c == CLOSED {
-            continue;
-        }
-        gain = gain.min(u128::from(units - grid.ceil_capped(f64::from(c), units).min(units)));
-        let gap = best - load_int(walk, r);
-        let short = if gap >= 0 {
-            cap_gap.saturating_sub(gap as u128)
-        } else {
-            cap_gap + gap.unsigned_abs()
-        };
-        missing = missing.max(short);
-    }
-    if gain == 0 || gain == u128::MAX {
-        return cap;
-    }
-    let len = missing.div_ceil(gain).max(1);
-    if len >= cap as u128 {
-        cap
-    } else {
-        len as usize
-    }
 }
 
 /// Shifted dampening: marks CLOSED every open candidate whose δ^PS is n − 1 (it stays so, and its score
@@ -347,26 +298,26 @@ fn dampened_round(
     max_distance: usize,
     dampening: Dampening,
     epsilon: f64,
+    rounds: usize,
 ) -> Result<u64, Error> {
     let n = live;
     let grid = Grid::of((n - 1) as f64)?;
     let units = grid.units();
-    // Automatic: the walk stops by the cap rules below (see the module documentation), or once every
-    // candidate is settled, within the largest saturation distance.
-    let beyond = distance_beyond_cap(epsilon);
-    let limit = match max_distance {
-        0 => MAX_SATURATION,
-        d => d.min(MAX_SATURATION),
-    };
-    // The cap rule applies to the automatic mode only (a caller's `max_distance` defines its own table).
-    let cap_gap = (max_distance == 0 && beyond < MAX_SATURATION).then(|| beyond as u128 * u128::from(grid.units()));
+    // δ^PS is saturated to n − 1 from `limit` on (a public distance: see `privpareto_saturation`); the walk
+    // stops earlier once every candidate is settled.
+    let limit = privpareto_saturation(n, m, rounds, epsilon, dampening, max_distance);
     let map = &p.map[..n];
     let mut subs: heapless::Vec<Live<'_, '_>, MAX_OBJECTIVES> = heapless::Vec::new();
     for d in deltas {
-        subs.push(Live { d, map }).map_err(|_| Error::CapacityExceeded)?;
+        let grid = objective_grid(d.global())?;
+        subs.push(Live { d, map, grid }).map_err(|_| Error::CapacityExceeded)?;
     }
     let u = |r: usize, i: usize| utilities[map[r] * m + i];
-    let (running, corners, walk) = (&mut p.sums[..n * m], &mut p.corners[..2 * n * m], &mut p.walk[..2 * n]);
+    let (running, corners, walk) = (
+        as_words(&mut p.sums[..n * m]),
+        &mut p.corners[..2 * n * m],
+        &mut p.walk[..2 * n],
+    );
     let dominators = &p.dominators[..n];
     // The stage area: δ^PS at the walk's distance (`cur`, CLOSED once a candidate no longer matters) and
     // at the last probe (`probed`), then the probes' own scratch.
@@ -406,18 +357,32 @@ fn dampened_round(
     // payload of a `None`, which valgrind would flag).
     let mut probe_at = usize::MAX;
     let mut still_open = n;
+    let probes = core::cell::Cell::new(0u64);
+    let mut kept = walk::Kept::new(deltas.iter().map(|d| d.saturation()).max().unwrap_or(0));
     let mut eval = |tq: usize,
                     cur: &[u32],
                     probed: &mut [u32],
-                    running: &mut [f64],
+                    running: &mut [u64],
                     running_at: &mut usize,
                     commit: bool,
                     q: usize| {
+        probes.set(probes.get() + 1);
         walk::corners(u, &subs, n, running, *running_at, tq, commit, corners)?;
         if commit {
             *running_at = tq;
         }
-        walk::probe(n, m, corners, |r| cur[r] != CLOSED, q, probed, narrow, wide);
+        walk::probe(
+            n,
+            m,
+            corners,
+            tq,
+            |r| cur[r] != CLOSED,
+            q,
+            probed,
+            narrow,
+            wide,
+            &mut kept,
+        );
         Ok::<(), Error>(())
     };
     let mut t = 0;
@@ -434,22 +399,15 @@ fn dampened_round(
         // breakpoints advance by its δ^PS at t), so no longer run is ever needed.
         let same = |probed: &[u32], cur: &[u32]| (0..n).all(|r| cur[r] == CLOSED || probed[r] == cur[r]);
         let need = match dampening {
-            Dampening::Plain => settling_len(
-                cur,
-                walk,
-                &score,
-                &grid,
-                cap_gap.map(|_| beyond.saturating_sub(t)),
-                limit - t,
-            ),
-            Dampening::Shifted => match cap_gap {
-                Some(c) => shifted_settling_len(cur, walk, &grid, c, limit - t),
-                None => limit - t,
-            },
+            Dampening::Plain => settling_len(cur, walk, &score, &grid, limit - t),
+            Dampening::Shifted => limit - t,
         };
-        // Offsets: δ^PS is the same at t + a as at t; at t + f it differs (`failed`) or f = need.
+        // Offsets: δ^PS is the same at t + a as at t; at t + f it differs (`failed`) or f = need. The first
+        // guess is twice the last run; when it fails beyond t + 1, the search gallops from t + 1 inside it.
+        // Either way a run of length L costs at most 2 log₂ L + 3 probes (with the one at its end), so a
+        // round walking T distances probes at most 3T + 1 times (see `privpareto_saturation`).
         let (mut a, mut f, mut failed) = (0, need, false);
-        let mut step = run;
+        let (mut step, mut guessed) = (run, false);
         while a + 1 < f {
             let x = if failed {
                 a + (f - a) / 2
@@ -467,9 +425,12 @@ fn dampened_round(
                     walk::advance(&subs, n, running, Some(running_at), t + a)?;
                     running_at = t + a;
                 }
+            } else if a == 0 && x > 1 && !guessed {
+                (f, step) = (x, 2);
             } else {
                 (f, failed) = (x, true);
             }
+            guessed = true;
         }
         let len = a + 1;
         run = (len * 2).max(2);
@@ -503,15 +464,6 @@ fn dampened_round(
             store_int(walk, r, b as i128);
         }
         t += len;
-        if still_open > 0 && cap_gap.is_some() {
-            let capped = match dampening {
-                Dampening::Plain => plain_capped(cur, walk, &score, t, beyond),
-                Dampening::Shifted => cap_gap.is_some_and(|c| shifted_capped(cur, walk, c)),
-            };
-            if capped {
-                break;
-            }
-        }
         if t < limit && still_open > 0 {
             if running_at < t {
                 walk::advance(&subs, n, running, Some(running_at), t)?;
@@ -538,6 +490,7 @@ fn dampened_round(
         };
         store_int(walk, r, s);
     }
+    p.probes += probes.get();
     Ok(match dampening {
         Dampening::Plain => PLAIN_UNITS,
         Dampening::Shifted => units,
@@ -567,6 +520,7 @@ fn select_round<R: Rng + ?Sized>(
     selector: Selector,
     epsilon: f64,
     arithmetic: Arithmetic,
+    rounds: usize,
 ) -> Result<usize, Error> {
     score_round(p, utilities, live, m, dominance);
     match *sensitivity {
@@ -582,9 +536,11 @@ fn select_round<R: Rng + ?Sized>(
             max_distance,
             dampening,
         } => {
-            let units = dampened_round(p, utilities, live, m, deltas, max_distance, dampening, epsilon)?;
+            let units = dampened_round(p, utilities, live, m, deltas, max_distance, dampening, epsilon, rounds)?;
             match arithmetic {
-                Arithmetic::Exact => select_int(rng, selector, &p.walk[..2 * live], units, epsilon, p.stage),
+                Arithmetic::Exact | Arithmetic::Isochronous => {
+                    select_int(rng, selector, &p.walk[..2 * live], units, epsilon, p.stage)
+                }
                 Arithmetic::Float => {
                     as_unit_scores(&p.walk[..2 * live], units, &mut p.corners[..live]);
                     select(rng, selector, &p.corners[..live], 1.0, epsilon, p.stage, arithmetic)
@@ -600,7 +556,8 @@ fn select_round<R: Rng + ?Sized>(
 /// Writes the chosen indices in pick order.
 ///
 /// `utilities` is n × m row-major, larger is better. Scratch: [`privpareto_scratch_len`]. Cost per round:
-/// one Pareto score, plus one δ^PS sweep per distance examined when local (see the module documentation).
+/// one Pareto score, plus when local at most 3T + 1 δ^PS probes for the round's saturation distance T
+/// ([`privpareto_saturation`], at most [`privpareto_distance_cap`]; see the module documentation).
 ///
 /// ```
 /// use dpmo::{select_privpareto, Arithmetic, Dominance, ParetoSensitivity, Selector};
@@ -630,9 +587,14 @@ pub fn select_privpareto<R: Rng + ?Sized>(
     indices: &mut [usize],
     arithmetic: Arithmetic,
 ) -> Result<(), Error> {
+    // One key from the caller's generator; every round samples from the call's stream.
+    let rng = &mut crate::rng::call_stream(rng);
     let n = shape(utilities, m)?;
     let eps = round_epsilon(epsilon, out.len(), n)?;
     check_local(&sensitivity, n, m)?;
+    if arithmetic == Arithmetic::Isochronous {
+        return Err(Error::Unsupported);
+    }
     if arithmetic == Arithmetic::Exact && selector == Selector::NoisyMax(crate::select::Noise::Laplace) {
         return Err(Error::Unsupported);
     }
@@ -659,6 +621,7 @@ pub fn select_privpareto<R: Rng + ?Sized>(
                 selector,
                 eps,
                 arithmetic,
+                k,
             )?
         };
         let chosen = p.map[pick];
@@ -714,7 +677,7 @@ pub fn privpareto_probabilities(
             deltas,
             max_distance,
             dampening,
-        } => dampened_round(&mut p, utilities, n, m, deltas, max_distance, dampening, epsilon)?,
+        } => dampened_round(&mut p, utilities, n, m, deltas, max_distance, dampening, epsilon, 1)?,
     };
     as_unit_scores(&p.walk[..2 * n], units, &mut p.corners[..n]);
     exponential_probabilities(&p.corners[..n], 1.0, epsilon, out)
@@ -740,6 +703,20 @@ mod tests {
         damp: Dampening,
         max: usize,
     ) -> (Vec<i128>, u64) {
+        let (scores, units, _) = counted_walk(u, m, deltas, eps, damp, max, 1);
+        (scores, units)
+    }
+
+    /// [`walk_scores`] for one of `rounds` rounds, with the number of δ^PS probes it made.
+    fn counted_walk(
+        u: &[f64],
+        m: usize,
+        deltas: &[LocalSensitivity<'_>],
+        eps: f64,
+        damp: Dampening,
+        max: usize,
+        rounds: usize,
+    ) -> (Vec<i128>, u64, u64) {
         let n = u.len() / m;
         let need = privpareto_scratch_len(n, m).unwrap();
         let (mut values, mut indices) = (vec![0.0; need.values], vec![0usize; need.indices]);
@@ -748,8 +725,8 @@ mod tests {
             *x = i;
         }
         score_round(&mut p, u, n, m, Dominance::Textbook);
-        let units = dampened_round(&mut p, u, n, m, deltas, max, damp, eps).unwrap();
-        ((0..n).map(|r| load_int(p.walk, r)).collect(), units)
+        let units = dampened_round(&mut p, u, n, m, deltas, max, damp, eps, rounds).unwrap();
+        ((0..n).map(|r| load_int(p.walk, r)).collect(), units, p.probes)
     }
 
     /// The integer scores of the table form with `columns` distances of δ^PS.
@@ -762,7 +739,7 @@ mod tests {
     ) -> (Vec<i128>, u64, bool) {
         let n = u.len() / m;
         let mut ps = vec![0.0; n];
-        let mut order = vec![0usize; pareto_scores_scratch_len(n).unwrap()];
+        let mut order = vec![0usize; pareto_scores_scratch_len(n, m).unwrap()];
         pareto_scores(u, m, Dominance::Textbook, &mut ps, &mut order).unwrap();
         let s = pareto_sensitivity_scratch_len(n, m).unwrap();
         let (mut tix, mut tv) = (vec![0usize; s.indices], vec![0.0; s.values]);
@@ -784,43 +761,42 @@ mod tests {
         (ints, units, full)
     }
 
-    /// Same distribution for the exact selectors: every candidate's gap to the best is the same in both, or
-    /// beyond the cap (L units of sensitivity) in both.
-    fn same_capped(a: &[i128], b: &[i128], units: u64, eps: f64) -> bool {
-        let cap = distance_beyond_cap(eps) as i128 * i128::from(units);
-        let (ba, bb) = (*a.iter().max().unwrap(), *b.iter().max().unwrap());
-        a.iter()
-            .zip(b)
-            .all(|(&x, &y)| ba - x == bb - y || (ba - x >= cap && bb - y >= cap))
+    /// Every score's gap to the best: what every selector sees (shifted scores of a walk that ended early
+    /// differ from the table's by the same N per distance for every candidate).
+    fn gaps(s: &[i128]) -> Vec<i128> {
+        let best = *s.iter().max().unwrap();
+        s.iter().map(|&x| best - x).collect()
     }
 
-    /// A non-dominated candidate B still open at the cap distance L (δ^PS(B) = 0 until t = 99) while A is
-    /// settled at D = 3: stopping at L would put B only L − 3 above A (not beyond the cap, where the
-    /// unbounded table puts it); the plain rule walks on, and the result equals the unbounded table's in
-    /// the capped sense. Stopping at L (the former rule, `max_distance` = L) is caught by the same check.
+    /// A non-dominated candidate B still open at the plain cap distance L (δ^PS(B) = 0 until t = 99) while
+    /// A is settled at D = 3: the automatic walk saturates δ^PS at L (a public distance), so its scores are
+    /// exactly those of the table saturated there, and not those of the unbounded table (B would be
+    /// further above A); a caller's `max_distance` beyond the cap is clamped to the cap.
     #[test]
-    fn plain_walk_passes_the_cap_distance_while_a_best_candidate_is_open() {
+    fn automatic_plain_walk_saturates_at_the_public_distance() {
         let u = [100.0, 0.0, 0.0, 100.0, 0.0, 96.0];
         let per = [0.0, 0.0, 1.0];
         let s = LocalSensitivity::new(DeltaSource::PerCandidate(&per), 1.0, 150, 3).unwrap();
         let deltas = [s, s];
         let eps = 64.0;
-        let (want, units, full) = table_scores(&u, 2, &deltas, Dampening::Plain, 400);
-        assert!(full, "the reference table must reach n − 1");
+        let t = privpareto_saturation(3, 2, 1, eps, Dampening::Plain, 0);
+        assert_eq!(t, distance_beyond_cap(eps));
+        let (want, units, _) = table_scores(&u, 2, &deltas, Dampening::Plain, t);
         let (got, got_units) = walk_scores(&u, 2, &deltas, eps, Dampening::Plain, 0);
-        assert_eq!(units, got_units);
-        assert!(same_capped(&got, &want, units, eps), "{got:?} vs {want:?}");
-        let (old, _) = walk_scores(&u, 2, &deltas, eps, Dampening::Plain, distance_beyond_cap(eps));
-        assert!(
-            !same_capped(&old, &want, units, eps),
-            "stopping at L must be caught: {old:?} vs {want:?}"
-        );
+        assert_eq!((gaps(&got), units), (gaps(&want), got_units));
+        let (unbounded, _, full) = table_scores(&u, 2, &deltas, Dampening::Plain, 400);
+        assert!(full && gaps(&got) != gaps(&unbounded), "{got:?} vs {unbounded:?}");
+        let cap = privpareto_distance_cap(2, 1);
+        let (want, _, _) = table_scores(&u, 2, &deltas, Dampening::Plain, cap);
+        let (got, _) = walk_scores(&u, 2, &deltas, 1e-9, Dampening::Plain, 1 << 40);
+        assert_eq!(gaps(&got), gaps(&want));
     }
 
-    /// The automatic walk equals the unbounded table in the capped sense on random small inputs (ties,
-    /// δ growing with t, both dampenings, several ε), including inputs where the cap rules stop it early.
+    /// The automatic walk equals the table saturated at [`privpareto_saturation`] on random small inputs
+    /// (ties, δ growing with t, both dampenings, several ε), including inputs where it stops early; the
+    /// table saturated one distance later differs on some of them.
     #[test]
-    fn automatic_walk_equals_the_unbounded_table_in_the_capped_sense() {
+    fn automatic_walk_equals_the_saturated_table() {
         let mut state = 0x2545_f491_4f6c_dd1d_u64;
         let mut next = |k: u64| {
             state ^= state << 13;
@@ -828,6 +804,7 @@ mod tests {
             state ^= state << 17;
             (state % k) as usize
         };
+        let mut later_differs = 0;
         for case in 0..80 {
             let (n, m) = (2 + case % 7, 1 + case % 2);
             let u: Vec<f64> = (0..n * m)
@@ -838,13 +815,80 @@ mod tests {
             let deltas = vec![s; m];
             let eps = [64.0, 16.0, 4.0][case % 3];
             for damp in [Dampening::Plain, Dampening::Shifted] {
-                let (want, units, full) = table_scores(&u, m, &deltas, damp, 400);
-                assert!(full, "case {case}: the reference table must reach n − 1");
-                let (got, _) = walk_scores(&u, m, &deltas, eps, damp, 0);
-                assert!(
-                    same_capped(&got, &want, units, eps),
-                    "case {case} {damp:?}: {got:?} vs {want:?}"
-                );
+                let t = privpareto_saturation(n, m, 1, eps, damp, 0);
+                let (want, units, _) = table_scores(&u, m, &deltas, damp, t);
+                let (got, got_units) = walk_scores(&u, m, &deltas, eps, damp, 0);
+                assert_eq!(got_units, units);
+                assert_eq!(gaps(&got), gaps(&want), "case {case} {damp:?}");
+                let (later, _, _) = table_scores(&u, m, &deltas, damp, t + 1);
+                later_differs += usize::from(gaps(&got) != gaps(&later));
+            }
+        }
+        assert!(later_differs > 0, "the check must see the saturation distance");
+    }
+
+    /// The running-time cases of issue 22 as work counts: n = 1000, per-candidate δ spread over 30 binades
+    /// below 10⁻³ (or tables of such values growing with t), ε = 10⁻⁹ (so no stopping rule helps), plain
+    /// and shifted, m = 1, 2, 3, 8, 16; every round probes δ^PS at most 3T + 1 times for its saturation
+    /// distance T, and T is the cap. (Before the cap, m = 2 shifted ran for more than 12 s; m = 8, > 60 s.)
+    /// Also top-k: the k rounds share the cap, so every round walks at most ⌊C_m / k⌋ distances.
+    #[test]
+    fn issue_22_running_time_cases_are_bounded_by_the_cap() {
+        let mut state = 0x5eed_2222_u64;
+        let mut unit = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            ((state >> 11) as f64 + 0.5) / (1u64 << 53) as f64
+        };
+        let n = 1000;
+        for m in [1usize, 2, 3, 8, 16] {
+            let u: Vec<f64> = (0..n * m).map(|_| unit()).collect();
+            let per: Vec<Vec<f64>> = (0..m)
+                .map(|_| (0..n).map(|_| 1e-3 * libm::exp2(-30.0 * unit())).collect())
+                .collect();
+            let cols = 24;
+            let tables: Vec<Vec<f64>> = per
+                .iter()
+                .map(|p| {
+                    p.iter()
+                        .flat_map(|&d| (0..cols).map(move |t| d * (1.0 + t as f64)))
+                        .collect()
+                })
+                .collect();
+            for table in [false, true] {
+                let deltas: Vec<LocalSensitivity<'_>> = (0..m)
+                    .map(|i| {
+                        let src = if table {
+                            DeltaSource::Table {
+                                values: &tables[i],
+                                columns: cols,
+                            }
+                        } else {
+                            DeltaSource::PerCandidate(&per[i])
+                        };
+                        LocalSensitivity::new(src, 1.0, usize::MAX, n).unwrap()
+                    })
+                    .collect();
+                for damp in [Dampening::Plain, Dampening::Shifted] {
+                    for (rounds, max) in [(1, 0), (3, 0), (1, usize::MAX), (1000, 0)] {
+                        let t = privpareto_saturation(n, m, rounds, 1e-9, damp, max);
+                        assert_eq!(t, privpareto_distance_cap(m, rounds));
+                        let (_, _, probes) = counted_walk(&u, m, &deltas, 1e-9, damp, max, rounds);
+                        assert!(
+                            probes <= 3 * t as u64 + 1,
+                            "m = {m}, table {table}, {damp:?}, {rounds} rounds: {probes} probes for T = {t}"
+                        );
+                        // The counter is live: here δ^PS changes at every distance up to the cap.
+                        if m <= 2 && !table && damp == Dampening::Shifted {
+                            assert_eq!(probes, t as u64);
+                        }
+                        // Beyond C_m rounds nothing is probed: the global mechanism.
+                        if t == 0 {
+                            assert_eq!(probes, 0);
+                        }
+                    }
+                }
             }
         }
     }

@@ -11,7 +11,7 @@
 mod bits;
 mod count;
 mod dc;
-mod delta;
+pub(crate) mod delta;
 mod dominance;
 mod radix;
 mod score;

@@ -6,19 +6,23 @@ use crate::float::cmp;
 use crate::{Error, MAX_OBJECTIVES};
 use core::cmp::Ordering;
 
-/// The `usize` scratch length [`pareto_scores`] needs for n candidates, enough for any m ≤
-/// [`MAX_OBJECTIVES`]: n for the counts plus the largest need of the counting paths. On 64-bit targets
-/// that is 36n words for n ≥ 3·10⁴ (records of 17n words for m = 16 and their work area); below it the
-/// chunked bitsets' work space dominates, about 55 words per candidate plus tables, at most about
-/// 10⁶ words in all.
+/// The `usize` scratch length [`pareto_scores`] needs for n candidates and m objectives: n for the counts
+/// plus the counting path's need. On 64-bit targets that is 6n + 1 words for m ≤ 2 (48 bytes per
+/// candidate: the counts, two n-arrays and a key of W words per candidate for the sweep), and for m ≥ 3
+/// records of n (m + 1) words with their work area: 11n for m = 3, 15n for m = 8, 36n for m = 16 at
+/// n ≥ 3·10⁴ (below that the chunked bitsets' work space dominates, at most about 10⁶ words in all).
 ///
-/// Errors: the length overflows `usize` → [`Error::Overflow`].
-pub fn pareto_scores_scratch_len(n: usize) -> Result<usize, Error> {
-    let sweep = count::self_scratch_len(n, 2);
-    let split = count::self_scratch_len(n, MAX_OBJECTIVES);
-    sweep
-        .zip(split)
-        .and_then(|(a, b)| a.max(b).checked_add(n))
+/// Errors: m = 0 → [`Error::InvalidArgument`]; m > [`MAX_OBJECTIVES`] → [`Error::CapacityExceeded`]; the
+/// length overflows `usize` → [`Error::Overflow`].
+pub fn pareto_scores_scratch_len(n: usize, m: usize) -> Result<usize, Error> {
+    if m == 0 {
+        return Err(Error::InvalidArgument);
+    }
+    if m > MAX_OBJECTIVES {
+        return Err(Error::CapacityExceeded);
+    }
+    count::self_scratch_len(n, m)
+        .and_then(|a| a.checked_add(n))
         .ok_or(Error::Overflow)
 }
 
@@ -26,7 +30,7 @@ pub fn pareto_scores_scratch_len(n: usize) -> Result<usize, Error> {
 /// chosen [`Dominance`]) of every candidate into `out[r]`; scores are integers in [−(n − 1), 0].
 ///
 /// `utilities` is n × m row-major (larger is better), `out.len()` = n, `scratch.len()` ≥
-/// [`pareto_scores_scratch_len`]`(n)`.
+/// [`pareto_scores_scratch_len`]`(n, m)`.
 ///
 /// Method: every candidate counts the candidates that are ≥ it in every objective (itself included),
 /// C(r); then PS = −(C(r) − 1) for [`Dominance::Weak`], and PS = −(C(r) − E(r)) for
@@ -55,7 +59,7 @@ pub fn pareto_scores(
     if out.len() != n {
         return Err(Error::LengthMismatch);
     }
-    if scratch.len() < pareto_scores_scratch_len(n)? {
+    if scratch.len() < pareto_scores_scratch_len(n, m)? {
         return Err(Error::ScratchTooSmall);
     }
     let (covering, rest) = scratch.split_at_mut(n);
@@ -143,7 +147,7 @@ mod tests {
     fn example_4_4() {
         let u = [3.0, 5.0, 5.0, 3.0, 4.0, 2.0, 2.0, 4.0, 1.0, 1.0];
         let mut scratch = [0usize; 2048];
-        assert!(scratch.len() >= pareto_scores_scratch_len(5).unwrap());
+        assert!(scratch.len() >= pareto_scores_scratch_len(5, 2).unwrap());
         for d in [Dominance::Textbook, Dominance::Weak] {
             let mut out = [9.0; 5];
             pareto_scores(&u, 2, d, &mut out, &mut scratch).unwrap();

@@ -62,48 +62,90 @@ pub(crate) trait Cuts {
     fn gap(&self, r: usize) -> u128;
 }
 
-/// Doubles floored onto the grid of their global sensitivity.
-pub(crate) struct FloatScores<'a> {
-    pub(crate) scores: &'a [f64],
-    pub(crate) grid: Grid,
+/// How a selector reads a double score: as it is (the caller knows they are all finite, [`Raw`]) or made
+/// finite by the public rule ([`Finite`]: NaN → −f64::MAX, ±∞ → ±f64::MAX).
+pub(crate) trait ReadScore {
+    /// The score the mechanism sees for the stored value `s`.
+    fn read(s: f64) -> f64;
 }
 
-impl ExactScores for FloatScores<'_> {
+/// Scores known to be finite, read as they are.
+pub(crate) struct Raw;
+
+impl ReadScore for Raw {
+    #[inline(always)]
+    fn read(s: f64) -> f64 {
+        s
+    }
+}
+
+/// Scores that may be NaN or infinite, each read through [`super::finite`].
+pub(crate) struct Finite;
+
+impl ReadScore for Finite {
+    #[inline(always)]
+    fn read(s: f64) -> f64 {
+        super::finite(s)
+    }
+}
+
+/// Doubles floored onto the grid of their global sensitivity.
+pub(crate) struct FloatScores<'a, F: ReadScore = Raw> {
+    pub(crate) scores: &'a [f64],
+    pub(crate) grid: Grid,
+    read: core::marker::PhantomData<F>,
+}
+
+impl<'a, F: ReadScore> FloatScores<'a, F> {
+    /// Scores read through `F` on the grid of their sensitivity.
+    pub(crate) fn new(scores: &'a [f64], grid: Grid) -> Self {
+        FloatScores {
+            scores,
+            grid,
+            read: core::marker::PhantomData,
+        }
+    }
+}
+
+impl<F: ReadScore> ExactScores for FloatScores<'_, F> {
     fn len(&self) -> usize {
         self.scores.len()
     }
 
     fn gaps(&self) -> impl Fn(usize) -> u128 + '_ {
-        let best = self.grid.floor(extremes(self.scores).1);
-        move |r| self.grid.gap(best, self.scores[r])
+        let best = self.grid.floor(extremes::<F>(self.scores).1);
+        move |r| self.grid.gap(best, F::read(self.scores[r]))
     }
 
     fn cuts(&self) -> impl Cuts + '_ {
-        let (bottom, top) = extremes(self.scores);
-        FloatCuts {
+        let (bottom, top) = extremes::<F>(self.scores);
+        FloatCuts::<F> {
             scores: self.scores,
             grid: self.grid,
             best: self.grid.floor(top),
             top,
             bottom,
             exponent: self.grid.exponent(),
+            read: core::marker::PhantomData,
         }
     }
 }
 
-/// The least and the greatest of finite doubles (±∞ for none), in lanes the compiler can vectorise.
-fn extremes(scores: &[f64]) -> (f64, f64) {
+/// The least and the greatest of the scores as `F` reads them (±∞ for none), in lanes the compiler can
+/// vectorise.
+fn extremes<F: ReadScore>(scores: &[f64]) -> (f64, f64) {
     let (mut lo, mut hi) = ([f64::INFINITY; 4], [f64::NEG_INFINITY; 4]);
     let mut chunks = scores.chunks_exact(4);
     for c in &mut chunks {
         for k in 0..4 {
-            lo[k] = if c[k] < lo[k] { c[k] } else { lo[k] };
-            hi[k] = if c[k] > hi[k] { c[k] } else { hi[k] };
+            let x = F::read(c[k]);
+            lo[k] = if x < lo[k] { x } else { lo[k] };
+            hi[k] = if x > hi[k] { x } else { hi[k] };
         }
     }
     for &s in chunks.remainder() {
-        lo[0] = lo[0].min(s);
-        hi[0] = hi[0].max(s);
+        lo[0] = lo[0].min(F::read(s));
+        hi[0] = hi[0].max(F::read(s));
     }
     (
         lo.iter().copied().fold(f64::INFINITY, f64::min),
@@ -112,7 +154,7 @@ fn extremes(scores: &[f64]) -> (f64, f64) {
 }
 
 /// [`Cuts`] of finite doubles: a cut is itself a double, found by bisection over the ordered doubles.
-struct FloatCuts<'a> {
+struct FloatCuts<'a, F: ReadScore> {
     scores: &'a [f64],
     grid: Grid,
     best: Floor,
@@ -120,6 +162,7 @@ struct FloatCuts<'a> {
     bottom: f64,
     /// The grid's binary exponent: one grid unit is 2^exponent.
     exponent: i32,
+    read: core::marker::PhantomData<F>,
 }
 
 /// The position of a finite double in the order of the doubles, as an unsigned integer (−0 and +0 share
@@ -138,7 +181,7 @@ fn from_order_key(k: u64) -> f64 {
     f64::from_bits(if k >> 63 == 1 { k & !(1 << 63) } else { !k })
 }
 
-impl Cuts for FloatCuts<'_> {
+impl<F: ReadScore> Cuts for FloatCuts<'_, F> {
     type Cut = f64;
 
     /// The least double c in [bottom, top] whose gap is below t. The gap never increases with the score
@@ -197,12 +240,12 @@ impl Cuts for FloatCuts<'_> {
     type Score = f64;
 
     fn scores(&self) -> impl Iterator<Item = f64> + '_ {
-        self.scores.iter().copied()
+        self.scores.iter().map(|&s| F::read(s))
     }
 
     #[inline]
     fn score(&self, r: usize) -> f64 {
-        self.scores[r]
+        F::read(self.scores[r])
     }
 
     #[inline]
@@ -214,7 +257,7 @@ impl Cuts for FloatCuts<'_> {
         // Written without branches or early exits, so that it vectorises.
         self.scores[range]
             .iter()
-            .map(|&s| usize::from((s < upper) & (s >= lower)))
+            .map(|&s| usize::from((F::read(s) < upper) & (F::read(s) >= lower)))
             .sum()
     }
 
@@ -234,7 +277,7 @@ impl Cuts for FloatCuts<'_> {
 
     #[inline]
     fn gap(&self, r: usize) -> u128 {
-        self.grid.gap(self.best, self.scores[r])
+        self.grid.gap(self.best, F::read(self.scores[r]))
     }
 }
 

@@ -1,6 +1,6 @@
 //! The exponential mechanism (McSherry & Talwar 2007): P(r) ∝ exp(ε s(r) / (2Δ)).
 
-use super::{validate, Arithmetic, Gap, Selector};
+use super::{finite, validate, Arithmetic, Gap, Selector};
 use crate::{sample, Error};
 use rand_core::Rng;
 
@@ -24,7 +24,7 @@ pub(crate) fn probabilities_in_place(values: &mut [f64], sensitivity: f64, epsil
     let gap = Gap::new(validate(values, sensitivity, epsilon)?, sensitivity, epsilon);
     let mut total = 0.0;
     for v in values.iter_mut() {
-        *v = libm::exp(gap.of(*v));
+        *v = libm::exp(gap.of(finite(*v)));
         total += *v;
     }
     for v in values.iter_mut() {
@@ -67,14 +67,32 @@ pub fn select_exponential<R: Rng + ?Sized>(
 }
 
 /// The exponential mechanism in floating point: returns r with probability ∝ exp(ε s(r) / (2Δ)) up to
-/// double rounding (see [`super::Arithmetic::Float`]).
+/// double rounding (see [`super::Arithmetic::Float`]). Draws one key from `rng`, as [`super::select`].
+pub fn select_exponential_float<R: Rng + ?Sized>(
+    rng: &mut R,
+    scores: &[f64],
+    sensitivity: f64,
+    epsilon: f64,
+) -> Result<usize, Error> {
+    super::select(
+        rng,
+        Selector::Exponential,
+        scores,
+        sensitivity,
+        epsilon,
+        &mut [],
+        Arithmetic::Float,
+    )
+}
+
+/// The floating-point exponential mechanism on the call's stream.
 ///
 /// Sampled in one pass by weighted reservoir sampling: after candidate r has been seen, the running choice
 /// is replaced by r with probability w_r / W_r, where W_r = Σ_{j≤r} w_j, which leaves each r chosen with
 /// probability w_r / W_n exactly. That is one exponential and one uniform per candidate and no scratch. It
 /// is deliberately not Gumbel-max, so that the test "report-noisy-max with Gumbel noise has the same
 /// distribution" compares two different algorithms. O(n) time.
-pub fn select_exponential_float<R: Rng + ?Sized>(
+pub(super) fn float<R: Rng + ?Sized>(
     rng: &mut R,
     scores: &[f64],
     sensitivity: f64,
@@ -85,7 +103,7 @@ pub fn select_exponential_float<R: Rng + ?Sized>(
     let mut total = 0.0;
     let mut chosen = 0;
     for (r, &s) in scores.iter().enumerate() {
-        let w = libm::exp(gap.of(s));
+        let w = libm::exp(gap.of(finite(s)));
         if w > 0.0 {
             total += w;
             // The first candidate of positive weight is always taken (u < 1), so `chosen` is never stale.

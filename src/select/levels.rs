@@ -271,7 +271,7 @@ mod tests {
         for (label, s, delta, eps) in sets() {
             let grid = Grid::of(delta).unwrap();
             let scale = Scale::new(eps, grid.units()).unwrap();
-            let scores = FloatScores { scores: &s, grid };
+            let scores = FloatScores::<crate::select::exact::Raw>::new(&s, grid);
             let cuts = scores.cuts();
             for max_level in [1, 2, 5, MAX_LEVEL] {
                 let lv = levels(&cuts, &scale, max_level);
@@ -316,7 +316,7 @@ mod tests {
         ];
         for delta in [1.0, 1e300, 5e-324, 0.1] {
             let grid = Grid::of(delta).unwrap();
-            let scores = FloatScores { scores: &s, grid };
+            let scores = FloatScores::<crate::select::exact::Raw>::new(&s, grid);
             let cuts = scores.cuts();
             let mut ts: Vec<u128> = (0..s.len()).map(|r| cuts.gap(r)).filter(|&g| g > 0).collect();
             ts.extend(ts.clone().iter().map(|g| g - 1).filter(|&g| g > 0));
@@ -344,7 +344,7 @@ mod tests {
         for (i, (label, s, delta, eps)) in sets().into_iter().enumerate() {
             let grid = Grid::of(delta).unwrap();
             let scale = Scale::new(eps, grid.units()).unwrap();
-            let scores = FloatScores { scores: &s, grid };
+            let scores = FloatScores::<crate::select::exact::Raw>::new(&s, grid);
             let cuts = scores.cuts();
             let gaps: Vec<u128> = (0..s.len()).map(|r| cuts.gap(r)).collect();
             let p = probabilities(&gaps, &scale);

@@ -15,8 +15,10 @@
 //!
 //! There is no non-private fallback anywhere.
 
+pub(crate) mod ct;
 pub(crate) mod exact;
 mod exponential;
+pub(crate) mod iso;
 mod levels;
 mod noisy_max;
 mod permute_flip;
@@ -24,24 +26,33 @@ mod topk;
 
 pub(crate) use exponential::probabilities_in_place;
 pub use exponential::{exponential_probabilities, select_exponential, select_exponential_float};
+pub use iso::isochronous_run_epsilon;
 pub use noisy_max::{select_noisy_max, select_noisy_max_float, Noise};
 pub use permute_flip::{select_permute_and_flip, select_permute_and_flip_float};
 pub(crate) use topk::{per_round_epsilon, top_k_int};
 pub use topk::{select_top_k, select_top_k_gumbel};
+#[doc(hidden)]
+pub use topk::{top_k_gumbel_on, top_k_on};
 
 use crate::exact::{Grid, Scale};
 use crate::Error;
-use exact::{ExactScores, FloatScores, IntScores};
+use exact::{ExactScores, Finite, FloatScores, IntScores, Raw};
 use rand_core::Rng;
 
 /// The arithmetic a mechanism runs in (see the module documentation).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Arithmetic {
-    /// Every coin exact: ε-DP in the arithmetic that runs (the default).
+    /// Every coin exact: ε-DP in the arithmetic that runs (the default). The running time depends on the
+    /// scores.
     #[default]
     Exact,
     /// Floating-point samplers: ε-DP in real arithmetic only.
     Float,
+    /// Constant time (`iso`): control flow, memory addresses and randomness consumed depend only on the
+    /// public arguments, never on the scores. Every output probability is within a factor e^{±a} of the
+    /// mechanism's, paid for by running it at an ε₀ a hair below ε ([`isochronous_run_epsilon`]), so the
+    /// selection is still pure ε-DP. For an analyst who can time the call (SQL, a service).
+    Isochronous,
 }
 
 /// A global-sensitivity selector, for the stages and wrappers that let the caller choose one.
@@ -61,7 +72,7 @@ impl Selector {
     pub fn needs_permutation(self, arithmetic: Arithmetic) -> bool {
         match self {
             Selector::PermuteAndFlip => true,
-            Selector::NoisyMax(Noise::Exponential) => arithmetic == Arithmetic::Exact,
+            Selector::NoisyMax(Noise::Exponential) => arithmetic != Arithmetic::Float,
             _ => false,
         }
     }
@@ -69,6 +80,11 @@ impl Selector {
 
 /// Runs `selector` on `scores` in `arithmetic`. `perm_scratch` is used only when
 /// [`Selector::needs_permutation`] (length ≥ n there; it may be empty otherwise).
+///
+/// Draws exactly one key (four words) from `rng` and samples from a private stream keyed by it
+/// ([`crate::rng::call_stream`]), so the caller's generator advances by the same amount whatever the scores.
+/// Scores that are NaN count as −f64::MAX and ±∞ as ±f64::MAX (a public rule, so that no status depends on
+/// the data).
 pub fn select<R: Rng + ?Sized>(
     rng: &mut R,
     selector: Selector,
@@ -78,25 +94,75 @@ pub fn select<R: Rng + ?Sized>(
     perm_scratch: &mut [usize],
     arithmetic: Arithmetic,
 ) -> Result<usize, Error> {
-    // Every argument is checked before the scores (data) are looked at, so that no argument error can hide
-    // or reveal a property of the data.
+    let mut stream = crate::rng::call_stream(rng);
+    select_on(
+        &mut stream,
+        selector,
+        scores,
+        sensitivity,
+        epsilon,
+        perm_scratch,
+        arithmetic,
+    )
+}
+
+/// [`select`] on a stream the caller already derived (the stages of a larger mechanism).
+#[doc(hidden)]
+pub fn select_on<R: Rng + ?Sized>(
+    rng: &mut R,
+    selector: Selector,
+    scores: &[f64],
+    sensitivity: f64,
+    epsilon: f64,
+    perm_scratch: &mut [usize],
+    arithmetic: Arithmetic,
+) -> Result<usize, Error> {
+    // Every argument is checked before the scores (data) are looked at, and no check looks at them, so that
+    // no error can hide or reveal a property of the data.
+    if arithmetic != Arithmetic::Float && selector == Selector::NoisyMax(Noise::Laplace) {
+        return Err(Error::Unsupported);
+    }
+    check_arguments(scores.len(), sensitivity, epsilon)?;
     if selector.needs_permutation(arithmetic) && perm_scratch.len() < scores.len() {
         return Err(Error::ScratchTooSmall);
     }
     match arithmetic {
         Arithmetic::Float => match selector {
-            Selector::Exponential => select_exponential_float(rng, scores, sensitivity, epsilon),
-            Selector::PermuteAndFlip => select_permute_and_flip_float(rng, scores, sensitivity, epsilon, perm_scratch),
-            Selector::NoisyMax(noise) => select_noisy_max_float(rng, scores, sensitivity, epsilon, noise),
+            Selector::Exponential => exponential::float(rng, scores, sensitivity, epsilon),
+            Selector::PermuteAndFlip => permute_flip::float(rng, scores, sensitivity, epsilon, perm_scratch),
+            Selector::NoisyMax(noise) => noisy_max::float(rng, scores, sensitivity, epsilon, noise),
         },
         Arithmetic::Exact => {
-            if selector == Selector::NoisyMax(Noise::Laplace) {
-                return Err(Error::Unsupported);
-            }
-            validate(scores, sensitivity, epsilon)?;
             let grid = Grid::of(sensitivity)?;
-            let s = FloatScores { scores, grid };
-            select_exact(rng, selector, &s, &Scale::new(epsilon, grid.units())?, perm_scratch)
+            let scale = Scale::new(epsilon, grid.units())?;
+            if scores.iter().all(|s| s.is_finite()) {
+                select_exact(
+                    rng,
+                    selector,
+                    &FloatScores::<Raw>::new(scores, grid),
+                    &scale,
+                    perm_scratch,
+                )
+            } else {
+                // Rare, and slower: every read of a score goes through the public rule.
+                select_exact(
+                    rng,
+                    selector,
+                    &FloatScores::<Finite>::new(scores, grid),
+                    &scale,
+                    perm_scratch,
+                )
+            }
+        }
+        Arithmetic::Isochronous => {
+            let run = iso::isochronous_run_epsilon(selector, epsilon, scores.len(), 1)?;
+            let scale = iso::IsoScale::new(run, sensitivity)?;
+            let everyone = |_| u64::MAX;
+            let s = iso::FloatIso::new(scores, scale, everyone);
+            if selector.needs_permutation(arithmetic) {
+                return Ok(iso::permute_and_flip(rng, &s, everyone, perm_scratch));
+            }
+            Ok(iso::exponential(rng, &s, everyone))
         }
     }
 }
@@ -134,9 +200,9 @@ fn select_exact<R: Rng + ?Sized>(
     }
 }
 
-/// Validates the common arguments and returns the maximum score.
-pub(crate) fn validate(scores: &[f64], sensitivity: f64, epsilon: f64) -> Result<f64, Error> {
-    if scores.is_empty() {
+/// Checks the public arguments every selector shares: n > 0, ε and Δ finite and positive.
+pub(crate) fn check_arguments(n: usize, sensitivity: f64, epsilon: f64) -> Result<(), Error> {
+    if n == 0 {
         return Err(Error::EmptyInput);
     }
     if !(epsilon.is_finite() && epsilon > 0.0) {
@@ -145,16 +211,23 @@ pub(crate) fn validate(scores: &[f64], sensitivity: f64, epsilon: f64) -> Result
     if !(sensitivity.is_finite() && sensitivity > 0.0) {
         return Err(Error::InvalidSensitivity);
     }
-    let mut max = f64::NEG_INFINITY;
-    for &s in scores {
-        if !s.is_finite() {
-            return Err(Error::NonFiniteInput);
-        }
-        if s > max {
-            max = s;
-        }
+    Ok(())
+}
+
+/// A score made finite by the public rule of every selector: NaN → −f64::MAX, ±∞ → ±f64::MAX.
+#[inline]
+pub(crate) fn finite(s: f64) -> f64 {
+    if s.is_nan() {
+        -f64::MAX
+    } else {
+        s.clamp(-f64::MAX, f64::MAX)
     }
-    Ok(max)
+}
+
+/// Checks the common arguments and returns the maximum score, each score made [`finite`].
+pub(crate) fn validate(scores: &[f64], sensitivity: f64, epsilon: f64) -> Result<f64, Error> {
+    check_arguments(scores.len(), sensitivity, epsilon)?;
+    Ok(scores.iter().fold(f64::NEG_INFINITY, |m, &s| m.max(finite(s))))
 }
 
 /// ε (s − s*) / (2Δ) without overflow or NaN: the halved gap is finite for finite s, s*; the scale ε/Δ is
@@ -233,8 +306,9 @@ mod tests {
         assert_eq!(validate(&[1.0], 1.0, f64::INFINITY), Err(Error::InvalidEpsilon));
         assert_eq!(validate(&[1.0], 0.0, 1.0), Err(Error::InvalidSensitivity));
         assert_eq!(validate(&[1.0], f64::INFINITY, 1.0), Err(Error::InvalidSensitivity));
-        assert_eq!(validate(&[1.0, f64::NAN], 1.0, 1.0), Err(Error::NonFiniteInput));
-        assert_eq!(validate(&[f64::NEG_INFINITY], 1.0, 1.0), Err(Error::NonFiniteInput));
+        assert_eq!(validate(&[1.0, f64::NAN], 1.0, 1.0), Ok(1.0));
+        assert_eq!(validate(&[f64::NEG_INFINITY], 1.0, 1.0), Ok(-f64::MAX));
+        assert_eq!(validate(&[f64::INFINITY, 3.0], 1.0, 1.0), Ok(f64::MAX));
         assert_eq!(validate(&[-0.0, 2.0, 1.0], 1.0, 1.0), Ok(2.0));
     }
 }

@@ -1,6 +1,6 @@
 //! Report-noisy-max: add i.i.d. noise of scale 2Δ/ε to every score and report the argmax.
 
-use super::{validate, Arithmetic, Gap, Selector};
+use super::{finite, validate, Arithmetic, Gap, Selector};
 use crate::{sample, Error};
 use rand_core::Rng;
 
@@ -44,10 +44,29 @@ pub fn select_noisy_max<R: Rng + ?Sized>(
 }
 
 /// Report-noisy-max in floating point: argmax_r s(r) + (2Δ/ε) Z_r with Z_r i.i.d. standard `noise`. ε-DP in
-/// real arithmetic when Δ bounds the sensitivity of s. Implemented as argmax_r x_r + Z_r with
+/// real arithmetic when Δ bounds the sensitivity of s. Draws one key from `rng`, as [`super::select`].
+pub fn select_noisy_max_float<R: Rng + ?Sized>(
+    rng: &mut R,
+    scores: &[f64],
+    sensitivity: f64,
+    epsilon: f64,
+    noise: Noise,
+) -> Result<usize, Error> {
+    super::select(
+        rng,
+        Selector::NoisyMax(noise),
+        scores,
+        sensitivity,
+        epsilon,
+        &mut [],
+        Arithmetic::Float,
+    )
+}
+
+/// Floating-point report-noisy-max on the call's stream: argmax_r x_r + Z_r with
 /// x_r = ε (s(r) − s*) / (2Δ), which is the same argmax and cannot overflow. O(n) time, one noise draw per
 /// candidate.
-pub fn select_noisy_max_float<R: Rng + ?Sized>(
+pub(super) fn float<R: Rng + ?Sized>(
     rng: &mut R,
     scores: &[f64],
     sensitivity: f64,
@@ -64,7 +83,7 @@ pub fn select_noisy_max_float<R: Rng + ?Sized>(
             Noise::Gumbel => sample::gumbel(rng),
             Noise::Exponential => sample::exponential(rng),
         };
-        let v = gap.of(s) + z;
+        let v = gap.of(finite(s)) + z;
         if v > best_value {
             best_value = v;
             best = r;

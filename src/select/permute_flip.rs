@@ -1,6 +1,6 @@
 //! Permute-and-flip (McKenna & Sheldon, NeurIPS 2020).
 
-use super::{validate, Arithmetic, Gap, Selector};
+use super::{finite, validate, Arithmetic, Gap, Selector};
 use crate::{sample, Error};
 use rand_core::Rng;
 
@@ -39,10 +39,26 @@ pub fn select_permute_and_flip_float<R: Rng + ?Sized>(
     epsilon: f64,
     perm_scratch: &mut [usize],
 ) -> Result<usize, Error> {
+    super::select(
+        rng,
+        Selector::PermuteAndFlip,
+        scores,
+        sensitivity,
+        epsilon,
+        perm_scratch,
+        Arithmetic::Float,
+    )
+}
+
+/// Floating-point permute-and-flip on the call's stream (`perm_scratch` checked by the caller).
+pub(super) fn float<R: Rng + ?Sized>(
+    rng: &mut R,
+    scores: &[f64],
+    sensitivity: f64,
+    epsilon: f64,
+    perm_scratch: &mut [usize],
+) -> Result<usize, Error> {
     let n = scores.len();
-    if perm_scratch.len() < n {
-        return Err(Error::ScratchTooSmall);
-    }
     let max = validate(scores, sensitivity, epsilon)?;
     let perm = &mut perm_scratch[..n];
     for (i, p) in perm.iter_mut().enumerate() {
@@ -53,7 +69,7 @@ pub fn select_permute_and_flip_float<R: Rng + ?Sized>(
         let j = i + sample::uniform_index(rng, n - i);
         perm.swap(i, j);
         let r = perm[i];
-        let x = gap.of(scores[r]);
+        let x = gap.of(finite(scores[r]));
         if x == 0.0 || sample::bernoulli_exp(rng, x) {
             return Ok(r);
         }

@@ -6,7 +6,7 @@
 //! the chosen candidate is all a round needs.
 
 use super::exact::{load_int, store_int};
-use super::{select, select_int, validate, Arithmetic, Gap, Selector};
+use super::{finite, select_int, select_on, validate, Arithmetic, Gap, Selector};
 use crate::float::div_down;
 use crate::{sample, Error};
 use rand_core::Rng;
@@ -61,14 +61,45 @@ fn peel<W: ?Sized>(
 
 /// Top-k without replacement: k = `out.len()` rounds of `selector` at ε/k each (rounded down) over the
 /// candidates not yet chosen, in `arithmetic`; writes the chosen indices to `out` in the order they were
-/// picked. ε-DP in total by sequential composition.
+/// picked. ε-DP in total by sequential composition (in isochronous arithmetic each round runs at
+/// [`super::isochronous_run_epsilon`]). Draws one key from `rng`, as [`super::select`].
 ///
 /// Scratch: `score_scratch` and `index_scratch` of length ≥ n; `perm_scratch` of length ≥ n when
 /// [`Selector::needs_permutation`] (may be empty otherwise). A chosen candidate is removed by swapping the
 /// last remaining one into its place, which every selector tolerates because each is invariant under
-/// relabelling. O(k · n).
+/// relabelling (in isochronous arithmetic it is masked out instead, by a flag per candidate). O(k · n).
 #[allow(clippy::too_many_arguments)]
 pub fn select_top_k<R: Rng + ?Sized>(
+    rng: &mut R,
+    selector: Selector,
+    scores: &[f64],
+    sensitivity: f64,
+    epsilon: f64,
+    out: &mut [usize],
+    score_scratch: &mut [f64],
+    index_scratch: &mut [usize],
+    perm_scratch: &mut [usize],
+    arithmetic: Arithmetic,
+) -> Result<(), Error> {
+    let mut stream = crate::rng::call_stream(rng);
+    top_k_on(
+        &mut stream,
+        selector,
+        scores,
+        sensitivity,
+        epsilon,
+        out,
+        score_scratch,
+        index_scratch,
+        perm_scratch,
+        arithmetic,
+    )
+}
+
+/// [`select_top_k`] on a stream the caller already derived.
+#[doc(hidden)]
+#[allow(clippy::too_many_arguments)]
+pub fn top_k_on<R: Rng + ?Sized>(
     rng: &mut R,
     selector: Selector,
     scores: &[f64],
@@ -85,7 +116,7 @@ pub fn select_top_k<R: Rng + ?Sized>(
         return Err(Error::EmptyInput);
     }
     let round_eps = per_round_epsilon(epsilon, out.len(), n)?;
-    if arithmetic == Arithmetic::Exact && selector == Selector::NoisyMax(super::Noise::Laplace) {
+    if arithmetic != Arithmetic::Float && selector == Selector::NoisyMax(super::Noise::Laplace) {
         return Err(Error::Unsupported);
     }
     if score_scratch.len() < n
@@ -94,17 +125,22 @@ pub fn select_top_k<R: Rng + ?Sized>(
     {
         return Err(Error::ScratchTooSmall);
     }
-    validate(scores, sensitivity, round_eps)?;
+    super::check_arguments(n, sensitivity, round_eps)?;
+    if arithmetic == Arithmetic::Isochronous {
+        let run = super::iso::isochronous_run_epsilon(selector, epsilon, n, out.len())?;
+        let scale = super::iso::IsoScale::new(run, sensitivity)?;
+        super::iso::top_k(rng, selector, scores, scale, out, &mut index_scratch[..n], perm_scratch);
+        return Ok(());
+    }
     let work = &mut score_scratch[..n];
     work.copy_from_slice(scores);
-    // Every round selects over a subset of already validated scores, so no round can fail after the check
-    // above.
+    // Every round selects over a subset of the scores, and no round can fail after the checks above.
     peel(
         out,
         &mut index_scratch[..n],
         work,
         |w, live| {
-            select(
+            select_on(
                 rng,
                 selector,
                 &w[..live],
@@ -152,8 +188,8 @@ pub(crate) fn top_k_int<R: Rng + ?Sized>(
 /// every score once and report the k largest in decreasing order. Its distribution is that of k sequential
 /// exponential mechanisms at ε/k each (peeling), so ε-DP in total.
 ///
-/// In exact arithmetic it *is* that peeling, run exactly ([`select_top_k`] with the exponential mechanism,
-/// O(k n)); in float arithmetic the one-shot form, O(n + k log k). Scratch: `noisy_scratch` and
+/// In exact and isochronous arithmetic it *is* that peeling ([`select_top_k`] with the exponential
+/// mechanism, O(k n)); in float arithmetic the one-shot form, O(n + k log k). Scratch: `noisy_scratch` and
 /// `index_scratch` of length ≥ n. In float the equality with peeling holds as long as every scaled gap
 /// ε (s* − s) / (2kΔ) is below ~1e308; beyond that, candidates infinitely far below the best are ordered
 /// among themselves by index.
@@ -168,8 +204,34 @@ pub fn select_top_k_gumbel<R: Rng + ?Sized>(
     index_scratch: &mut [usize],
     arithmetic: Arithmetic,
 ) -> Result<(), Error> {
-    if arithmetic == Arithmetic::Exact {
-        return select_top_k(
+    let mut stream = crate::rng::call_stream(rng);
+    top_k_gumbel_on(
+        &mut stream,
+        scores,
+        sensitivity,
+        epsilon,
+        out,
+        noisy_scratch,
+        index_scratch,
+        arithmetic,
+    )
+}
+
+/// [`select_top_k_gumbel`] on a stream the caller already derived.
+#[doc(hidden)]
+#[allow(clippy::too_many_arguments)]
+pub fn top_k_gumbel_on<R: Rng + ?Sized>(
+    rng: &mut R,
+    scores: &[f64],
+    sensitivity: f64,
+    epsilon: f64,
+    out: &mut [usize],
+    noisy_scratch: &mut [f64],
+    index_scratch: &mut [usize],
+    arithmetic: Arithmetic,
+) -> Result<(), Error> {
+    if arithmetic != Arithmetic::Float {
+        return top_k_on(
             rng,
             Selector::Exponential,
             scores,
@@ -179,7 +241,7 @@ pub fn select_top_k_gumbel<R: Rng + ?Sized>(
             noisy_scratch,
             index_scratch,
             &mut [],
-            Arithmetic::Exact,
+            arithmetic,
         );
     }
     let n = scores.len();
@@ -196,7 +258,7 @@ pub fn select_top_k_gumbel<R: Rng + ?Sized>(
     let noisy = &mut noisy_scratch[..n];
     let index = &mut index_scratch[..n];
     for (i, (v, &s)) in noisy.iter_mut().zip(scores).enumerate() {
-        *v = gap.of(s) + sample::gumbel(rng);
+        *v = gap.of(finite(s)) + sample::gumbel(rng);
         index[i] = i;
     }
     let larger_first = |a: &usize, b: &usize| noisy[*b].total_cmp(&noisy[*a]).then(a.cmp(b));

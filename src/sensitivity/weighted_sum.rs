@@ -189,6 +189,11 @@ impl WeightedGrid {
         self.grid.units()
     }
 
+    /// The grid itself (unit 2^j, N units).
+    pub(crate) fn grid(&self) -> Grid {
+        self.grid
+    }
+
     /// U(r) for one row of utilities.
     pub(crate) fn utility(&self, row: &[f64], weights: &[f64]) -> i128 {
         row.iter()

@@ -1,6 +1,9 @@
 -- The bindings' shared fixture (bindings/testdata): the Enron e-mail graph induced by nodes 0..299, its
 -- node features computed by the one loader (graph_features, with the C ABI), checked against SQL over the
 -- edge list and against the expected figures, then private selections on it.
+-- The extension lives in schema dpmo; these tests name its functions through the search path (after
+-- public, where the tests create their objects).
+SET search_path = public, dpmo;
 CREATE OR REPLACE FUNCTION dp_seed(text) RETURNS void AS '$libdir/dpmo', 'dpmo_pg_seed' LANGUAGE C STRICT;
 CREATE TABLE enron (node bigint PRIMARY KEY, degree float8, egodensity float8, ego_delta text);
 \copy enron FROM PROGRAM 'cat "$PG_ABS_SRCDIR/../testdata/build/enron300.csv"' CSV HEADER

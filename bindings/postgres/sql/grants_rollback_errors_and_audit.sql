@@ -1,5 +1,8 @@
 -- The privacy ledger: budgets granted by superusers; selections refused without one (fail closed); the
 -- session user pays; ROLLBACK, savepoints and errors after the selection refund nothing; the audit trail.
+-- The extension lives in schema dpmo; these tests name its functions through the search path (after
+-- public, where the tests create their objects).
+SET search_path = public, dpmo;
 CREATE OR REPLACE FUNCTION dp_seed(text) RETURNS void AS '$libdir/dpmo', 'dpmo_pg_seed' LANGUAGE C STRICT;
 CREATE TABLE lt AS SELECT g::bigint AS id, g::float8 AS score FROM generate_series(1, 10) g;
 CREATE ROLE alice;

@@ -2,6 +2,9 @@
 -- a selection charges every grant that applies to the session user and is refused if any is short.
 -- SET ROLE does not change who pays; SECURITY DEFINER wrappers charge their caller, never their owner;
 -- dataset labels narrow which grants apply, and a wrapper fixes its label.
+-- The extension lives in schema dpmo; these tests name its functions through the search path (after
+-- public, where the tests create their objects).
+SET search_path = public, dpmo;
 CREATE TABLE rt AS SELECT g::bigint AS id, (g % 5)::float8 AS score FROM generate_series(1, 20) g;
 CREATE ROLE staff;
 CREATE ROLE analysts IN ROLE staff;
@@ -62,7 +65,8 @@ RESET SESSION AUTHORIZATION;
 SELECT * FROM budgets();
 
 -- The recommended deployment (README): the data owner keeps the table, analysts get only a SECURITY
--- DEFINER wrapper that fixes the dataset label. The caller pays, the owner never does.
+-- DEFINER wrapper that fixes the dataset label (and its search_path: wrapper_hijacks_refused). The caller
+-- pays, the owner never does.
 CREATE ROLE curator;
 CREATE ROLE frank;
 CREATE TABLE secret (id bigint, salary float8);
@@ -70,8 +74,8 @@ INSERT INTO secret SELECT g, 1000 * (g % 9) FROM generate_series(1, 40) g;
 ALTER TABLE secret OWNER TO curator;
 REVOKE ALL ON secret FROM PUBLIC;
 CREATE FUNCTION best_paid(epsilon float8) RETURNS bigint
-LANGUAGE sql SECURITY DEFINER SET dpmo.dataset = 'payroll'
-AS $$ SELECT dp_select(id, epsilon, salary, 1000) FROM secret $$;
+LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, dpmo, pg_temp SET dpmo.dataset = 'payroll'
+AS $$ SELECT dp_select(id, epsilon, salary, 1000::float8) FROM public.secret $$;
 ALTER FUNCTION best_paid(float8) OWNER TO curator;
 REVOKE ALL ON FUNCTION best_paid(float8) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION best_paid(float8) TO frank, erin;

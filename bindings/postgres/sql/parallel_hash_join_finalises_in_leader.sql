@@ -1,6 +1,9 @@
 -- Parallel plans: workers build partial states (Partial Aggregate below a Gather), the leader finalises
 -- (Finalize Aggregate: one draw, one charge). A whole selection is never placed inside a worker, so
 -- queries with cheap parallelism, such as a grouped selection joined by a parallel hash join, work.
+-- The extension lives in schema dpmo; these tests name its functions through the search path (after
+-- public, where the tests create their objects).
+SET search_path = public, dpmo;
 CREATE OR REPLACE FUNCTION dp_seed(text) RETURNS void AS '$libdir/dpmo', 'dpmo_pg_seed' LANGUAGE C STRICT;
 CREATE TABLE p AS
   SELECT g::bigint AS id, ((g::bigint * 7919) % 1000)::float8 AS u1, ((g::bigint * 104729) % 997)::float8 AS u2,

@@ -1,6 +1,9 @@
 -- The aggregates of bindings/SQL.md on small tables: properties that hold whatever the draw, results at a
 -- huge epsilon, GROUP BY, options, and reproducibility under the test-only seed. (The superuser running
 -- the regression tests holds a large grant, made by run-tests.sh.)
+-- The extension lives in schema dpmo; these tests name its functions through the search path (after
+-- public, where the tests create their objects).
+SET search_path = public, dpmo;
 CREATE OR REPLACE FUNCTION dp_seed(text) RETURNS void AS '$libdir/dpmo', 'dpmo_pg_seed' LANGUAGE C STRICT;
 SELECT dp_version() ~ '^[0-9]+\.[0-9]+\.[0-9]+$' AS version_ok;
 

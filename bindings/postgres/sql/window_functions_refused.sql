@@ -1,5 +1,8 @@
 -- The aggregates refuse to run as window functions (a window aggregate would be finalised once per row
 -- and charged per frame); nothing is charged.
+-- The extension lives in schema dpmo; these tests name its functions through the search path (after
+-- public, where the tests create their objects).
+SET search_path = public, dpmo;
 CREATE TABLE wt AS SELECT g::bigint AS id, g::float8 AS score FROM generate_series(1, 10) g;
 CREATE ROLE windowed;
 GRANT SELECT ON wt TO windowed;

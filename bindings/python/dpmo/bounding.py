@@ -25,6 +25,11 @@ changes
 
 With C = 1, ``count[r]`` is the number of distinct units on r. Bounding is part of the mechanism: its output
 is not private by itself, only what a mechanism releases from it with the sensitivities above.
+
+The random choices must be secret too. With a known seed (``Rng.for_simulation``) the bounding is a known
+function of the data, and one unit can shift the choices made for every unit after it (the draws are
+consumed in unit order), so the sensitivities above no longer bound what it moves. A reproducible generator
+is therefore refused unless ``allow_simulation=True`` (for simulations and tests).
 """
 
 from __future__ import annotations
@@ -35,7 +40,19 @@ from typing import Any, Optional, Sequence, Tuple
 import numpy as np
 
 from ._native import Rng, _bound_events
-from .errors import InvalidArgumentError, LengthMismatchError
+from .errors import InvalidArgumentError, InvalidGeneratorError, LengthMismatchError
+
+_GENERATOR = "The random generator state is not initialised or is corrupted."
+
+
+def refuse_simulation(what: str) -> None:
+    """Raises the refusal of a reproducible generator or key where ``allow_simulation`` was not given."""
+    raise InvalidGeneratorError(
+        _GENERATOR,
+        f"{what} is reproducible (for_simulation): whoever knows the seed knows every random choice, so the "
+        "result cannot feed a private release; use dpmo.Rng() / dpmo.StreamKey(), or pass "
+        "allow_simulation=True for a simulation",
+    )
 
 
 @dataclass(frozen=True)
@@ -53,6 +70,8 @@ class BoundedAggregates:
         max_candidates: L.
         max_per_candidate: C.
         bounds: (lo, hi), or None.
+        reproducible: True when a reproducible generator made the random choices (``allow_simulation``):
+            nothing released from these aggregates is private.
     """
 
     candidates: Sequence[Any]
@@ -65,6 +84,7 @@ class BoundedAggregates:
     max_candidates: int
     max_per_candidate: int
     bounds: Optional[Tuple[float, float]]
+    reproducible: bool = False
 
 
 def candidate_index(candidates: Sequence[Any], labels: Any) -> np.ndarray:
@@ -98,6 +118,7 @@ def bound_contributions(
     max_candidates: int,
     max_per_candidate: int = 1,
     bounds: Optional[Tuple[float, float]] = None,
+    allow_simulation: bool = False,
 ) -> BoundedAggregates:
     """Bounds each unit's contribution and aggregates per candidate (see the module documentation).
 
@@ -110,10 +131,14 @@ def bound_contributions(
         max_candidates: L, the most candidates a unit may contribute to.
         max_per_candidate: C, the most events a unit may contribute to one candidate.
         bounds: (lo, hi) clamping the values (required with ``values``).
+        allow_simulation: accept a reproducible generator (``Rng.for_simulation``; simulations and tests
+            only). Without it such a generator raises ``InvalidGeneratorError``.
 
     Returns:
         :class:`BoundedAggregates` with the counts, sums and their sensitivities.
     """
+    if rng.reproducible and not allow_simulation:
+        refuse_simulation("the generator")
     if values is not None and bounds is None:
         raise InvalidArgumentError(
             "An argument is outside its documented range.", "bounds=(lo, hi) is required with values"
@@ -143,4 +168,5 @@ def bound_contributions(
         max_candidates=int(max_candidates),
         max_per_candidate=int(max_per_candidate),
         bounds=None if bounds is None else (lo, hi),
+        reproducible=rng.reproducible,
     )

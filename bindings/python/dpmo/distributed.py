@@ -31,7 +31,9 @@ tests compare both with χ² at α = 10⁻⁶.
 Randomness: every partition draws from its own stream of a :class:`~dpmo.StreamKey` made fresh from
 ``os.urandom`` for each release (never from data); the stream number encodes (purpose, round, attempt,
 repetition, partition), so no two coins share randomness. A retried task reuses its stream and produces the
-same answer. The driver's own draws use its :class:`~dpmo.Rng`.
+same answer. The driver's own draws use its :class:`~dpmo.Rng`. A reproducible generator or key
+(``for_simulation``) is refused when a budget is charged, unless the budget allows simulation
+(``Budget(total, allow_simulation=True)``).
 
 The partitions are abstract: ``map_partitions(fn)`` must call ``fn(j, candidates, scores)`` once for every
 partition j (candidates: sorted int64 indices into the public list; scores: float64) and return the results
@@ -157,9 +159,10 @@ def select_partitioned(
     :func:`dpmo.select_top_k_gumbel` (exact peeling); ``noise="exponential"`` that of
     :func:`dpmo.select_permute_and_flip` and of :func:`dpmo.select_top_k` with ``"permute_and_flip"``.
     ``budget`` is charged ε once, after the argument checks and before any partition is read; a NaN or
-    infinite score keeps the charge (``NonFiniteInputError``). Returns the k candidate indices in pick order
-    (shape (k,)), or, with ``repetitions`` R > 1 (independent selections over one data pass, for tests and
-    simulations; charged R·ε), an (R, k) array.
+    infinite score keeps the charge (``NonFiniteInputError``). With a budget, a reproducible ``rng`` or
+    ``key`` raises ``InvalidGeneratorError`` unless the budget allows simulation (nothing charged).
+    Returns the k candidate indices in pick order (shape (k,)), or, with ``repetitions`` R > 1
+    (independent selections over one data pass, for tests and simulations; charged R·ε), an (R, k) array.
     """
     _check(epsilon, sensitivity, k, total, noise)
     if not (1 <= repetitions <= 1 << 12):
@@ -168,6 +171,7 @@ def select_partitioned(
         key = StreamKey()
     eps_round = round_epsilon(float(epsilon), k)
     if budget is not None:
+        budget._check_release(rng.reproducible or key.reproducible)
         budget.charge(float(epsilon) * repetitions if repetitions > 1 else float(epsilon))
     # Pass 1: the k largest scores of every partition (and a finiteness check: data, so charged).
     tops = map_partitions(_top(k))

@@ -28,6 +28,21 @@ The pipeline, for events (unit, candidate, value) in a DataFrame and a public ca
 
 The secret :class:`dpmo.StreamKey` travels to the executors inside the task closures: on a shared cluster
 enable Spark's RPC encryption and authentication (``spark.authenticate``, ``spark.network.crypto.enabled``).
+
+Guards (each a test in ``tests/test_spark.py``):
+
+* **The unit is what Spark groups on.** The bounding runs in the task that Spark's hash partitioning on
+  the unit column sends a unit to, and tells units apart by their exact bytes (Arrow dictionary codes). A
+  string column with a non-binary collation (``UTF8_LCASE``, ``UNICODE_CI``, ``..._RTRIM``, ...) makes
+  ``"ann"`` and ``"Ann"`` one unit to Spark and two to the bounding — one person could then contribute
+  C events per spelling — so it is refused, as is any unit type other than integers, binary-collated
+  strings and binary (cast the column, e.g. ``lower(user)`` for a case-insensitive unit).
+* **Executors are checked before anything is charged.** Every release (:func:`select`,
+  :func:`select_scores`, :func:`select_multi`) first runs :func:`check_executors`, a tiny job whose tasks
+  import dpmo and report its version; a failure raises ``UnsupportedError`` with the budget untouched.
+* **Simulation keys.** A reproducible key (``StreamKey.for_simulation``) is refused by the bounding unless
+  ``allow_simulation=True``, and aggregates made with one are refused by a budget that does not allow
+  simulation.
 """
 
 from __future__ import annotations
@@ -39,13 +54,25 @@ import numpy as np
 
 from . import _native
 from ._native import Budget, Rng, StreamKey
-from .bounding import unit_codes
+from .bounding import refuse_simulation
 from .distributed import BOUNDING, select_partitioned, stream_number
-from .errors import InvalidArgumentError, LengthMismatchError, NullPointerError
+from .errors import InvalidArgumentError, LengthMismatchError, NullPointerError, UnsupportedError
 
-__all__ = ["SparkAggregates", "bound_and_aggregate", "select", "select_scores", "select_multi"]
+__all__ = [
+    "SparkAggregates",
+    "bound_and_aggregate",
+    "check_executors",
+    "select",
+    "select_scores",
+    "select_multi",
+]
 
 _INVALID = "An argument is outside its documented range."
+_UNSUPPORTED = (
+    "Not supported: this mechanism has no exact implementation (report-noisy-max with Laplace noise: ask for "
+    "floating-point arithmetic explicitly, or use Gumbel or exponential noise), or the platform lacks the "
+    "facility asked for."
+)
 
 
 @dataclass(frozen=True)
@@ -60,6 +87,8 @@ class SparkAggregates:
         count_sensitivity: ℓ∞ sensitivity of a count (C).
         sum_sensitivity: ℓ∞ sensitivity of a sum (C · max(|lo|, |hi|)), or None without values.
         count_l1_sensitivity, sum_l1_sensitivity: the ℓ1 sensitivities (L · C, L · C · max(|lo|, |hi|)).
+        reproducible: True when a reproducible key made the bounding's choices (``allow_simulation``): a
+            budget refuses releases from these aggregates unless it allows simulation.
     """
 
     frame: Any
@@ -69,6 +98,7 @@ class SparkAggregates:
     sum_sensitivity: Optional[float]
     count_l1_sensitivity: float
     sum_l1_sensitivity: Optional[float]
+    reproducible: bool = False
 
     def scores(self, score: str = "count") -> Any:
         """A DataFrame (candidate_index, score double) of ``"count"`` or ``"sum"``."""
@@ -95,6 +125,82 @@ class SparkAggregates:
         return self.count_sensitivity
 
 
+def arrow_unit_codes(column: Any) -> np.ndarray:
+    """Integer codes of the units of an Arrow column: equal codes exactly for equal values (their bytes, for
+    strings and binary; nulls are one unit, as in Spark's grouping)."""
+    import pyarrow.compute as pc
+
+    col = column.combine_chunks() if hasattr(column, "combine_chunks") else column
+    enc = pc.dictionary_encode(col, null_encoding="encode")
+    return enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+
+
+def check_unit_type(data_type: Any, name: str) -> None:
+    """Refuses a unit column whose equality in Spark differs from the bounding's (exact values): anything but
+    integers, strings with the binary collation (``UTF8_BINARY``) and binary."""
+    from pyspark.sql import types as T
+
+    if isinstance(data_type, (T.ByteType, T.ShortType, T.IntegerType, T.LongType, T.BinaryType)):
+        return
+    if type(data_type) is T.StringType:
+        collation = getattr(data_type, "collation", "UTF8_BINARY")
+        if collation == "UTF8_BINARY":
+            return
+        raise InvalidArgumentError(
+            _INVALID,
+            f"the unit column {name!r} has collation {collation}: Spark groups values that collation calls "
+            "equal (such as 'ann' and 'Ann') as one unit, the bounding would count each spelling as a unit of "
+            "its own; map the column to one canonical value per unit with the UTF8_BINARY collation (for "
+            "example lower(...) for a case-insensitive unit)",
+        )
+    raise InvalidArgumentError(
+        _INVALID,
+        f"the unit column {name!r} has type {data_type.simpleString()}: a unit must be an integer, a string "
+        "(UTF8_BINARY collation) or binary, whose equality is exact; cast the column",
+    )
+
+
+def _executor_versions(_: Any) -> Any:
+    # Runs on an executor: fails there if dpmo cannot be imported.
+    import dpmo
+
+    return (dpmo.__version__, _native.__version__)
+
+
+def _failure_summary(e: BaseException) -> str:
+    lines = [ln.strip() for ln in str(e).splitlines() if ln.strip()]
+    named = [ln for ln in lines if ln.split(":")[0].endswith(("Error", "Exception"))]
+    text = (named or lines or [type(e).__name__])[-1]
+    return text[:300]
+
+
+def check_executors(spark: Any = None, *, tasks: Optional[int] = None) -> None:
+    """Runs a tiny job of ``tasks`` tasks (default: the default parallelism) that import dpmo on the executors
+    and report its version; raises ``UnsupportedError`` if a task fails or reports another version than the
+    driver's. Every release of this module runs it before it charges a budget, so a cluster that cannot run
+    dpmo costs nothing. It checks the executors its tasks reach: an executor that joins later (dynamic
+    allocation) and cannot import dpmo fails the release after the charge (the safe side)."""
+    from pyspark.sql import SparkSession
+
+    session = spark or SparkSession.getActiveSession()
+    if session is None:
+        raise UnsupportedError(_UNSUPPORTED, "no active Spark session")
+    sc = session.sparkContext
+    n = max(1, int(tasks) if tasks else sc.defaultParallelism)
+    expected = (_native.__version__, _native.__version__)
+    try:
+        seen = set(sc.parallelize(range(n), n).map(_executor_versions).collect())
+    except Exception as e:  # a Py4J or Python worker failure: the executors cannot run dpmo
+        raise UnsupportedError(
+            _UNSUPPORTED, f"the Spark executors cannot run dpmo {expected[0]}: {_failure_summary(e)}"
+        ) from e
+    if seen != {expected}:
+        raise UnsupportedError(
+            _UNSUPPORTED,
+            f"the Spark executors run dpmo {sorted(v[0] for v in seen)}, the driver {expected[0]}",
+        )
+
+
 def _bound_partition(key: StreamKey, n: int, l: int, c: int, lo: float, hi: float, has_values: bool):
     def fn(batches: Iterator[Any]) -> Iterator[Any]:
         import pyarrow as pa
@@ -107,7 +213,7 @@ def _bound_partition(key: StreamKey, n: int, l: int, c: int, lo: float, hi: floa
         if t.num_rows == 0:
             return
         j = TaskContext.get().partitionId()
-        units = unit_codes(t.column("unit").to_numpy(zero_copy_only=False))
+        units = arrow_unit_codes(t.column("unit"))
         cands = t.column("candidate_index").to_numpy(zero_copy_only=False).astype(np.int64)
         vals = t.column("value").to_numpy(zero_copy_only=False).astype(np.float64) if has_values else None
         rng = key.rng(stream_number(BOUNDING, 0, 0, 0, j))
@@ -133,11 +239,14 @@ def bound_and_aggregate(
     bounds: Optional[tuple] = None,
     partitions: Optional[int] = None,
     key: Optional[StreamKey] = None,
+    allow_simulation: bool = False,
 ) -> SparkAggregates:
     """Contribution bounding and per-candidate aggregation of the events DataFrame ``events`` (columns
     ``unit``, ``candidate`` and optionally ``value``) against the public ``candidate_list``. See the module
     documentation and :func:`dpmo.bound_contributions` for the recipe and the sensitivities. ``partitions``:
-    the number of tasks bounding units (default: the session's default parallelism)."""
+    the number of tasks bounding units (default: the session's default parallelism). The unit column must
+    be an integer, a string with the binary collation, or binary (``InvalidArgumentError`` otherwise: see
+    the module documentation). A reproducible ``key`` needs ``allow_simulation=True``."""
     from pyspark.sql import SparkSession
     from pyspark.sql import functions as F
 
@@ -153,6 +262,9 @@ def bound_and_aggregate(
         raise InvalidArgumentError(_INVALID, "the candidate list has duplicates")
     if not cands:
         raise InvalidArgumentError(_INVALID, "the candidate list is empty")
+    check_unit_type(events.schema[unit].dataType, unit)
+    if key is not None and key.reproducible and not allow_simulation:
+        refuse_simulation("the stream key")
     spark = SparkSession.getActiveSession() or events.sparkSession
     key = key if key is not None else StreamKey()
     n = len(cands)
@@ -186,6 +298,7 @@ def bound_and_aggregate(
         sum_sensitivity=None if value is None else c * m,
         count_l1_sensitivity=float(max_candidates) * c,
         sum_l1_sensitivity=None if value is None else float(max_candidates) * c * m,
+        reproducible=key.reproducible,
     )
 
 
@@ -234,7 +347,9 @@ def select_scores(
 ) -> np.ndarray:
     """The exact distributed report-noisy-max (:func:`dpmo.distributed.select_partitioned`) over a DataFrame
     ``scores`` (candidate_index long, score double) holding each index 0..``total``−1 exactly once. Returns
-    the k chosen indices in pick order."""
+    the k chosen indices in pick order. :func:`check_executors` runs first: nothing is charged when the
+    executors cannot run dpmo."""
+    check_executors(scores.sparkSession)
     if rng is None:
         rng = Rng()
     packed = scores.select("candidate_index", "score").mapInArrow(_pack, "part int, cands binary, scores binary").cache()
@@ -269,6 +384,8 @@ def select(
     """Private top-k of the candidates by ``score`` ("count" or "sum") with the exact distributed
     report-noisy-max at the score's ℓ∞ sensitivity. Returns the k candidate labels in pick order."""
     sens = aggregates.sensitivity(score)
+    if budget is not None:
+        budget._check_release(aggregates.reproducible)
     picks = select_scores(
         aggregates.scores(score),
         total=len(aggregates.candidate_list),
@@ -314,6 +431,9 @@ def select_multi(
         raise InvalidArgumentError(_INVALID, f"mechanism {mechanism!r}: expected 'privpareto' or 'privagg'")
     if mechanism == "privagg" and weights is None:
         raise NullPointerError("A required pointer argument is null.", "weights= is required for privagg")
+    if budget is not None:
+        budget._check_release(aggregates.reproducible)
+    check_executors(aggregates.frame.sparkSession)
     if rng is None:
         rng = Rng()
     n = len(aggregates.candidate_list)

@@ -55,9 +55,10 @@ pub fn arithmetic(a: &str) -> PyResult<Arithmetic> {
     match a {
         "exact" => Ok(Arithmetic::Exact),
         "float" => Ok(Arithmetic::Float),
+        "isochronous" => Ok(Arithmetic::Isochronous),
         _ => Err(err_with(
             Error::InvalidArgument,
-            format!("arithmetic {a:?}: expected 'exact' (the default) or 'float'"),
+            format!("arithmetic {a:?}: expected 'exact' (the default), 'isochronous' or 'float'"),
         )),
     }
 }
@@ -103,7 +104,7 @@ pub fn noise(s: &str, a: &str) -> PyResult<(Selector, Arithmetic)> {
 }
 
 fn supported(s: Selector, a: Arithmetic) -> PyResult<()> {
-    if a == Arithmetic::Exact && s == Selector::NoisyMax(Noise::Laplace) {
+    if a != Arithmetic::Float && s == Selector::NoisyMax(Noise::Laplace) {
         return Err(err_with(
             Error::Unsupported,
             "Laplace noise runs in floating point only: pass arithmetic='float'",

@@ -2,6 +2,11 @@
 //! busy) and validated, the budget is charged *before* the data is looked at, the mechanism runs without
 //! the GIL, and afterwards the generator keeps its advanced state (or its old state on failure) and the
 //! charge is settled: kept on success and on failures caused by the data, refunded on argument failures.
+//!
+//! Two refusals come first, with nothing charged and the generator unmoved: a reproducible generator for a
+//! budget that does not allow simulation, and a budget copied into a forked child. A process that forked
+//! during the call (a δ callback calling `os.fork`) gets no result in the child: both processes would
+//! otherwise return outputs drawn from the same randomness.
 
 use crate::errors::{to_pyerr, Failure};
 use crate::state::{Budget, Rng};
@@ -19,7 +24,7 @@ pub fn run<T: Send>(
     callback_error: impl FnOnce() -> Option<PyErr>,
     f: impl FnOnce(&mut Generator) -> Result<T, Error> + Send,
 ) -> PyResult<T> {
-    let saved = rng.take().map_err(|e| to_pyerr(py, e))?;
+    let (saved, process) = rng.take().map_err(|e| to_pyerr(py, e))?;
     let mut g = match saved.load() {
         Ok(g) => g,
         Err(e) => {
@@ -27,15 +32,28 @@ pub fn run<T: Send>(
             return Err(to_pyerr(py, e.into()));
         }
     };
-    let charge = match budget.map(|b| b.charge_call(epsilon)).transpose() {
+    let charge = match budget
+        .map(|b| {
+            b.check_stream(rng.is_reproducible())?;
+            b.charge_call(epsilon)
+        })
+        .transpose()
+    {
         Ok(c) => c,
         Err(e) => {
             rng.give_back(saved);
-            return Err(to_pyerr(py, e.into()));
+            return Err(to_pyerr(py, e));
         }
     };
     let out = py.detach(|| f(&mut g));
     let cause = callback_error();
+    if let Err(mut forked) = Rng::same_process(process) {
+        // In the child: the charge stays (it was made before the fork), the draws are not used.
+        rng.give_back(saved);
+        forked.charged = budget.is_some();
+        forked.cause = cause;
+        return Err(to_pyerr(py, forked));
+    }
     // A callback that raised makes the call fail even if the core somehow accepted its NaN.
     let out = match (out, &cause) {
         (Ok(_), Some(_)) => Err(Error::InvalidSensitivityValue),

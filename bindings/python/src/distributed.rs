@@ -97,7 +97,7 @@ pub fn _pf_partition(
     sorted_unique(&x, "excluded")?;
     let coins = check(Coins::new(best, sensitivity, epsilon))?;
     check_scores(&c, &s, best, &x)?;
-    let rng = Rng::from_state(key.get().state(stream), key.get().is_reproducible());
+    let rng = Rng::from_state(key.get().state(stream), key.get().is_reproducible())?;
     let (c, s, x) = (&*c, &*s, &*x);
     rng.with(py, move |g| {
         let mut bits = Bits::new(g);
@@ -153,7 +153,7 @@ pub fn _em_partition(
     check_scores(&c, &s, best, &x)?;
     let k = key.get();
     let mut proposals = k.state(proposal_stream).load().map_err(crate::errors::err)?;
-    let rng = Rng::from_state(k.state(coin_stream), k.is_reproducible());
+    let rng = Rng::from_state(k.state(coin_stream), k.is_reproducible())?;
     let (c, s, x) = (&*c, &*s, &*x);
     rng.with(py, move |g| {
         let mut bits = Bits::new(g);

@@ -11,6 +11,7 @@ mod bounding;
 mod call;
 mod distributed;
 mod errors;
+mod fork;
 mod multi;
 mod select;
 mod sensitivity;
@@ -25,6 +26,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<state::Budget>()?;
     m.add_class::<sensitivity::Sensitivity>()?;
     m.add_function(wrap_pyfunction!(state::_stream_key_from_bytes, m)?)?;
+    m.add_function(wrap_pyfunction!(fork::_fork_detection, m)?)?;
     select::register(m)?;
     multi::register(m)?;
     apps::register(m)?;

@@ -59,7 +59,7 @@ pub fn pareto_scores<'py>(
     let u: &[f64] = &u;
     let out = py.detach(|| -> Result<Vec<f64>, Error> {
         let mut out = vec![0.0; n];
-        let mut scratch = vec![0usize; pareto::pareto_scores_scratch_len(n)?];
+        let mut scratch = vec![0usize; pareto::pareto_scores_scratch_len(n, m)?];
         pareto::pareto_scores(u, m, dom, &mut out, &mut scratch)?;
         Ok(out)
     });

@@ -390,7 +390,24 @@ pub fn select_local_dampening_top_k<'py>(
     Ok(indices(py, out))
 }
 
+/// The ε each round of an isochronous selection of k out of n candidates at a total ε runs its mechanism
+/// at: ε/k less 2⁻⁴⁰ (exponential mechanism, Gumbel noise) or (n + 1) 2⁻⁴⁰ (permute-and-flip,
+/// Exponential noise), rounded down. arithmetic="isochronous" samples every output within a factor e^{±a}
+/// of the mechanism at that ε, which keeps the selection ε-DP; the budget is charged ε.
+#[pyfunction]
+#[pyo3(signature = (epsilon, n, *, k = 1, selector = "exponential"))]
+pub fn isochronous_run_epsilon(epsilon: f64, n: i64, k: i64, selector: &str) -> PyResult<f64> {
+    let (sel, _) = args::selector(selector, "isochronous")?;
+    check(core::isochronous_run_epsilon(
+        sel,
+        epsilon,
+        count_arg("n", n)?,
+        count_arg("k", k)?,
+    ))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(isochronous_run_epsilon, m)?)?;
     m.add_function(wrap_pyfunction!(select_any, m)?)?;
     m.add_function(wrap_pyfunction!(select_exponential, m)?)?;
     m.add_function(wrap_pyfunction!(select_permute_and_flip, m)?)?;

@@ -1,8 +1,13 @@
 //! The two stateful objects: the generator (`Rng`), the stream key that derives per-partition generators
 //! (`StreamKey`), and the privacy budget (`Budget`). Each is a frozen class behind a mutex, so it can be
 //! used from several Python threads; none can be copied or pickled except the key (which Spark must ship).
+//!
+//! Fork: a generator and a budget remember the process that made them ([`crate::fork`]). In a forked child
+//! an OS-seeded generator is re-keyed from the operating system before its first draw, a reproducible one
+//! refuses to draw, and a budget refuses to charge (unless made with `allow_fork=True`).
 
 use crate::errors::{check, err, err_with, Failure};
+use crate::fork::{self, Process};
 use dpmo::privacy::PrivacyBudget;
 use dpmo::rng::{Generator, GeneratorKind, GeneratorState};
 use dpmo::Error;
@@ -59,37 +64,87 @@ fn seed_of(seed: &Bound<'_, PyAny>) -> PyResult<[u8; 32]> {
 /// at a time (a second call on it meanwhile, from a sensitivity callback or another thread, raises
 /// `InvalidGeneratorError`). It cannot be copied or pickled: two copies would repeat the same randomness,
 /// which breaks differential privacy.
+///
+/// Fork: a generator copied into a child process by `fork` (from Python or from C) never repeats the
+/// parent's draws there. An OS-seeded generator is re-keyed from the operating system before its first use
+/// in the child; a reproducible one (`for_simulation`, or a stream of a simulation key) raises
+/// `InvalidGeneratorError` in the child, since re-keying would silently make the simulation unreproducible
+/// and keeping the stream would repeat it: derive one generator per process instead.
 #[pyclass(frozen, module = "dpmo._native")]
 pub struct Rng {
-    /// None while a call uses the state.
-    slot: Mutex<Option<GeneratorState>>,
+    slot: Mutex<Slot>,
     reproducible: bool,
 }
 
+struct Slot {
+    /// None while a call uses the state.
+    state: Option<GeneratorState>,
+    /// The process the state belongs to.
+    process: Process,
+}
+
+const BUSY: &str = "the generator is in use by another call (a callback or another thread)";
+const FORKED_REPRODUCIBLE: &str = "this reproducible generator was copied into this process by fork: \
+    drawing from it would repeat the parent's draws, and re-keying it would make the simulation \
+    irreproducible; make one generator per process (for example StreamKey.for_simulation(seed).rng(worker) \
+    in each worker)";
+const FORKED_DURING_CALL: &str = "the process forked during the call (from a callback): the child's \
+    result would repeat the parent's draws, so it is withheld";
+
 impl Rng {
-    pub fn from_state(state: GeneratorState, reproducible: bool) -> Self {
-        Rng {
-            slot: Mutex::new(Some(state)),
+    pub fn from_state(state: GeneratorState, reproducible: bool) -> Result<Self, Failure> {
+        Ok(Rng {
+            slot: Mutex::new(Slot {
+                state: Some(state),
+                process: fork::current()?,
+            }),
             reproducible,
-        }
+        })
     }
 
-    /// Takes the state out for one call (marks the generator busy). The state must be given back with
-    /// [`Rng::give_back`].
-    pub fn take(&self) -> Result<GeneratorState, Failure> {
-        let mut slot = self.slot.lock().unwrap_or_else(|p| p.into_inner());
-        match slot.take() {
-            Some(s) => Ok(s),
-            None => Err(Failure::with(
-                Error::InvalidGenerator,
-                "the generator is in use by another call (a callback or another thread)",
-            )),
+    fn lock(&self) -> std::sync::MutexGuard<'_, Slot> {
+        self.slot.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// True for a generator seeded explicitly (`for_simulation`, or a stream of a simulation key).
+    pub fn is_reproducible(&self) -> bool {
+        self.reproducible
+    }
+
+    /// Takes the state out for one call (marks the generator busy), with the process it belongs to. The
+    /// state must be given back with [`Rng::give_back`]. In a process other than the generator's (a forked
+    /// child), an OS-seeded generator is first re-keyed from the operating system (whatever the parent was
+    /// doing with it: a call in flight in the parent at the fork does not exist in the child), and a
+    /// reproducible one is refused.
+    pub fn take(&self) -> Result<(GeneratorState, Process), Failure> {
+        let here = fork::current()?;
+        let mut slot = self.lock();
+        if slot.process != here {
+            if self.reproducible {
+                return Err(Failure::with(Error::InvalidGenerator, FORKED_REPRODUCIBLE));
+            }
+            slot.state = Some(GeneratorState::chacha20(fork::entropy::<32>()?));
+            slot.process = here;
+        }
+        match slot.state.take() {
+            Some(s) => Ok((s, here)),
+            None => Err(Failure::with(Error::InvalidGenerator, BUSY)),
         }
     }
 
     pub fn give_back(&self, state: GeneratorState) {
-        let mut slot = self.slot.lock().unwrap_or_else(|p| p.into_inner());
-        *slot = Some(state);
+        self.lock().state = Some(state);
+    }
+
+    /// After a call: fails if the process is no longer the one that took the state (a callback forked
+    /// during the call; the child must not use draws the parent uses too). The state stays as it was
+    /// taken; the child's next `take` re-keys or refuses it.
+    pub fn same_process(taken_in: Process) -> Result<(), Failure> {
+        if fork::current()? == taken_in {
+            Ok(())
+        } else {
+            Err(Failure::with(Error::InvalidGenerator, FORKED_DURING_CALL))
+        }
     }
 
     /// Runs `f` with the live generator outside the GIL; the advanced state is kept on success, and the
@@ -99,7 +154,7 @@ impl Rng {
         py: Python<'_>,
         f: impl FnOnce(&mut Generator) -> Result<T, Error> + Send,
     ) -> PyResult<T> {
-        let saved = self.take()?;
+        let (saved, process) = self.take()?;
         let mut g = match saved.load() {
             Ok(g) => g,
             Err(e) => {
@@ -108,6 +163,10 @@ impl Rng {
             }
         };
         let out = py.detach(|| f(&mut g));
+        if let Err(f) = Rng::same_process(process) {
+            self.give_back(saved);
+            return Err(f.into());
+        }
         let mut state = saved;
         match out {
             Ok(v) => {
@@ -131,7 +190,7 @@ impl Rng {
     /// release. There is no other way to seed a production generator.
     #[new]
     fn new(py: Python<'_>) -> PyResult<Self> {
-        Ok(Rng::from_state(GeneratorState::chacha20(os_seed(py)?), false))
+        Ok(Rng::from_state(GeneratorState::chacha20(os_seed(py)?), false)?)
     }
 
     /// A generator for **reproducible simulation and tests only**, from an explicit seed (an int in
@@ -153,14 +212,14 @@ impl Rng {
                 ))
             }
         };
-        Ok(Rng::from_state(state, true))
+        Ok(Rng::from_state(state, true)?)
     }
 
     /// `"chacha20"` or `"xoshiro256pp"`.
     #[getter]
     fn kind(&self) -> PyResult<&'static str> {
-        let slot = self.slot.lock().unwrap_or_else(|p| p.into_inner());
-        match slot.as_ref().map(|s| s.kind()) {
+        let slot = self.lock();
+        match slot.state.as_ref().map(|s| s.kind()) {
             Some(Ok(GeneratorKind::ChaCha20)) => Ok("chacha20"),
             Some(Ok(GeneratorKind::Xoshiro256PlusPlus)) => Ok("xoshiro256pp"),
             Some(Err(e)) => Err(err(e)),
@@ -272,7 +331,9 @@ impl Rng {
 /// Stream s is ChaCha20 keyed by the first 32 bytes of the ChaCha20 keystream of the key on stream s (a
 /// pseudorandom function of (key, s)), so distinct streams are independent for anyone who does not know the
 /// key. A stream used twice repeats its draws: give each use its own number. A `StreamKey` can be pickled
-/// (Spark ships it to the executors): treat the pickle as the secret it is.
+/// (Spark ships it to the executors): treat the pickle as the secret it is. For the same reason a key is
+/// the same key in every process, forked or not (it is not re-keyed): give each process its own stream
+/// numbers. A generator `key.rng(s)` belongs to the process that made it, like any `Rng`.
 #[pyclass(frozen, module = "dpmo._native")]
 pub struct StreamKey {
     key: [u8; 32],
@@ -313,9 +374,9 @@ impl StreamKey {
         })
     }
 
-    /// The ChaCha20 generator of stream `stream` (an int in [0, 2**64)).
-    fn rng(&self, stream: u64) -> Rng {
-        Rng::from_state(self.state(stream), self.reproducible)
+    /// The ChaCha20 generator of stream `stream` (an int in [0, 2**64)), belonging to this process.
+    fn rng(&self, stream: u64) -> PyResult<Rng> {
+        Ok(Rng::from_state(self.state(stream), self.reproducible)?)
     }
 
     #[getter]
@@ -350,9 +411,20 @@ pub fn _stream_key_from_bytes(key: &[u8], reproducible: bool) -> PyResult<Stream
 /// looks at the data. `spent` is an upper bound of the exact sum of the charges and `remaining` is rounded
 /// down, so the exact sum never exceeds `total`; charging exactly `remaining` always succeeds. The budget
 /// cannot be copied or pickled (a copy would spend the same ε twice).
+///
+/// Two guards, each with an explicit opt-in:
+/// * **fork**: a budget copied into a child process by `fork` refuses to charge there (`InvalidArgumentError`),
+///   since each copy would spend the whole remaining ε on its own; `allow_fork=True` lets every copy charge
+///   (the processes together can then spend the remaining ε once per process: account for it yourself);
+/// * **simulation**: a reproducible generator or stream key (`for_simulation`) is refused for a release
+///   charged to this budget (`InvalidGeneratorError`), since whoever knows the seed knows every draw;
+///   `allow_simulation=True` accepts them (a budget that accounts for a simulation, not a release).
 #[pyclass(frozen, module = "dpmo._native")]
 pub struct Budget {
     inner: Mutex<PrivacyBudget>,
+    creator: Process,
+    allow_fork: bool,
+    allow_simulation: bool,
 }
 
 /// A charge made before a call, settled after it as the C ABI does.
@@ -369,13 +441,40 @@ pub fn caused_by_data(e: Error) -> bool {
     )
 }
 
+const FORKED_BUDGET: &str = "this dpmo.Budget was copied into this process by fork: charging the copy \
+    would spend the same epsilon twice; charge the parent's budget for the child's share and make a new \
+    Budget in the child, or make the budget with allow_fork=True";
+const SIMULATION: &str = "a reproducible generator or stream key (for_simulation) cannot serve a release \
+    charged to a budget: whoever knows the seed knows every draw; use dpmo.Rng() / dpmo.StreamKey(), or, \
+    for a simulation, dpmo.Budget(total, allow_simulation=True)";
+
 impl Budget {
     fn lock(&self) -> std::sync::MutexGuard<'_, PrivacyBudget> {
         self.inner.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Charges `epsilon` before a call (refused with nothing changed when too little is left).
-    pub fn charge_call(&self, epsilon: f64) -> Result<Charge, Error> {
+    /// Refuses a copy in a forked child (unless `allow_fork`).
+    fn check_process(&self) -> Result<(), Failure> {
+        if self.allow_fork || fork::current()? == self.creator {
+            Ok(())
+        } else {
+            Err(Failure::with(Error::InvalidArgument, FORKED_BUDGET))
+        }
+    }
+
+    /// Refuses a reproducible stream for a release charged to this budget (unless `allow_simulation`).
+    pub fn check_stream(&self, reproducible: bool) -> Result<(), Failure> {
+        if reproducible && !self.allow_simulation {
+            Err(Failure::with(Error::InvalidGenerator, SIMULATION))
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Charges `epsilon` before a call (refused with nothing changed when too little is left, or in a
+    /// forked child).
+    pub fn charge_call(&self, epsilon: f64) -> Result<Charge, Failure> {
+        self.check_process()?;
         let mut b = self.lock();
         let before = *b;
         b.charge(epsilon)?;
@@ -404,12 +503,35 @@ impl Budget {
 
 #[pymethods]
 impl Budget {
-    /// A fresh budget of `total` ε (finite, > 0).
+    /// A fresh budget of `total` ε (finite, > 0), belonging to this process. `allow_fork` lets copies in
+    /// forked children charge; `allow_simulation` accepts reproducible generators and keys (see the class).
     #[new]
-    fn new(total: f64) -> PyResult<Self> {
+    #[pyo3(signature = (total, *, allow_fork = false, allow_simulation = false))]
+    fn new(total: f64, allow_fork: bool, allow_simulation: bool) -> PyResult<Self> {
         Ok(Budget {
             inner: Mutex::new(check(PrivacyBudget::new(total))?),
+            creator: fork::current()?,
+            allow_fork,
+            allow_simulation,
         })
+    }
+
+    /// True when copies in forked children may charge.
+    #[getter]
+    fn allow_fork(&self) -> bool {
+        self.allow_fork
+    }
+
+    /// True when reproducible generators and keys may serve releases charged to this budget.
+    #[getter]
+    fn allow_simulation(&self) -> bool {
+        self.allow_simulation
+    }
+
+    /// Raises `InvalidGeneratorError` if a reproducible stream (`reproducible=True`) may not serve a release
+    /// charged to this budget (used by `dpmo.distributed` and `dpmo.spark`; nothing is charged).
+    fn _check_release(&self, reproducible: bool) -> PyResult<()> {
+        Ok(self.check_stream(reproducible)?)
     }
 
     /// The total ε.
@@ -431,15 +553,23 @@ impl Budget {
     }
 
     /// Records a mechanism run outside dpmo with `epsilon`. Raises `InvalidEpsilonError` or
-    /// `BudgetExhaustedError` (nothing changed).
+    /// `BudgetExhaustedError`, or `InvalidArgumentError` in a forked child (nothing changed).
     fn charge(&self, epsilon: f64) -> PyResult<()> {
+        self.check_process()?;
         check(self.lock().charge(epsilon))
     }
 
     fn __repr__(&self) -> String {
         let b = *self.lock();
+        let mut flags = String::new();
+        if self.allow_fork {
+            flags.push_str(", allow_fork=True");
+        }
+        if self.allow_simulation {
+            flags.push_str(", allow_simulation=True");
+        }
         format!(
-            "Budget(total={}, spent={}, remaining={})",
+            "Budget(total={}, spent={}, remaining={}{flags})",
             b.total(),
             b.spent(),
             b.remaining()

@@ -26,11 +26,13 @@ def test_one_unit_with_ten_thousand_events_moves_counts_by_at_most_L_C(L, C):
     for trial in range(5):
         seed = 100 + trial
         without = dpmo.bound_contributions(dpmo.Rng.for_simulation(seed), u, c, v, candidate_list=cands,
-                                           max_candidates=L, max_per_candidate=C, bounds=(lo, hi))
+                                           max_candidates=L, max_per_candidate=C, bounds=(lo, hi),
+                                           allow_simulation=True)
         # The same generator state for the other units: the attacker sorts last (largest id).
         with_ = dpmo.bound_contributions(dpmo.Rng.for_simulation(seed), np.concatenate([u, au]),
                                          np.concatenate([c, ac]), np.concatenate([v, av]), candidate_list=cands,
-                                         max_candidates=L, max_per_candidate=C, bounds=(lo, hi))
+                                         max_candidates=L, max_per_candidate=C, bounds=(lo, hi),
+                                         allow_simulation=True)
         dc = with_.counts - without.counts
         ds = with_.sums - without.sums
         assert np.all(dc >= 0) and dc.max() <= C and dc.sum() <= L * C and dc.sum() >= 1
@@ -38,6 +40,28 @@ def test_one_unit_with_ten_thousand_events_moves_counts_by_at_most_L_C(L, C):
         assert np.abs(ds).sum() <= L * C * max(abs(lo), abs(hi))
     assert with_.count_sensitivity == C and with_.count_l1_sensitivity == L * C
     assert with_.sum_sensitivity == C * 10.0 and with_.sum_l1_sensitivity == L * C * 10.0
+
+
+def test_a_known_seed_is_refused_because_one_unit_then_moves_every_other_units_choices():
+    """With a seed the analyst knows, bounding is a known function of the data, and the draws are consumed in
+    unit order: a unit that sorts first shifts the choices of every unit after it, so its removal changes the
+    counts by far more than L · C. That is why a reproducible generator is refused without
+    allow_simulation=True."""
+    u, c, v = base_events(units=200, events=3000)
+    cands = list(range(20))
+    L, C = 2, 1
+    with pytest.raises(dpmo.InvalidGeneratorError) as info:
+        dpmo.bound_contributions(dpmo.Rng.for_simulation(1), u, c, candidate_list=cands, max_candidates=L)
+    assert "allow_simulation" in info.value.detail
+    assert not dpmo.bound_contributions(dpmo.Rng(), u, c, candidate_list=cands, max_candidates=L).reproducible
+    kw = dict(candidate_list=cands, max_candidates=L, max_per_candidate=C, allow_simulation=True)
+    without = dpmo.bound_contributions(dpmo.Rng.for_simulation(1), u, c, **kw)
+    # The attacker's id sorts before everyone's, and it touches 5 candidates (L = 2 kept).
+    with_ = dpmo.bound_contributions(dpmo.Rng.for_simulation(1), np.concatenate([[-1] * 5, u]),
+                                     np.concatenate([[0, 1, 2, 3, 4], c]), **kw)
+    assert with_.reproducible
+    moved = np.abs(with_.counts - without.counts)
+    assert moved.sum() > 10 * L * C and moved.max() > 5 * C  # measured: 76 and 10, against L · C = 2 and C = 1
 
 
 def test_candidates_come_from_the_public_list_only():
@@ -53,14 +77,15 @@ def test_choices_are_uniform():
     rng = dpmo.Rng.for_simulation(3)
     obs = np.zeros(5)
     for _ in range(5000):
-        agg = dpmo.bound_contributions(rng, [0] * 5, [0, 1, 2, 3, 4], candidate_list=range(5), max_candidates=2)
+        agg = dpmo.bound_contributions(rng, [0] * 5, [0, 1, 2, 3, 4], candidate_list=range(5), max_candidates=2,
+                                       allow_simulation=True)
         obs += agg.counts
     assert chi2_pvalue(obs, np.full(5, 0.2)) > ALPHA
     # C = 1 of 4 events with values 0..3: each value kept with probability 1/4.
     vals = np.zeros(4)
     for _ in range(4000):
         agg = dpmo.bound_contributions(rng, [0] * 4, [0] * 4, [0.0, 1.0, 2.0, 3.0], candidate_list=[0],
-                                       max_candidates=1, bounds=(0.0, 3.0))
+                                       max_candidates=1, bounds=(0.0, 3.0), allow_simulation=True)
         vals[int(agg.sums[0])] += 1
     assert chi2_pvalue(vals, np.full(4, 0.25)) > ALPHA
     assert chi2_pvalue(vals, [0.4, 0.2, 0.2, 0.2]) < ALPHA
@@ -68,7 +93,8 @@ def test_choices_are_uniform():
 
 def test_clamping_truncation_and_order_independence():
     u, c, v = base_events(5)
-    args = dict(candidate_list=list(range(20)), max_candidates=2, max_per_candidate=2, bounds=(-1.0, 3.0))
+    args = dict(candidate_list=list(range(20)), max_candidates=2, max_per_candidate=2, bounds=(-1.0, 3.0),
+                allow_simulation=True)
     a = dpmo.bound_contributions(dpmo.Rng.for_simulation(9), u, c, v, **args)
     perm = np.random.default_rng(2).permutation(len(u))
     b = dpmo.bound_contributions(dpmo.Rng.for_simulation(9), u[perm], c[perm], v[perm], **args)

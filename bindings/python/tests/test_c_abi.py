@@ -125,7 +125,7 @@ def test_the_same_seed_gives_the_same_selections_as_the_c_abi(libdpmo):
     n = len(a)
     out = SIZE()
     budget = CBudget(1e6, 0.0)
-    mine_budget = dpmo.Budget(1e6)
+    mine_budget = dpmo.Budget(1e6, allow_simulation=True)  # a seeded generator: the C ABI's stream
     perm = (ctypes.c_size_t * n)()
     for i in range(200):
         eps = 0.1 + 0.05 * i

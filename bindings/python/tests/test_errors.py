@@ -57,7 +57,7 @@ ARGUMENT_ERRORS = [
 
 @pytest.mark.parametrize("error,call", ARGUMENT_ERRORS)
 def test_argument_errors_raise_and_charge_nothing(rng, error, call):
-    budget = dpmo.Budget(1.0)
+    budget = dpmo.Budget(1.0, allow_simulation=True)  # the fixture is a simulation generator
     before = rng.sample("uniform", 4)
     rng2 = dpmo.Rng.for_simulation(7)
     rng2.sample("uniform", 4)
@@ -83,7 +83,7 @@ DATA_ERRORS = [
 @pytest.mark.parametrize("error,call", DATA_ERRORS)
 def test_failures_caused_by_the_data_keep_the_charge(rng, error, call):
     """The attack: probing whether the data holds a NaN (or a bad δ) must cost ε each time."""
-    budget = dpmo.Budget(1.0)
+    budget = dpmo.Budget(1.0, allow_simulation=True)
     with pytest.raises(error) as info:
         call(rng, budget)
     assert info.value.charged
@@ -95,8 +95,56 @@ def test_failures_caused_by_the_data_keep_the_charge(rng, error, call):
     assert budget.spent == 1.0
 
 
+BUDGETED_RELEASES = [
+    lambda r, b: dpmo.select_exponential(r, S, sensitivity=1.0, epsilon=0.25, budget=b),
+    lambda r, b: dpmo.select(r, S, sensitivity=1.0, epsilon=0.25, selector="noisy_max_laplace", arithmetic="float", budget=b),
+    lambda r, b: dpmo.select_permute_and_flip(r, S, sensitivity=1.0, epsilon=0.25, budget=b),
+    lambda r, b: dpmo.select_top_k(r, S, 2, sensitivity=1.0, epsilon=0.25, budget=b),
+    lambda r, b: dpmo.select_top_k_gumbel(r, S, 2, sensitivity=1.0, epsilon=0.25, budget=b),
+    lambda r, b: dpmo.select_local_dampening(r, S, dpmo.Sensitivity.per_candidate([1, 1, 1], global_sensitivity=1, t_max=3), epsilon=0.25, budget=b),
+    lambda r, b: dpmo.select_local_dampening_top_k(r, S, dpmo.Sensitivity.shared([1.0], global_sensitivity=1), 2, epsilon=0.25, budget=b),
+    lambda r, b: dpmo.select_privpareto(r, U, epsilon=0.25, budget=b),
+    lambda r, b: dpmo.select_privagg(r, U, [1, 1], epsilon=0.25, globals=[1, 1], budget=b),
+]
+
+
+@pytest.mark.parametrize("call", BUDGETED_RELEASES)
+def test_a_simulation_generator_is_refused_for_a_budgeted_release(call):
+    """A reproducible generator's draws are known to whoever knows the seed: a release charged to a budget
+    refuses it (nothing charged, the generator unmoved) unless the budget was made for a simulation."""
+    sim, twin = dpmo.Rng.for_simulation(3), dpmo.Rng.for_simulation(3)
+    budget = dpmo.Budget(1.0)
+    with pytest.raises(dpmo.InvalidGeneratorError, match="allow_simulation") as info:
+        call(sim, budget)
+    assert not info.value.charged and budget.spent == 0.0
+    assert sim.sample("uniform") == twin.sample("uniform")
+    for stream in (dpmo.StreamKey.for_simulation(3).rng(0),):
+        with pytest.raises(dpmo.InvalidGeneratorError):
+            call(stream, budget)
+    call(dpmo.Rng(), budget)  # a production generator: charged as usual
+    assert budget.spent == 0.25
+    sim_budget = dpmo.Budget(1.0, allow_simulation=True)
+    assert sim_budget.allow_simulation and "allow_simulation=True" in repr(sim_budget)
+    call(sim, sim_budget)
+    call(sim, None)  # no budget: a simulation by definition
+    assert sim_budget.spent == 0.25
+
+
+def test_a_simulation_key_or_generator_is_refused_for_a_budgeted_distributed_release():
+    from dpmo import distributed as dd
+
+    mp = dd.local_partitions(np.arange(3), [0.0, 1.0, 2.0], 2)
+    budget = dpmo.Budget(1.0)
+    for rng, key in ((dpmo.Rng.for_simulation(1), None), (dpmo.Rng(), dpmo.StreamKey.for_simulation(1))):
+        with pytest.raises(dpmo.InvalidGeneratorError, match="allow_simulation"):
+            dd.select_partitioned(rng, mp, 3, sensitivity=1.0, epsilon=0.5, budget=budget, key=key)
+    assert budget.spent == 0.0
+    dd.select_partitioned(dpmo.Rng.for_simulation(1), mp, 3, sensitivity=1.0, epsilon=0.5,
+                          budget=dpmo.Budget(1.0, allow_simulation=True), key=dpmo.StreamKey.for_simulation(1))
+
+
 def test_budget_exhausted_changes_nothing(rng):
-    budget = dpmo.Budget(0.75)
+    budget = dpmo.Budget(0.75, allow_simulation=True)
     one(rng, budget=budget) if False else dpmo.select_exponential(rng, S, sensitivity=1.0, epsilon=0.5, budget=budget)
     with pytest.raises(dpmo.BudgetExhaustedError) as info:
         dpmo.select_exponential(rng, S, sensitivity=1.0, epsilon=0.5, budget=budget)
@@ -162,7 +210,7 @@ def test_a_callback_that_raises_is_a_data_failure_with_its_cause(rng):
             raise KeyError("secret row")
         return 0.5
 
-    budget = dpmo.Budget(1.0)
+    budget = dpmo.Budget(1.0, allow_simulation=True)
     cb = dpmo.Sensitivity.callback(delta, global_sensitivity=1.0, t_max=4)
     for damp in ("plain", "shifted"):
         with pytest.raises(dpmo.InvalidSensitivityValueError) as info:
@@ -193,7 +241,7 @@ def test_a_callback_that_reenters_with_the_same_generator_is_refused(rng):
 
 
 def test_a_callback_that_charges_the_budget_keeps_both_charges(rng):
-    budget = dpmo.Budget(1.0)
+    budget = dpmo.Budget(1.0, allow_simulation=True)
 
     def delta(r, t):
         budget.charge(0.125)

@@ -47,7 +47,7 @@ def test_the_chi2_check_rejects_wrong_distributions(rng):
     assert chi2_pvalue([1, 0], [1.0, 0.0]) > ALPHA and chi2_pvalue([0, 1], [1.0, 0.0]) == 0.0
 
 
-@pytest.mark.parametrize("arithmetic", ["exact", "float"])
+@pytest.mark.parametrize("arithmetic", ["exact", "isochronous", "float"])
 def test_exponential_mechanism_and_gumbel_noise(rng, arithmetic):
     p = dpmo.exponential_probabilities(SCORES, sensitivity=2.0, epsilon=3.0)
     em = [dpmo.select_exponential(rng, SCORES, sensitivity=2.0, epsilon=3.0, arithmetic=arithmetic) for _ in range(DRAWS)]
@@ -57,7 +57,7 @@ def test_exponential_mechanism_and_gumbel_noise(rng, arithmetic):
     assert chi2_pvalue(counts(g, 6), p) > ALPHA
 
 
-@pytest.mark.parametrize("arithmetic", ["exact", "float"])
+@pytest.mark.parametrize("arithmetic", ["exact", "isochronous", "float"])
 def test_permute_and_flip_and_exponential_noise(rng, arithmetic):
     p = pf_probabilities(SCORES, 1.0, 2.0)
     pf = [dpmo.select_permute_and_flip(rng, SCORES, sensitivity=1.0, epsilon=2.0, arithmetic=arithmetic)
@@ -79,24 +79,29 @@ def test_top_k_gumbel_is_peeling(rng):
             pairs[(a, b)] = p1[a] * p2[j]
     keys = sorted(pairs)
     for fn in (lambda: dpmo.select_top_k_gumbel(rng, s, 2, sensitivity=1.0, epsilon=3.0),
-               lambda: dpmo.select_top_k(rng, s, 2, sensitivity=1.0, epsilon=3.0)):
+               lambda: dpmo.select_top_k(rng, s, 2, sensitivity=1.0, epsilon=3.0),
+               lambda: dpmo.select_top_k(rng, s, 2, sensitivity=1.0, epsilon=3.0, arithmetic="isochronous"),
+               lambda: dpmo.select_top_k_gumbel(rng, s, 2, sensitivity=1.0, epsilon=3.0, arithmetic="isochronous")):
         draws = [tuple(fn()) for _ in range(DRAWS)]
         obs = [sum(1 for d in draws if d == key) for key in keys]
         assert chi2_pvalue(obs, [pairs[key] for key in keys]) > ALPHA
 
 
 @pytest.mark.parametrize("dampening", ["plain", "shifted"])
-def test_local_dampening(rng, dampening):
+@pytest.mark.parametrize("arithmetic", ["exact", "isochronous"])
+def test_local_dampening(rng, dampening, arithmetic):
     u = np.array([10.0, 3.0, 7.5, 0.0, 9.0])
     delta = dpmo.Sensitivity.table([[0.5, 1, 1], [1, 1, 1], [0.25, 0.5, 1], [1, 1, 1], [0.5, 0.5, 1]],
                                    global_sensitivity=1.0)
     p = dpmo.local_dampening_probabilities(u, delta, epsilon=0.5, dampening=dampening)
-    draws = [dpmo.select_local_dampening(rng, u, delta, epsilon=0.5, dampening=dampening) for _ in range(DRAWS)]
+    draws = [dpmo.select_local_dampening(rng, u, delta, epsilon=0.5, dampening=dampening, arithmetic=arithmetic)
+             for _ in range(DRAWS)]
     assert chi2_pvalue(counts(draws, 5), p) > ALPHA
     # The same δ as a callback gives the same distribution.
     table = np.asarray(delta.values)
     cb = dpmo.Sensitivity.callback(lambda r, t: float(table[r, t]) if t < 3 else 1.0, global_sensitivity=1.0, t_max=3)
-    draws = [dpmo.select_local_dampening(rng, u, cb, epsilon=0.5, dampening=dampening) for _ in range(5000)]
+    draws = [dpmo.select_local_dampening(rng, u, cb, epsilon=0.5, dampening=dampening, arithmetic=arithmetic)
+             for _ in range(5000)]
     assert chi2_pvalue(counts(draws, 5), p) > ALPHA
 
 
@@ -106,8 +111,10 @@ def test_privpareto_and_privagg(rng):
     draws = [int(dpmo.select_privpareto(rng, u, epsilon=2.0)[0]) for _ in range(DRAWS)]
     assert chi2_pvalue(counts(draws, 6), p) > ALPHA
     p = dpmo.privagg_probabilities(u, [1.0, 0.5], epsilon=1.0, globals=[1.0, 1.0])
-    draws = [int(dpmo.select_privagg(rng, u, [1.0, 0.5], epsilon=1.0, globals=[1.0, 1.0])[0]) for _ in range(DRAWS)]
-    assert chi2_pvalue(counts(draws, 6), p) > ALPHA
+    for arithmetic in ("exact", "isochronous"):
+        draws = [int(dpmo.select_privagg(rng, u, [1.0, 0.5], epsilon=1.0, globals=[1.0, 1.0],
+                                         arithmetic=arithmetic)[0]) for _ in range(DRAWS)]
+        assert chi2_pvalue(counts(draws, 6), p) > ALPHA
 
 
 def test_discrete_laplace(rng):

@@ -4,7 +4,7 @@
 #   - tests/sql/*.sql through tests/host.c (a host program: C-API loading, ledger, test seed), each output
 #     line compared with tests/sql/*.expected (properties and error messages, never random outcomes);
 #   - the attacks, each a test named after what it attacks (seeding from SQL, concurrent processes racing one
-#     ledger, a torn or damaged ledger, a replaced ledger file);
+#     ledger, a torn, damaged, emptied or replaced ledger file); the README's host program;
 #   - valgrind over two scripts; the shared SQL surface cases; the README's SQL snippets; the Python client
 #     test (statistics against exact probabilities, ledger sharing, the fixture).
 # Environment: EXT, TOOL, HOST, PYTHON (set by the Makefile). Prints "N passed, N failed" last.
@@ -23,9 +23,9 @@ fail() { failed=$((failed + 1)); echo "FAIL $*"; }
 check() { if [ "$2" == "$3" ]; then ok "$1: $2"; else fail "$1: expected [$3], got [$2]"; fi; }
 contains() { if [[ "$2" == *"$3"* ]]; then ok "$1"; else fail "$1: expected output containing [$3], got [$2]"; fi; }
 
-# The extension exports its entry point and the host's two functions, nothing else.
+# The extension exports its entry point and the host's functions, nothing else.
 exports=$(nm -D --defined-only "$EXT" | awk '{print $3}' | sort | tr '\n' ' ')
-check exports "$exports" "dpmo_sqlite_configure dpmo_sqlite_grant sqlite3_dpmo_init "
+check exports "$exports" "dpmo_sqlite_configure dpmo_sqlite_grant dpmo_sqlite_host_exec dpmo_sqlite_restrict sqlite3_dpmo_init "
 
 # The shared fixture, loaded with the sqlite3 shell.
 FIXTURE=$TMP/enron300.db
@@ -81,7 +81,15 @@ sqlite3 "$db" "CREATE TABLE t(id INTEGER PRIMARY KEY, s REAL); INSERT INTO t VAL
 head -c 100 /dev/urandom >> "$db.dpmo-ledger"
 out=$(echo "SELECT dp_select(id, 0.25, s, 1) IS NOT NULL FROM t;" | "$HOST" "$db" "$EXT")
 check torn_ledger_tail_cut "$out, $(stat -c %s "$db.dpmo-ledger") bytes, $("$TOOL" show "$db.dpmo-ledger")" \
-  "1, 624 bytes, total 1 spent 0.25 remaining 0.75"
+  "1, 936 bytes, total 1 spent 0.25 remaining 0.75"
+
+# --- A ledger file left empty (by an older version, or cut to nothing): the first writer gives it its create
+# record, so that it is never an empty file that SQLite would take for an empty database.
+empty=$TMP/empty.dpmo-ledger
+: > "$empty"
+"$TOOL" grant "$empty" 1
+check empty_ledger_file_gets_its_create_record "$("$TOOL" audit "$empty" | cut -d'|' -f1,3,4 | tr '\n' ' ')" \
+  "1|created|0 2|grant|1 "
 
 # --- Attack: a damaged record that is not the last: every selection is refused (fail closed).
 printf 'XXXX' | dd of="$db.dpmo-ledger" bs=1 seek=100 conv=notrunc status=none
@@ -103,9 +111,32 @@ EOF
 )
 contains replaced_ledger_refused "$out" "was removed or replaced since this connection opened it; nothing was charged"
 
-# --- Memory safety of the success and error paths, when valgrind is installed (`make tools` installs it).
+# --- The host program of the README (its one C block), compiled and run: a restricted analyst connection.
+rh=$TMP/readme-host
+mkdir -p "$rh"
+awk '/^```c$/ {f = 1; next} /^```$/ {if (f) exit} f' README.md > "$rh/host.c"
+ln -s "$PWD/build" "$rh/build"
+if cc -std=c11 -Wall -Wextra -Werror -pedantic -I. "$rh/host.c" build/dpmo.so -lsqlite3 -o "$rh/host" 2> "$rh/cc.err"; then
+  out=$(cd "$rh" && ./host 2>&1)
+  check readme_host_program "$(echo "$out" | tr '\n' '~')" "$(tr '\n' '~' <<'EOF'
+SELECT count(*), count(DISTINCT dept) FROM staff -> 40 4
+SELECT dp_release('top_earner', 0.25) IN (SELECT id FROM staff) -> 1
+SELECT json_valid(dp_release('top_per_dept')) -> 1
+SELECT dp_budget_remaining() -> 0.25
+SELECT salary FROM salaries -> refused: access to salaries.salary is prohibited
+ALTER TABLE salaries RENAME TO s2 -> refused: not authorized
+WITH staff AS (SELECT salary FROM salaries) SELECT * FROM staff -> refused: access to salaries.salary is prohibited
+host -> 30
+EOF
+)"
+else
+  fail "readme_host_program does not compile: $(cat "$rh/cc.err")"
+fi
+
+# --- Memory safety of the success and error paths (selections, releases, restrictions that fail), when
+# valgrind is installed (`make tools` installs it).
 if command -v valgrind >/dev/null; then
-  for name in surface option_and_argument_bounds; do
+  for name in surface option_and_argument_bounds restricted_releases_reach_private_data restricted_setup_fails_closed; do
     rm -f "$TMP/vg.db" "$TMP/vg.db.dpmo-ledger"
     valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=99 \
       "$HOST" "$TMP/vg.db" "$EXT" --seed vg < "tests/sql/$name.sql" > /dev/null 2> "$TMP/$name.valgrind"

@@ -253,7 +253,8 @@ class Ledger(unittest.TestCase):
         a = self.open()
         with self.assertRaises(sqlite3.OperationalError) as cm:
             a.execute("SELECT dp_select(id, 0.5, s, 1) FROM t").fetchone()
-        self.assertIn("no privacy budget has been granted in the ledger", str(cm.exception))
+        self.assertIn("no privacy budget has been granted in this connection's ledger (the host program grants one)",
+                      str(cm.exception))
         grant(self.db, 0.5)
         self.assertIn(a.execute("SELECT dp_select(id, 0.5, s, 1) FROM t").fetchone()[0], (1, 2, 3))
 

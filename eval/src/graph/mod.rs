@@ -125,7 +125,7 @@ impl Objectives {
     pub fn pareto_scores(&self) -> Result<Vec<f64>> {
         let n = self.n();
         let mut ps = vec![0.0; n];
-        let mut scratch = vec![0usize; pareto_scores_scratch_len(n)?];
+        let mut scratch = vec![0usize; pareto_scores_scratch_len(n, M)?];
         pareto_scores(&self.util, M, DOMINANCE, &mut ps, &mut scratch)?;
         Ok(ps)
     }
@@ -179,7 +179,7 @@ pub fn pareto_top_k(obj: &Objectives, k: usize, rank: &[usize]) -> Vec<(usize, u
         let live: Vec<usize> = (0..n).filter(|&r| alive[r]).collect();
         let util: Vec<f64> = live.iter().flat_map(|&r| obj.row(r).to_vec()).collect();
         let mut ps = vec![0.0; live.len()];
-        let mut scratch = vec![0usize; pareto_scores_scratch_len(live.len()).unwrap_or(0)];
+        let mut scratch = vec![0usize; pareto_scores_scratch_len(live.len(), M).unwrap_or(0)];
         if pareto_scores(&util, M, DOMINANCE, &mut ps, &mut scratch).is_err() {
             break;
         }

@@ -202,7 +202,7 @@ pub fn select<R: Rng + ?Sized>(
     match method {
         Method::NoDpPareto => {
             let mut scores = vec![0.0; n];
-            let mut scratch = vec![0usize; pareto_scores_scratch_len(n).map_err(err)?];
+            let mut scratch = vec![0usize; pareto_scores_scratch_len(n, 2).map_err(err)?];
             pareto_scores(&util, 2, DOMINANCE, &mut scores, &mut scratch).map_err(err)?;
             return Ok(top_by_score(rng, &scores, count));
         }

@@ -444,6 +444,19 @@ JNIEXPORT jstring JNICALL Java_org_dpmo_Dpmo_statusMessage(JNIEnv *env, jclass c
     return (*env)->NewStringUTF(env, dpmo_status_message((uint32_t)status));
 }
 
+JNIEXPORT jdouble JNICALL Java_org_dpmo_Dpmo_isochronousRunEpsilon(JNIEnv *env, jclass cls, jint selector, jdouble epsilon,
+                                                                jint n, jint k) {
+    (void)cls;
+    double out = 0.0;
+    if (n < 0 || k < 0) {
+        throw_status(env, DPMO_INVALID_ARGUMENT);
+        return 0.0;
+    }
+    dpmo_status st = dpmo_isochronous_run_epsilon((uint32_t)selector, epsilon, (size_t)n, (size_t)k, &out);
+    if (st != DPMO_OK) throw_status(env, st);
+    return out;
+}
+
 /* ---------------------------------------------------------------------------- generator */
 
 JNIEXPORT void JNICALL Java_org_dpmo_DpmoRng_init(JNIEnv *env, jclass cls, jlongArray state, jint kind, jbyteArray seed) {
@@ -484,7 +497,9 @@ JNIEXPORT jdoubleArray JNICALL Java_org_dpmo_DpmoRng_sample(JNIEnv *env, jclass 
     if (!take_states(&c, rng, NULL)) goto done;
     int o = want(&c, out, count, 1);
     if (!begin_call(&c)) goto done;
-    dpmo_status st = dpmo_sample(c.rng_p, (uint32_t)distribution, (double *)pinned(&c, o), (size_t)count);
+    /* DpmoRng.sample is the floating-point sampler by name (for tests and simulation, as its Javadoc says):
+     * it passes the C ABI's required DPMO_FLOAT opt-in itself. */
+    dpmo_status st = dpmo_sample(c.rng_p, (uint32_t)distribution | DPMO_FLOAT, (double *)pinned(&c, o), (size_t)count);
     return finish(&c, st) ? out : NULL;
 done:
     finish(&c, DPMO_OK);
@@ -893,7 +908,7 @@ JNIEXPORT jdoubleArray JNICALL Java_org_dpmo_Dpmo_paretoScores(JNIEnv *env, jcla
     call_init(&c, env);
     size_t n, len = 0;
     if (!shape(&c, utilities, m, &n)) goto done;
-    dpmo_status st0 = dpmo_pareto_scores_scratch_len(n, &len);
+    dpmo_status st0 = dpmo_pareto_scores_scratch_len(n, (size_t)m, &len);
     if (st0 != DPMO_OK) {
         fail(&c, st0);
         goto done;

@@ -70,6 +70,18 @@ public final class Dpmo {
      */
     public static final int FLOAT = 0x100;
 
+    /**
+     * Flag OR-ed into a selector ({@code SELECTOR_*}), a noise ({@code NOISE_*}) or the flags of
+     * {@link #selectTopKGumbel}: run the selection in constant time. Its running time, the memory it touches and
+     * the randomness it draws depend only on the public arguments (n, k, ε, Δ, the flags), never on the
+     * scores, so someone who times the call learns nothing beyond its output. Every output probability is within
+     * a factor e^(±a) of the mechanism's; to pay for it the mechanism runs at the slightly smaller ε of
+     * {@link #isochronousRunEpsilon}, so the call is ε-DP and a budget is charged ε, as always. For the
+     * exponential mechanism, permute-and-flip, Gumbel and Exponential noise, their top-k and local dampening;
+     * not combinable with {@link #FLOAT}.
+     */
+    public static final int ISOCHRONOUS = 0x200;
+
     /** Report-noisy-max noise: Laplace (floating point only: needs {@link #FLOAT}). */
     public static final int NOISE_LAPLACE = 0;
     /** Report-noisy-max noise: Gumbel. */
@@ -118,6 +130,21 @@ public final class Dpmo {
      * @return the sentence (a generic one for unknown codes)
      */
     public static native String statusMessage(int status);
+
+    /**
+     * The ε each round of an {@link #ISOCHRONOUS} selection of k out of n candidates at a total ε runs its
+     * mechanism at: ε/k less 2⁻⁴⁰ (exponential mechanism, Gumbel noise) or (n + 1) 2⁻⁴⁰ (permute-and-flip,
+     * Exponential noise), rounded down, which keeps the selection ε-DP.
+     *
+     * @param selector one of the {@code SELECTOR_*} constants (optionally {@code | ISOCHRONOUS})
+     * @param epsilon ε (finite, &gt; 0)
+     * @param n the number of candidates
+     * @param k the number selected (1 ≤ k ≤ n)
+     * @return the ε each round runs at
+     * @throws DpmoException on invalid input (INVALID_EPSILON when ε/k is not above the slack), or
+     *     UNSUPPORTED for Laplace noise
+     */
+    public static native double isochronousRunEpsilon(int selector, double epsilon, int n, int k);
 
     // ------------------------------------------------------------------- single objective, global Δ
 
@@ -219,10 +246,12 @@ public final class Dpmo {
 
     /**
      * One ε-DP selection by any selector, given by its code. Exact selectors run as the methods above; with
-     * {@link #FLOAT} the call runs the floating-point sampler of that selector (top-k with k = 1).
+     * {@link #FLOAT} the call runs the floating-point sampler of that selector, with {@link #ISOCHRONOUS} the
+     * constant-time one (top-k with k = 1).
      *
      * @param rng the generator the draws come from
-     * @param selector one of the {@code SELECTOR_*} constants, optionally {@code | FLOAT}
+     * @param selector one of the {@code SELECTOR_*} constants, optionally {@code | FLOAT} or
+     *     {@code | ISOCHRONOUS}
      * @param scores one score per candidate, larger is better (finite)
      * @param sensitivity Δ, the global sensitivity of every score (finite, &gt; 0)
      * @param epsilon ε (finite, &gt; 0)
@@ -233,7 +262,7 @@ public final class Dpmo {
      */
     public static int select(DpmoRng rng, int selector, double[] scores, double sensitivity, double epsilon,
             PrivacyBudget budget) {
-        if ((selector & FLOAT) != 0) {
+        if ((selector & (FLOAT | ISOCHRONOUS)) != 0) {
             return selectTopK(rng, selector, scores, sensitivity, epsilon, 1, budget)[0];
         }
         switch (selector) {

@@ -17,6 +17,11 @@ import java.security.SecureRandom;
  * {@link Dpmo}, "Threads and lock order"), so no {@code synchronized} block of yours can deadlock a call.
  * Threads that each keep their own generator never wait for each other. This class is deliberately neither {@code Cloneable} nor
  * {@code Serializable}: two copies of a state would repeat randomness.
+ *
+ * <p>Processes: the JVM never forks a copy of itself ({@code ProcessBuilder} starts a new program, which holds no
+ * generator), so a generator cannot be copied into another process and no process check is made (it could
+ * never fire). A JVM snapshot restored more than once (CRaC, AWS Lambda SnapStart, a cloned VM) does copy every
+ * generator, undetectably from inside: create generators after the restore, never before a checkpoint.
  */
 public final class DpmoRng {
     /** ChaCha20, cryptographically secure (the default). */

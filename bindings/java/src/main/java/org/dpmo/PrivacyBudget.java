@@ -13,6 +13,10 @@ package org.dpmo;
  * always before the generator's (see {@link Dpmo}, "Threads and lock order"): a {@code synchronized}
  * block of yours on this object cannot deadlock a dpmo call, but neither does it stop other threads'
  * calls from charging the budget meanwhile.
+ *
+ * <p>A budget lives in one JVM's memory. The JVM never forks, so it is never copied into another process; a
+ * JVM snapshot restored more than once (CRaC, AWS Lambda SnapStart) copies it, and each copy can spend the
+ * whole remaining budget: do not checkpoint a JVM that holds one.
  */
 public final class PrivacyBudget {
     static {

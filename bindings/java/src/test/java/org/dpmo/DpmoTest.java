@@ -221,6 +221,54 @@ public final class DpmoTest {
             close(0.5772156649, mean, 0.03, "Gumbel mean (Euler-Mascheroni)");
         });
 
+        test("isochronous: charged epsilon, the same distribution, a fixed consumption of the generator", () -> {
+            double unit = Math.scalb(1.0, -40);
+            check(Dpmo.isochronousRunEpsilon(Dpmo.SELECTOR_EXPONENTIAL, 1.0, 10, 1) == 1.0 - unit, "run EM");
+            check(Dpmo.isochronousRunEpsilon(Dpmo.SELECTOR_PERMUTE_AND_FLIP, 0.5, 10, 2) == 0.25 - 11 * unit,
+                    "run P&F");
+            raises(DpmoException.UNSUPPORTED,
+                    () -> Dpmo.isochronousRunEpsilon(Dpmo.SELECTOR_NOISY_MAX_LAPLACE, 1.0, 10, 1));
+            PrivacyBudget b = new PrivacyBudget(1.0);
+            Dpmo.select(rng(41), Dpmo.SELECTOR_EXPONENTIAL | Dpmo.ISOCHRONOUS, SMALL, 1, 0.5, b);
+            check(b.spent() == 0.5, "charged " + b.spent());
+            raises(DpmoException.INVALID_ARGUMENT, () -> Dpmo.select(rng(1),
+                    Dpmo.SELECTOR_EXPONENTIAL | Dpmo.ISOCHRONOUS | Dpmo.FLOAT, SMALL, 1, 1, null));
+            DpmoRng r = rng(42);
+            int[] em = new int[4], pf = new int[4];
+            for (int i = 0; i < 20000; i++) {
+                em[Dpmo.select(r, Dpmo.SELECTOR_EXPONENTIAL | Dpmo.ISOCHRONOUS, SMALL, 1, 1, null)]++;
+                pf[Dpmo.select(r, Dpmo.SELECTOR_PERMUTE_AND_FLIP | Dpmo.ISOCHRONOUS, SMALL, 1, 1, null)]++;
+            }
+            chiSquare(em, Dpmo.exponentialProbabilities(SMALL, 1, 1), "isochronous exponential mechanism");
+            int[] exact = new int[4];
+            for (int i = 0; i < 20000; i++) exact[Dpmo.selectPermuteAndFlip(r, SMALL, 1, 1)]++;
+            double[] p = new double[4];
+            for (int i = 0; i < 4; i++) p[i] = exact[i] / 20000.0;
+            check(Math.abs(pf[3] / 20000.0 - p[3]) < 0.03 && Math.abs(pf[2] / 20000.0 - p[2]) < 0.03,
+                    "isochronous permute-and-flip against the exact one");
+            // Tied counts against tied + 1: the generator advances the same, in every arithmetic.
+            double[] tied = new double[100];
+            Arrays.fill(tied, 5.0);
+            double[] plus = tied.clone();
+            plus[17] = 6.0;
+            for (int mode : new int[] {0, Dpmo.FLOAT, Dpmo.ISOCHRONOUS}) {
+                for (int sel : new int[] {Dpmo.SELECTOR_EXPONENTIAL, Dpmo.SELECTOR_PERMUTE_AND_FLIP,
+                        Dpmo.SELECTOR_NOISY_MAX_GUMBEL, Dpmo.SELECTOR_NOISY_MAX_EXPONENTIAL}) {
+                    DpmoRng a = rng(7), c = rng(7);
+                    Dpmo.select(a, sel | mode, tied, 1, 1, null);
+                    Dpmo.select(c, sel | mode, plus, 1, 1, null);
+                    check(Arrays.equals(a.sample(DpmoRng.DIST_UNIFORM, 4), c.sample(DpmoRng.DIST_UNIFORM, 4)),
+                            "consumption, selector " + sel + ", mode " + mode);
+                    a = rng(8);
+                    c = rng(8);
+                    Dpmo.selectTopK(a, sel | mode, tied, 1, 1, 3, null);
+                    Dpmo.selectTopK(c, sel | mode, plus, 1, 1, 3, null);
+                    check(Arrays.equals(a.sample(DpmoRng.DIST_UNIFORM, 4), c.sample(DpmoRng.DIST_UNIFORM, 4)),
+                            "top-k consumption, selector " + sel + ", mode " + mode);
+                }
+            }
+        });
+
         test("generator: seeded by the operating system (dpmo_rng_init_os)", () -> {
             DpmoRng a = DpmoRng.fromOs(), b = DpmoRng.fromOs();
             check(a.kind() == DpmoRng.CHACHA20, "kind");
