@@ -137,8 +137,6 @@ static void test_bound_events(void) {
     count = SENTINEL_Z;
     grid = SENTINEL_D;
     guard(TOTALS, sizeof TOTALS);
-    CHECK_STATUS(dpmo_bound_events(&rng, U, I, V, 0, 1, 1, 0.0, 1.0, SCRATCH, 4 * N_EV, TOTALS, N_EV, &count, &grid),
-                 DPMO_EMPTY_INPUT);
     CHECK_STATUS(dpmo_bound_events(&rng, U, I, V, n, 0, 1, 0.0, 1.0, SCRATCH, 4 * N_EV, TOTALS, N_EV, &count, &grid),
                  DPMO_INVALID_ARGUMENT);
     CHECK_STATUS(dpmo_bound_events(&rng, U, I, V, n, 1, 0, 0.0, 1.0, SCRATCH, 4 * N_EV, TOTALS, N_EV, &count, &grid),
@@ -218,7 +216,6 @@ static void test_partitions(void) {
     CHECK_STATUS(dpmo_discover_partitions(&rng, U, I, n_, l_, mech_, rounds_, eps_, delta_, scr_, scrlen_, out_, outlen_, \
                                           &count, &budget),                                                          \
                  want)
-    PART(0, 2, DPMO_PARTITION_GAUSSIAN, 0, 1.0, 1e-6, SCRATCH, 4 * N_EV, OUT, N_EV, DPMO_EMPTY_INPUT);
     PART(n, 2, DPMO_PARTITION_GAUSSIAN, 0, 0.0, 1e-6, SCRATCH, 4 * N_EV, OUT, N_EV, DPMO_INVALID_EPSILON);
     PART(n, 2, DPMO_PARTITION_GAUSSIAN, 0, 1.0, 0.0, SCRATCH, 4 * N_EV, OUT, N_EV, DPMO_INVALID_ARGUMENT);
     PART(n, 2, DPMO_PARTITION_GAUSSIAN, 0, 1.0, 1.0, SCRATCH, 4 * N_EV, OUT, N_EV, DPMO_INVALID_ARGUMENT);
@@ -263,6 +260,27 @@ static void test_partitions(void) {
                                           SCRATCH, 4 * N_EV, OUT, N_EV, &count, NULL),
                  DPMO_OK);
     CHECK(memcmp(&a, &b, sizeof a) == 0);
+
+    TEST("discover_partitions: no event is an empty dataset (nothing released, charged), not a status");
+    b = rng;
+    budget = approx(10.0, 1e-4);
+    count = SENTINEL_Z;
+    CHECK_STATUS(dpmo_discover_partitions(&b, U, I, 0, 2, DPMO_PARTITION_GAUSSIAN, 0, 1.0, 1e-6, SCRATCH, 0, OUT, 0,
+                                          &count, &budget),
+                 DPMO_OK);
+    CHECK_EQ(count, 0);
+    CHECK_DEQ(budget.spent, 1.0);
+    CHECK(memcmp(&a, &b, sizeof a) == 0);
+    {
+        double grid = 0;
+        b = rng;
+        CHECK_STATUS(dpmo_bound_events(&b, U, I, NULL, 0, 1, 1, 0.0, 0.0, SCRATCH, 0, (dpmo_item_total *)(void *)OUT, 0,
+                                       &count, &grid),
+                     DPMO_OK);
+        CHECK_EQ(count, 0);
+        CHECK_DEQ(grid, 1.0);
+        CHECK(memcmp(&a, &b, sizeof a) == 0);
+    }
 }
 
 static void test_top_k(void) {
@@ -348,6 +366,18 @@ static void test_top_k(void) {
     CHECK_STATUS(dpmo_discover_top_k(&b, U + 3, I + 9, NULL, 2, 1, 1, 0.0, 0.0, DPMO_SCORE_UNITS, 1, 1, 1.0, 1e-6,
                                      SCRATCH, 4 * N_EV, WORK, 6 * 64, OUT, N_EV, &res, NULL),
                  DPMO_OK);
+    CHECK(memcmp(&a, &b, sizeof a) == 0);
+
+    TEST("discover_top_k: no event is an empty dataset (stops at the threshold candidate, pays one round)");
+    b = rng;
+    budget = approx(10.0, 1e-4);
+    CHECK_STATUS(dpmo_discover_top_k(&b, U, I, NULL, 0, 2, 1, 0.0, 0.0, DPMO_SCORE_UNITS, 3, 10, 3.0, 1e-6, SCRATCH, 0,
+                                     WORK, 6 * 64, OUT, N_EV, &res, &budget),
+                 DPMO_OK);
+    CHECK_EQ(res.count, 0);
+    CHECK_EQ(res.stopped, 1);
+    CHECK_DEQ(res.epsilon, 1.0);
+    CHECK_DEQ(budget.spent, 1.0);
     CHECK(memcmp(&a, &b, sizeof a) == 0);
 }
 

@@ -384,7 +384,7 @@ static void test_release(void) {
 
     make_records();
     TEST("release, Lagrangian: about half the records, sorted generalizations; budget charged (10, 0.11)");
-    CHECK_STATUS(dpmo_budget_init_approx(&budget, 25.0, 0.5), DPMO_OK);
+    CHECK_STATUS(dpmo_budget_init_approx(&budget, 35.0, 0.5), DPMO_OK);
     CHECK_STATUS(run(&rng, records, M, w, 2, &p, 9, out, M * 2, &released, &budget), DPMO_OK);
     CHECK(released > 120 && released < 280);
     CHECK(rows_sorted(out, released));
@@ -428,7 +428,6 @@ static void test_release(void) {
     p.t = 83; /* below the smallest t of condition (10) */
     CHECK_STATUS(run(&rng, records, M, w, 2, &p, 9, out, M * 2, &released, &budget), DPMO_INVALID_ARGUMENT);
     p = base_params(84);
-    CHECK_STATUS(run(&rng, records, 0, w, 2, &p, 9, out, M * 2, &released, &budget), DPMO_EMPTY_INPUT);
     CHECK_STATUS(run(&rng, records, M, w, 3, &p, 9, out, M * 2, &released, &budget), DPMO_LENGTH_MISMATCH);
     CHECK_STATUS(run(&rng, records, M, NULL, 2, &p, 9, out, M * 2, &released, &budget), DPMO_LENGTH_MISMATCH);
     CHECK_STATUS(run(&rng, records, M, w, 2, &p, 8, out, M * 2, &released, &budget), DPMO_SCRATCH_TOO_SMALL);
@@ -456,6 +455,25 @@ static void test_release(void) {
     CHECK_STATUS(run(&rng, records, M, neg, 2, &p, 9, out, M * 2, &released, NULL), DPMO_INVALID_ARGUMENT);
     CHECK(guards_intact());
     CHECK_DEQ(budget.spent, budget_before.spent + 10.0);
+
+    TEST("release: no record is a database (nothing released, charged); one key drawn whatever the records");
+    {
+        dpmo_rng a = rng, b = rng;
+        budget_before = budget;
+        released = SENTINEL_Z;
+        CHECK_STATUS(run(&a, records, 0, NULL, 0, &p, 9, out, M * 2, &released, &budget), DPMO_OK);
+        CHECK_EQ(released, 0);
+        CHECK_DEQ(budget.spent, budget_before.spent + 10.0);
+        /* all M records against the first M - 1 (a neighbour): the same generator state afterwards, and the
+           same as with no record at all */
+        a = rng;
+        CHECK_STATUS(run(&a, records, M, NULL, 0, &p, 9, out, M * 2, &released, NULL), DPMO_OK);
+        CHECK_STATUS(run(&b, records, M - 1, NULL, 0, &p, 9, out, M * 2, &released, NULL), DPMO_OK);
+        CHECK(memcmp(&a, &b, sizeof a) == 0);
+        b = rng;
+        CHECK_STATUS(run(&b, records, 0, NULL, 0, &p, 9, out, M * 2, &released, NULL), DPMO_OK);
+        CHECK(memcmp(&a, &b, sizeof a) == 0);
+    }
 
     TEST("release: an invalid generator");
     {

@@ -1122,12 +1122,12 @@ enum dpmo_status dpmo_discover_top_k_work_len(size_t k_bar,
  * distinct kept item, sorted by item, to `out_totals` (at least n entries: the public bound on the
  * number of items), their number to `*out_count` and the value grid g to `*out_value_grid` (1 without
  * values). Not a release: the totals are exact, for a mechanism of the caller's to add noise to with the
- * sensitivities of `dpmo_item_total`. No budget is charged. Draws 32 bytes from the generator.
+ * sensitivities of `dpmo_item_total`. No budget is charged. Draws one key (four words) from the generator.
  *
  * `values`: null for counts only (then `lo` = `hi` = 0); otherwise n doubles clamped to [lo, hi] (finite,
  * lo ≤ hi, max(|lo|, |hi|) 0 or within [2^-600, 2^600]).
  *
- * Errors (nothing written, generator unchanged): n = 0 → `DPMO_EMPTY_INPUT`; L = 0 or above
+ * n = 0 is valid (no item). Errors (nothing written, generator unchanged): L = 0 or above
  * `DPMO_DISCOVER_MAX_ITEMS`, C = 0 or above 2^32 − 1, or an invalid clamp → `DPMO_INVALID_ARGUMENT`; a
  * scratch shorter than `dpmo_discover_scratch_len(n)` → `DPMO_SCRATCH_TOO_SMALL`; `out_totals_len` < n →
  * `DPMO_LENGTH_MISMATCH`; an invalid generator; the common pointer errors.
@@ -1160,13 +1160,13 @@ enum dpmo_status dpmo_bound_events(struct dpmo_rng *rng,
  * (epsilon, delta): writes them to `out_items`, sorted ascending, and their number to `*out_count`. An
  * item no unit has is never released. (epsilon, delta)-DP for adding or removing all the events of one
  * unit; `budget` (nullable) is charged (epsilon, delta) before the events are read (a pure-ε budget
- * refuses the charge: initialise it with `dpmo_budget_init_approx`). Draws 64 bytes from the generator.
+ * refuses the charge: initialise it with `dpmo_budget_init_approx`). Draws one key (four words) from the
+ * generator, whatever the events; n = 0 is an empty dataset (nothing released, still charged).
  *
  * Every noise is exact (discrete Laplace, truncated, discrete Gaussian) and every comparison an integer
  * one; the thresholds are computed from (epsilon, delta, L) and rounded in the safe direction.
  *
- * Errors (nothing written, nothing charged, generator unchanged): n = 0 → `DPMO_EMPTY_INPUT`; epsilon not
- * finite or ≤ 0 → `DPMO_INVALID_EPSILON`; delta outside [2^-300, 1), an unknown mechanism, a wrong
+ * Errors (nothing written, nothing charged, generator unchanged): epsilon not finite or ≤ 0 → `DPMO_INVALID_EPSILON`; delta outside [2^-300, 1), an unknown mechanism, a wrong
  * `rounds`, L = 0 or above `DPMO_DISCOVER_MAX_ITEMS`, or parameters beyond the exact samplers' ranges (L/ε
  * above 2^32 for the Laplace-type noises, a Gaussian variance above 2^62) → `DPMO_INVALID_ARGUMENT`; a
  * scratch shorter than `dpmo_discover_scratch_len(n)` → `DPMO_SCRATCH_TOO_SMALL`; `out_items_len` < n →
@@ -1203,8 +1203,8 @@ enum dpmo_status dpmo_discover_partitions(struct dpmo_rng *rng,
  *
  * Pay what you get: a run that stops at ⊥ after ℓ items costs (ε₀ (ℓ + 1), delta), one that outputs k
  * items (epsilon, delta) (`out_result->epsilon`, `->delta`). `budget` (nullable) is charged (epsilon,
- * delta) before the events are read and refunded the difference after the run. Draws 64 bytes from the
- * generator.
+ * delta) before the events are read and refunded the difference after the run. Draws one key (four
+ * words) from the generator, whatever the events; n = 0 is an empty dataset (⊥ competes alone).
  *
  * `values`: null for `DPMO_SCORE_UNITS` and `DPMO_SCORE_EVENTS` if wanted (then lo = hi = 0); required by
  * `DPMO_SCORE_SUM`, with 0 ≤ lo ≤ hi and hi > 0. `work`: `dpmo_discover_top_k_work_len(k_bar)` words.
@@ -1428,10 +1428,12 @@ enum dpmo_status dpmo_generalize_derive(const struct dpmo_hierarchy *hierarchies
  * Scratch: `counts`, `scores` and `candidates` each N entries (`dpmo_lattice_check`); `out_rows`: m · k
  * ids. `budget` (nullable) is charged (ε + ε_F, δ + δ_F) after the arguments are checked and before the
  * records are read; a failure caused by the records or their weights (an id out of range, a non-finite or
- * negative weight) keeps the charge.
+ * negative weight) keeps the charge. m = 0 is a database like any other: nothing released, charged as
+ * always. The generator advances by one key (four words) whatever the records: every draw comes from
+ * that key's private stream.
  *
  * Errors (besides the common ones): those of `dpmo_generalize_derive`; t below the smallest admissible t
- * → `DPMO_INVALID_ARGUMENT`; m = 0 → `DPMO_EMPTY_INPUT`; `weights_len` not 0, k or m · k, or NULL weights
+ * → `DPMO_INVALID_ARGUMENT`; `weights_len` not 0, k or m · k, or NULL weights
  * with a nonzero length → `DPMO_LENGTH_MISMATCH`; `out_rows_len` < m · k → `DPMO_LENGTH_MISMATCH`; a
  * short scratch → `DPMO_SCRATCH_TOO_SMALL`; an invalid generator or budget; the budget left smaller than
  * (ε + ε_F, δ + δ_F) (a pure-ε budget has no δ) → `DPMO_BUDGET_EXHAUSTED` (nothing else happens); every

@@ -399,12 +399,6 @@ fn argument_errors_draw_nothing_and_write_nothing() {
     assert_eq!(call(&ev, &ok, how, 1.0, 1e-6, 4, 3), Err(Error::LengthMismatch));
     let short = Events { units: &us[..3], ..ev };
     assert_eq!(call(&short, &ok, how, 1.0, 1e-6, 4, 4), Err(Error::LengthMismatch));
-    let empty = Events {
-        units: &[],
-        items: &[],
-        values: None,
-    };
-    assert_eq!(call(&empty, &ok, how, 1.0, 1e-6, 4, 4), Err(Error::EmptyInput));
     assert_eq!(g, before);
     assert_eq!(out, vec![77u64; 4]);
     // Top-k.
@@ -487,7 +481,8 @@ fn argument_errors_draw_nothing_and_write_nothing() {
 
 #[test]
 fn the_generator_advances_by_a_fixed_amount_whatever_the_data() {
-    // Datasets of different sizes and shapes: the caller's generator advances by exactly 64 bytes.
+    // Datasets of different sizes and shapes: the caller's generator advances by exactly one key, four
+    // words (dpmo::rng::call_stream), as every selecting call's.
     for (n, items) in [(5usize, 2u64), (500, 50), (3000, 3000)] {
         let us: Vec<u64> = (0..n as u64).map(|e| e % 97).collect();
         let is: Vec<u64> = (0..n as u64).map(|e| (e * 31) % items).collect();
@@ -510,8 +505,7 @@ fn the_generator_advances_by_a_fixed_amount_whatever_the_data() {
         ] {
             let mut g = rng(n as u64);
             let mut expect = g.clone();
-            let mut sink = [0u8; 64];
-            expect.fill_bytes(&mut sink);
+            dpmo::rng::call_stream(&mut expect);
             let k = discover_partitions(&mut g, &ev, &bounds, how, 1.0, 1e-6, &mut scratch, &mut out).unwrap();
             assert_eq!(g, expect, "{how:?} n = {n}");
             assert!(out[..k].windows(2).all(|w| w[0] < w[1]), "output not sorted");
@@ -519,8 +513,7 @@ fn the_generator_advances_by_a_fixed_amount_whatever_the_data() {
         }
         let mut g = rng(1);
         let mut expect = g.clone();
-        let mut sink = [0u8; 64];
-        expect.fill_bytes(&mut sink);
+        dpmo::rng::call_stream(&mut expect);
         let mut work = vec![0u64; top_k_work_len(10).unwrap()];
         discover_top_k(
             &mut g,

@@ -546,10 +546,6 @@ fn release_validates_before_drawing_and_writes_nothing_on_error() {
             Err(Error::ScratchTooSmall)
         );
         assert_eq!(
-            run(&[], RiskWeights::ModelII, 9, &mut out, &mut g),
-            Err(Error::EmptyInput)
-        );
-        assert_eq!(
             run(&DB, RiskWeights::ModelII, 9, &mut out[..11], &mut g),
             Err(Error::LengthMismatch)
         );
@@ -581,6 +577,10 @@ fn release_validates_before_drawing_and_writes_nothing_on_error() {
             reference.clone().next_u64(),
             "no random draw on error"
         );
+        // No record is a database like any other (nothing released), not a status: whether D is empty
+        // must not show. It draws the call's one key, as every release does.
+        let mut h = reference.clone();
+        assert_eq!(run(&[], RiskWeights::ModelII, 9, &mut out, &mut h), Ok(0));
         // Parameters made for a lattice with another N are refused.
         let mut other_scratch = [0u32; 8];
         let other = Lattice::build(&[&CITY], &mut other_scratch).unwrap();

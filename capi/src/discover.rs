@@ -10,9 +10,10 @@
 //! 0) and put on the grid 2^(⌈log₂ max(|lo|, |hi|)⌉ − 20).
 //!
 //! Memory: a `uint64_t` scratch of `dpmo_discover_scratch_len(n)` words (32 bytes per event) and outputs
-//! sized by n (or k), never by the data. Randomness: each call draws a fixed number of bytes from the
-//! generator whatever the data (32 for `dpmo_bound_events`, 64 for the selections). Not hidden: the time a
-//! call takes.
+//! sized by n (or k), never by the data. Randomness: each call draws exactly one key (four 64-bit words)
+//! from the generator, whatever the data, and takes everything else from that key's private ChaCha20 stream
+//! (as every selecting call). Private data is never a status: n = 0 is an empty dataset (nothing kept,
+//! nothing selected), a NaN value counts as 0 and ±∞ is clamped. Not hidden: the time a call takes.
 
 use crate::budget::{budget_region, dpmo_budget, Charged};
 use crate::buffers::{check_disjoint, check_out, input, output, Region};
@@ -22,6 +23,7 @@ use dpmo_core::discover::{
     self, bound::validate, Bounds, Contribution, Events, ItemTotal, PartitionPlan, PartitionSelection, TopKPlan,
     TopKScore,
 };
+use dpmo_core::rng::call_stream;
 use dpmo_core::Error;
 
 /// Partition selection: truncated geometric thresholding (Desfontaines et al. 2022; optimal for L = 1).
@@ -203,12 +205,12 @@ unsafe fn check_generator(rng: *mut dpmo_rng) -> Result<(), Error> {
 /// distinct kept item, sorted by item, to `out_totals` (at least n entries: the public bound on the
 /// number of items), their number to `*out_count` and the value grid g to `*out_value_grid` (1 without
 /// values). Not a release: the totals are exact, for a mechanism of the caller's to add noise to with the
-/// sensitivities of `dpmo_item_total`. No budget is charged. Draws 32 bytes from the generator.
+/// sensitivities of `dpmo_item_total`. No budget is charged. Draws one key (four words) from the generator.
 ///
 /// `values`: null for counts only (then `lo` = `hi` = 0); otherwise n doubles clamped to [lo, hi] (finite,
 /// lo ≤ hi, max(|lo|, |hi|) 0 or within [2^-600, 2^600]).
 ///
-/// Errors (nothing written, generator unchanged): n = 0 → `DPMO_EMPTY_INPUT`; L = 0 or above
+/// n = 0 is valid (no item). Errors (nothing written, generator unchanged): L = 0 or above
 /// `DPMO_DISCOVER_MAX_ITEMS`, C = 0 or above 2^32 − 1, or an invalid clamp → `DPMO_INVALID_ARGUMENT`; a
 /// scratch shorter than `dpmo_discover_scratch_len(n)` → `DPMO_SCRATCH_TOO_SMALL`; `out_totals_len` < n →
 /// `DPMO_LENGTH_MISMATCH`; an invalid generator; the common pointer errors.
@@ -304,13 +306,13 @@ fn mechanism_of(mechanism: u32, rounds: u32) -> Result<PartitionSelection, Error
 /// (epsilon, delta): writes them to `out_items`, sorted ascending, and their number to `*out_count`. An
 /// item no unit has is never released. (epsilon, delta)-DP for adding or removing all the events of one
 /// unit; `budget` (nullable) is charged (epsilon, delta) before the events are read (a pure-ε budget
-/// refuses the charge: initialise it with `dpmo_budget_init_approx`). Draws 64 bytes from the generator.
+/// refuses the charge: initialise it with `dpmo_budget_init_approx`). Draws one key (four words) from the
+/// generator, whatever the events; n = 0 is an empty dataset (nothing released, still charged).
 ///
 /// Every noise is exact (discrete Laplace, truncated, discrete Gaussian) and every comparison an integer
 /// one; the thresholds are computed from (epsilon, delta, L) and rounded in the safe direction.
 ///
-/// Errors (nothing written, nothing charged, generator unchanged): n = 0 → `DPMO_EMPTY_INPUT`; epsilon not
-/// finite or ≤ 0 → `DPMO_INVALID_EPSILON`; delta outside [2^-300, 1), an unknown mechanism, a wrong
+/// Errors (nothing written, nothing charged, generator unchanged): epsilon not finite or ≤ 0 → `DPMO_INVALID_EPSILON`; delta outside [2^-300, 1), an unknown mechanism, a wrong
 /// `rounds`, L = 0 or above `DPMO_DISCOVER_MAX_ITEMS`, or parameters beyond the exact samplers' ranges (L/ε
 /// above 2^32 for the Laplace-type noises, a Gaussian variance above 2^62) → `DPMO_INVALID_ARGUMENT`; a
 /// scratch shorter than `dpmo_discover_scratch_len(n)` → `DPMO_SCRATCH_TOO_SMALL`; `out_items_len` < n →
@@ -374,8 +376,10 @@ pub unsafe extern "C" fn dpmo_discover_partitions(
         // SAFETY: the generator is disjoint from the slices the closure uses.
         let result = unsafe {
             with_generator(rng, |g| {
-                let mut b = discover::bound(g, &r.events, &r.bounds, s)?;
-                discover::select_partitions_with_plan(g, &mut b, &plan, out)
+                // One key from the caller's generator; the bounding and the noise draw from its stream.
+                let stream = &mut call_stream(g);
+                let mut b = discover::bound(stream, &r.events, &r.bounds, s)?;
+                discover::select_partitions_with_plan(stream, &mut b, &plan, out)
             })
         };
         let count = Charged::settle(charge, result)?;
@@ -393,8 +397,8 @@ pub unsafe extern "C" fn dpmo_discover_partitions(
 ///
 /// Pay what you get: a run that stops at ⊥ after ℓ items costs (ε₀ (ℓ + 1), delta), one that outputs k
 /// items (epsilon, delta) (`out_result->epsilon`, `->delta`). `budget` (nullable) is charged (epsilon,
-/// delta) before the events are read and refunded the difference after the run. Draws 64 bytes from the
-/// generator.
+/// delta) before the events are read and refunded the difference after the run. Draws one key (four
+/// words) from the generator, whatever the events; n = 0 is an empty dataset (⊥ competes alone).
 ///
 /// `values`: null for `DPMO_SCORE_UNITS` and `DPMO_SCORE_EVENTS` if wanted (then lo = hi = 0); required by
 /// `DPMO_SCORE_SUM`, with 0 ≤ lo ≤ hi and hi > 0. `work`: `dpmo_discover_top_k_work_len(k_bar)` words.
@@ -483,8 +487,9 @@ pub unsafe extern "C" fn dpmo_discover_top_k(
         // SAFETY: the generator is disjoint from the slices the closure uses.
         let result = unsafe {
             with_generator(rng, |g| {
-                let mut b = discover::bound(g, &r.events, &r.bounds, s)?;
-                discover::select_top_k_with_plan(g, &mut b, score, &plan, w, out)
+                let stream = &mut call_stream(g);
+                let mut b = discover::bound(stream, &r.events, &r.bounds, s)?;
+                discover::select_top_k_with_plan(stream, &mut b, score, &plan, w, out)
             })
         };
         let outcome = match result {

@@ -659,10 +659,12 @@ pub unsafe extern "C" fn dpmo_generalize_derive(
 /// Scratch: `counts`, `scores` and `candidates` each N entries (`dpmo_lattice_check`); `out_rows`: m · k
 /// ids. `budget` (nullable) is charged (ε + ε_F, δ + δ_F) after the arguments are checked and before the
 /// records are read; a failure caused by the records or their weights (an id out of range, a non-finite or
-/// negative weight) keeps the charge.
+/// negative weight) keeps the charge. m = 0 is a database like any other: nothing released, charged as
+/// always. The generator advances by one key (four words) whatever the records: every draw comes from
+/// that key's private stream.
 ///
 /// Errors (besides the common ones): those of `dpmo_generalize_derive`; t below the smallest admissible t
-/// → `DPMO_INVALID_ARGUMENT`; m = 0 → `DPMO_EMPTY_INPUT`; `weights_len` not 0, k or m · k, or NULL weights
+/// → `DPMO_INVALID_ARGUMENT`; `weights_len` not 0, k or m · k, or NULL weights
 /// with a nonzero length → `DPMO_LENGTH_MISMATCH`; `out_rows_len` < m · k → `DPMO_LENGTH_MISMATCH`; a
 /// short scratch → `DPMO_SCRATCH_TOO_SMALL`; an invalid generator or budget; the budget left smaller than
 /// (ε + ε_F, δ + δ_F) (a pure-ε budget has no δ) → `DPMO_BUDGET_EXHAUSTED` (nothing else happens); every
@@ -709,9 +711,6 @@ pub unsafe extern "C" fn dpmo_generalize_release(
         check_out(params.cast_mut())?;
         // SAFETY: non-null and aligned; the caller promises a readable struct.
         let settings = settings_of(&unsafe { params.read() })?;
-        if m == 0 {
-            return Err(Error::EmptyInput);
-        }
         // SAFETY: the caller promises m · k readable ids.
         let db = unsafe { records_of(records, m, k) }?;
         let weights_slice: &[f64] = if weights.is_null() {

@@ -15,11 +15,12 @@
 //! events and of a sum of at most C·M in magnitude — and changes nothing else.
 //!
 //! **Randomness, and why the choices cannot depend on other units.** The choices of a unit are drawn from
-//! its own stream: ChaCha20 keyed by 32 bytes drawn once from the caller's generator, with the unit id as
-//! the stream number. A unit's kept subset is therefore a function of the key, its id and its own events
+//! its own stream: ChaCha20 keyed by 32 bytes drawn once per call (from the call's private stream, itself
+//! keyed by four words of the caller's generator: [`crate::rng::call_stream`]), with the unit id as the
+//! stream number. A unit's kept subset is therefore a function of the key, its id and its own events
 //! only: adding or removing another unit changes nothing about it (the choices of the other units are
 //! *identical* on neighbouring datasets, not merely equal in distribution), and the caller's generator
-//! advances by exactly 32 bytes whatever the data. The events are sorted by (unit, item, value) first, so
+//! advances by exactly four words whatever the data. The events are sorted by (unit, item, value) first, so
 //! the result is a function of the multiset of events and the key, not of the order they came in.
 //!
 //! Memory: the caller's scratch holds one [`Contribution`] (32 bytes) per event; nothing else is used. The
@@ -232,10 +233,12 @@ pub(crate) fn item_runs(c: &[Contribution]) -> impl Iterator<Item = &[Contributi
     runs_by(c, |x| x.item)
 }
 
-/// The fresh 32-byte key of a private stream, drawn from the caller's generator.
-pub(crate) fn draw_key<R: Rng + ?Sized>(rng: &mut R) -> [u8; 32] {
+/// The 32-byte key of the per-unit streams: drawn from the call's private stream
+/// ([`crate::rng::call_stream`]), which is itself the one key — four words — taken from the caller's
+/// generator.
+fn draw_key<R: Rng + ?Sized>(rng: &mut R) -> [u8; 32] {
     let mut key = [0u8; 32];
-    rng.fill_bytes(&mut key);
+    crate::rng::call_stream(rng).fill_bytes(&mut key);
     key
 }
 
@@ -244,9 +247,6 @@ pub(crate) fn check(events: &Events<'_>, bounds: &Bounds, scratch_len: usize) ->
     let n = events.units.len();
     if events.items.len() != n || events.values.is_some_and(|v| v.len() != n) {
         return Err(Error::LengthMismatch);
-    }
-    if n == 0 {
-        return Err(Error::EmptyInput);
     }
     if bounds.max_items == 0
         || bounds.max_items > MAX_ITEMS_PER_UNIT
@@ -273,10 +273,12 @@ pub fn validate(events: &Events<'_>, bounds: &Bounds, scratch_len: usize) -> Res
 }
 
 /// Bounds the contributions of every unit (module documentation) into `scratch` (at least one entry per
-/// event) and returns them. Draws exactly 32 bytes from `rng`, after every argument check.
+/// event) and returns them. Draws exactly one key (four words) from `rng` ([`crate::rng::call_stream`]),
+/// after every argument check, whatever the events. No event at all is a dataset like any other (nothing
+/// kept), not an error: whether the data is empty must not show as a status.
 ///
 /// Errors (nothing drawn, scratch untouched): `units`, `items` and `values` of different lengths →
-/// [`Error::LengthMismatch`]; no event → [`Error::EmptyInput`]; L or C = 0, L above
+/// [`Error::LengthMismatch`]; L or C = 0, L above
 /// [`MAX_ITEMS_PER_UNIT`], C above 2³² − 1, values without a clamp, or a clamp (lo, hi) not finite with
 /// lo ≤ hi and max(|lo|, |hi|) 0 or within [2⁻⁶⁰⁰, 2⁶⁰⁰] → [`Error::InvalidArgument`]; a scratch shorter
 /// than the events → [`Error::ScratchTooSmall`].
@@ -467,15 +469,6 @@ mod tests {
         let bad = |b: Bounds| Bounds { ..b };
         for (e, b, want) in [
             (Events { units: &[1], ..ev }, ok, Error::LengthMismatch),
-            (
-                Events {
-                    units: &[],
-                    items: &[],
-                    values: None,
-                },
-                ok,
-                Error::EmptyInput,
-            ),
             (ev, bad(Bounds { max_items: 0, ..ok }), Error::InvalidArgument),
             (ev, bad(Bounds { max_per_item: 0, ..ok }), Error::InvalidArgument),
             (
@@ -527,5 +520,23 @@ mod tests {
         );
         assert_eq!(rng, before);
         assert_eq!(s, vec![Contribution::default(); 4]);
+    }
+
+    #[test]
+    fn no_event_is_a_dataset_not_an_error() {
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(3);
+        let ok = Bounds {
+            max_items: 1,
+            max_per_item: 1,
+            clamp: None,
+        };
+        let empty = Events {
+            units: &[],
+            items: &[],
+            values: None,
+        };
+        let b = bound(&mut rng, &empty, &ok, &mut []).unwrap();
+        assert!(b.is_empty());
+        assert_eq!(b.events(), 0);
     }
 }

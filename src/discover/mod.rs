@@ -27,10 +27,13 @@
 //! thresholds, truncation points, the ⊥ offset) come from (ε, δ, L) in floating point, each rounded in the
 //! safe direction with a proof in [`accounting`] and the mechanism files.
 //!
-//! **What the caller can observe.** Each call draws a fixed amount from the caller's generator: 32 bytes
-//! for the key of the bounding streams ([`bound()`]) and 32 for the key of a private ChaCha20 stream the noise
-//! comes from; every argument is checked before any draw; the outputs are sorted (partition selection) or in
-//! selection order (top-k), never in data order. Not hidden: the time a call takes, which grows with the
+//! **What the caller can observe.** Each public call draws exactly one key — four words — from the
+//! caller's generator ([`crate::rng::call_stream`], as every selector of dpmo) and takes all its randomness
+//! (the bounding streams' key, the noise) from that private ChaCha20 stream, so the caller's generator
+//! advances the same whatever the events (`tests/consumption.rs`); every argument is checked before the
+//! draw; private data is never a status (no event at all is an empty dataset; a NaN value counts as 0 and
+//! ±∞ is clamped, [`bound()`]); the outputs are sorted (partition selection) or in selection order (top-k),
+//! never in data order. Not hidden: the time a call takes, which grows with the
 //! number of events, of distinct items and of rounds (there is no constant-time mode for discovery).
 
 pub mod accounting;
@@ -47,9 +50,9 @@ pub use weighted::weight;
 
 use crate::exact::gaussian::GaussianVariance;
 use crate::Error;
-use bound::{draw_key, item_runs, sort_by_item, sort_by_unit, SELECTED};
+use bound::{item_runs, sort_by_item, sort_by_unit, SELECTED};
 use rand_chacha::ChaCha20Rng;
-use rand_core::{Rng, SeedableRng};
+use rand_core::Rng;
 
 /// A partition-selection mechanism.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -177,8 +180,9 @@ impl PartitionPlan {
 }
 
 /// Private partition selection over bounded contributions: writes the selected items to `out`, sorted
-/// ascending, and returns their number. `how` runs at (ε, δ) with the L of `bounded`. Draws exactly 32
-/// bytes from `rng` (the key of the private noise stream), after every argument check.
+/// ascending, and returns their number. `how` runs at (ε, δ) with the L of `bounded`. Draws exactly one key
+/// (four words) from `rng` ([`crate::rng::call_stream`]: the noise comes from its private stream), after
+/// every argument check, whatever the contributions.
 ///
 /// Guarantee: (ε, δ)-differential privacy for adding or removing one unit's events, the bounding included
 /// (see each mechanism's module and [`PartitionSelection`]).
@@ -216,7 +220,7 @@ pub fn select_partitions_with_plan<R: Rng + ?Sized>(
     if out.len() < bounded.events {
         return Err(Error::LengthMismatch);
     }
-    let mut g = ChaCha20Rng::from_seed(draw_key(rng));
+    let mut g = crate::rng::call_stream(rng);
     let entries = &mut *bounded.entries;
     let mut n = 0;
     match &plan.inner {
@@ -308,8 +312,9 @@ fn sips_run(g: &mut ChaCha20Rng, entries: &mut [Contribution], s: &sips::Sips, o
 
 /// Contribution bounding and partition selection in one call: bounds `events` with `bounds` into
 /// `scratch` (one entry per event), runs `how` at (ε, δ) and writes the selected items to `out` (at least
-/// one entry per event), sorted. Draws exactly 64 bytes from `rng`, after every argument check (those of
-/// [`bound()`], [`PartitionPlan::new`] and `out`'s length).
+/// one entry per event), sorted. Draws exactly one key (four words) from `rng` ([`crate::rng::call_stream`];
+/// the bounding and the noise draw from its private stream), after every argument check (those of
+/// [`bound()`], [`PartitionPlan::new`] and `out`'s length), whatever the events.
 #[allow(clippy::too_many_arguments)]
 pub fn discover_partitions<R: Rng + ?Sized>(
     rng: &mut R,
@@ -326,12 +331,15 @@ pub fn discover_partitions<R: Rng + ?Sized>(
     if out.len() < events.units.len() {
         return Err(Error::LengthMismatch);
     }
-    let mut b = bound(rng, events, bounds, scratch)?;
-    select_partitions_with_plan(rng, &mut b, &plan, out)
+    // One key from the caller's generator; the bounding and the selection draw theirs from its stream.
+    let stream = &mut crate::rng::call_stream(rng);
+    let mut b = bound(stream, events, bounds, scratch)?;
+    select_partitions_with_plan(stream, &mut b, &plan, out)
 }
 
 /// Contribution bounding and unknown-domain top-k in one call (see [`select_top_k_unknown`]). Draws
-/// exactly 64 bytes from `rng`, after every argument check.
+/// exactly one key (four words) from `rng` ([`crate::rng::call_stream`]), after every argument check,
+/// whatever the events.
 #[allow(clippy::too_many_arguments)]
 pub fn discover_top_k<R: Rng + ?Sized>(
     rng: &mut R,
@@ -354,6 +362,7 @@ pub fn discover_top_k<R: Rng + ?Sized>(
     if out.len() < k {
         return Err(Error::LengthMismatch);
     }
-    let mut b = bound(rng, events, bounds, scratch)?;
-    select_top_k_with_plan(rng, &mut b, score, &plan, work, out)
+    let stream = &mut crate::rng::call_stream(rng);
+    let mut b = bound(stream, events, bounds, scratch)?;
+    select_top_k_with_plan(stream, &mut b, score, &plan, work, out)
 }

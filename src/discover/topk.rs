@@ -33,12 +33,11 @@
 //! weights exp(ε₀ G/Δ∞) for a gap G.
 
 use super::accounting::{check_epsilon_delta, div_up};
-use super::bound::{draw_key, item_runs, sort_by_item, Bounded, Bounds};
+use super::bound::{item_runs, sort_by_item, Bounded, Bounds};
 use crate::float::{div_down, mul_up, next_up};
 use crate::select::{select_int, Selector};
 use crate::Error;
-use rand_chacha::ChaCha20Rng;
-use rand_core::{Rng, SeedableRng};
+use rand_core::Rng;
 
 /// The largest k̄ accepted (2³² − 1).
 pub const MAX_K_BAR: usize = u32::MAX as usize;
@@ -258,8 +257,9 @@ fn score_of(run: &[super::bound::Contribution], score: TopKScore) -> u128 {
 }
 
 /// Unknown-domain top-k (module documentation) over bounded contributions: writes up to k items to `out`
-/// in selection order and returns how many, whether it stopped at ⊥, and the charge. Draws exactly 32
-/// bytes from `rng` (the key of a private ChaCha20 stream), after every argument check.
+/// in selection order and returns how many, whether it stopped at ⊥, and the charge. Draws exactly one key
+/// (four words) from `rng` ([`crate::rng::call_stream`]: the peeling samples from its private ChaCha20
+/// stream), after every argument check, whatever the contributions.
 ///
 /// `work`: at least [`top_k_work_len`] of k̄ words; `out`: at least k entries.
 ///
@@ -304,7 +304,7 @@ pub fn select_top_k_with_plan<R: Rng + ?Sized>(
     if out.len() < plan.k {
         return Err(Error::LengthMismatch);
     }
-    let mut stream = ChaCha20Rng::from_seed(draw_key(rng));
+    let mut stream = crate::rng::call_stream(rng);
     let (heap_w, rest) = work.split_at_mut(3 * cap);
     let (words, rest) = rest.split_at_mut(2 * cap);
     let items = &mut rest[..cap];

@@ -53,7 +53,7 @@ use crate::exact::gaussian::{discrete_gaussian, GaussianVariance};
 use crate::float::{mul_up, next_up};
 use crate::Error;
 use rand_chacha::ChaCha20Rng;
-use rand_core::{Rng, SeedableRng};
+use rand_core::SeedableRng;
 
 /// How step 1 of Algorithm 3 builds 𝓛′.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -212,10 +212,10 @@ pub(crate) enum Membership {
 }
 
 impl Membership {
-    /// The test for `frequent` with threshold t; the private key is drawn from `rng` (32 bytes), after the
-    /// noise rate is built (so an error draws nothing).
-    pub(crate) fn new<R: Rng + ?Sized>(
-        rng: &mut R,
+    /// The test for `frequent` with threshold t; the private key comes from `key`, called once, after the
+    /// noise rate is built (so an error draws nothing) and never for the paper's exact 𝓛′.
+    pub(crate) fn new(
+        key: impl FnOnce() -> [u8; 32],
         frequent: FrequentSet,
         t: u64,
         noise: Option<FrequentNoise>,
@@ -223,23 +223,17 @@ impl Membership {
         match (frequent, noise) {
             (FrequentSet::Private { .. }, Some(FrequentNoise::Laplace(noisy))) => {
                 let rate = LaplaceRate::new(noisy.scale as f64, 1.0)?;
-                let mut key = [0u8; 32];
-                rng.fill_bytes(&mut key);
                 Ok(Membership::Private {
-                    key,
+                    key: key(),
                     rate,
                     threshold: noisy.threshold,
                 })
             }
-            (FrequentSet::Gaussian { .. }, Some(FrequentNoise::Gaussian(g))) => {
-                let mut key = [0u8; 32];
-                rng.fill_bytes(&mut key);
-                Ok(Membership::Gaussian {
-                    key,
-                    variance: g.variance,
-                    threshold: g.threshold,
-                })
-            }
+            (FrequentSet::Gaussian { .. }, Some(FrequentNoise::Gaussian(g))) => Ok(Membership::Gaussian {
+                key: key(),
+                variance: g.variance,
+                threshold: g.threshold,
+            }),
             (FrequentSet::Exact, _) => Ok(Membership::Exact { t }),
             _ => Err(Error::InvalidArgument),
         }
