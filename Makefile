@@ -124,11 +124,12 @@ eval-smoke: tools
 reproduce: tools
 	$(CARGO) run --release -p dpmo-eval -- reproduce --data ../shared/data --out eval/results --report eval/REPRODUCTION.md
 
-## Every code block of README.md, as written: C compiled and run, sh run (make test/bench/reproduce dry-run),
+## Every code block of README.md and docs/discovery.md, as written: C compiled and run, sh run (make test/bench/reproduce dry-run),
 ## Java compiled and run against the jar, Python run against the wheel; the Rust blocks run as doctests
 ## (rust-tests) and the SQL blocks in the SQLite and PostgreSQL test runners.
 readme-test: lib
 	python3 tests/readme/check.py
+	python3 tests/readme/check.py docs/discovery.md
 
 ## The second command: everything.
 test: tools header-check bare-metal rust-tests lib ffi-tests examples install-test bindings python eval-smoke readme-test

@@ -35,6 +35,28 @@
 //! ±∞ is clamped, [`bound()`]); the outputs are sorted (partition selection) or in selection order (top-k),
 //! never in data order. Not hidden: the time a call takes, which grows with the
 //! number of events, of distinct items and of rounds (there is no constant-time mode for discovery).
+//!
+//! # Example
+//!
+//! The two most popular of three items, with no candidate list, charged what the run spent:
+//!
+//! ```
+//! use dpmo::discover::{discover_top_k, top_k_work_len, Bounds, Contribution, Events, TopKScore};
+//! use dpmo::privacy::PrivacyBudget;
+//! use dpmo::GeneratorState;
+//!
+//! let mut rng = GeneratorState::chacha20([7; 32]).load()?; // seed from the OS in production
+//! let (units, items): (Vec<u64>, Vec<u64>) = (0..600u64).map(|u| (u, [11, 22, 33][(u % 3) as usize])).unzip();
+//! let events = Events { units: &units, items: &items, values: None };
+//! let bounds = Bounds { max_items: 1, max_per_item: 1, clamp: None };
+//! let mut scratch = vec![Contribution::default(); 600];
+//! let (mut work, mut top) = (vec![0; top_k_work_len(10).unwrap()], [0; 2]);
+//! let mut budget = PrivacyBudget::new_approx(1.0, 1e-6)?;
+//! let r = discover_top_k(&mut rng, &events, &bounds, TopKScore::Units, 2, 10, 1.0, 1e-6, &mut scratch, &mut work, &mut top)?;
+//! budget.charge_approx(r.epsilon, r.delta)?; // what the run cost: at most (1, 1e-6)
+//! assert!(r.len <= 2 && top[..r.len].iter().all(|i| [11, 22, 33].contains(i)));
+//! # Ok::<(), dpmo::Error>(())
+//! ```
 
 pub mod accounting;
 pub mod bound;

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Runs every code block of the top-level README.md, so that what a newcomer copies works as written.
+"""Runs every code block of the top-level README.md (or of the Markdown file named as the argument, such as
+docs/discovery.md), so that what a newcomer copies works as written.
 
   ```c       compiled as a complete program against target/release/libdpmo.a, and run
   ```sh      run with bash from the repository root, HOME in a scratch folder; a `make test`, `make bench` or
@@ -100,21 +101,22 @@ def check_python(n, code):
 
 def main():
     readme = os.path.join(ROOT, sys.argv[1] if len(sys.argv) > 1 else "README.md")
+    name = os.path.relpath(readme, ROOT)
     os.makedirs(BUILD, exist_ok=True)
     handlers = {"c": check_c, "sh": check_sh, "java": check_java, "python": check_python}
     passed = failed = 0
     for n, lang, code in blocks(readme):
         if lang in ELSEWHERE:
-            print("ok   README.md:%d %s%s" % (n, lang, " (checked by %s)" % ELSEWHERE[lang] if ELSEWHERE[lang] else ""))
+            print("ok   %s:%d %s%s" % (name, n, lang, " (checked by %s)" % ELSEWHERE[lang] if ELSEWHERE[lang] else ""))
             passed += 1
             continue
         handler = handlers.get(lang)
         error = handler(n, code) if handler else "a block must name its language (c, sh, rust, java, sql, python, text)"
         if error is None:
-            print("ok   README.md:%d %s" % (n, lang))
+            print("ok   %s:%d %s" % (name, n, lang))
             passed += 1
         else:
-            print("FAIL README.md:%d %s: %s" % (n, lang or "(none)", error))
+            print("FAIL %s:%d %s: %s" % (name, n, lang or "(none)", error))
             failed += 1
     print("%d passed, %d failed" % (passed, failed))
     sys.exit(1 if failed else 0)

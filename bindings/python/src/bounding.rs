@@ -70,9 +70,8 @@ pub fn bound(
         .collect();
     let mut counts = vec![0i64; n];
     let mut sums = vec![0i64; n];
-    if keep.is_empty() {
-        return Ok((counts, sums));
-    }
+    // No event on the list is bounded too (nothing kept): the generator advances by the call's one key
+    // whatever the events.
     // Unit ids as 64-bit patterns (a bijection); candidates are their indices in the public list.
     let us: Vec<u64> = keep.iter().map(|&i| units[i] as u64).collect();
     let is: Vec<u64> = keep.iter().map(|&i| candidates[i] as u64).collect();
@@ -81,7 +80,7 @@ pub fn bound(
     // everything, as these do.
     let bounds = Bounds {
         max_items: max_candidates.min(n),
-        max_per_item: max_per_candidate.min(us.len()),
+        max_per_item: max_per_candidate.min(us.len().max(1)),
         clamp: vs.as_ref().map(|_| (lo, hi)),
     };
     let events = Events {
