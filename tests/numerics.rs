@@ -193,22 +193,31 @@ fn invalid_inputs_are_refused_by_every_selector() {
 }
 
 #[test]
-fn dampening_reports_overflow_and_failing_callbacks_without_writing() {
+fn dampening_sanitises_private_values_by_the_public_rule() {
+    // Private data never becomes a status: a score beyond ±2⁶⁰Δ is clamped there, a NaN δ counts as Δ, a NaN
+    // utility is the lowest score (−MAX, then clamped).
     let d = LocalSensitivity::new(DeltaSource::PerCandidate(&[1e-10, 1e-10]), 1e-10, 4, 2).unwrap();
     let mut out = [7.0; 2];
-    assert_eq!(dampen(&[1e300, 0.0], &d, &mut out), Err(Error::Overflow));
-    assert_eq!(out, [7.0; 2]);
+    assert_eq!(dampen(&[1e300, 0.0], &d, &mut out), Ok(()));
+    assert!(out[0] > out[1] && out[0].is_finite());
+    let clamped = out[0];
+    assert_eq!(dampen(&[1e200, 0.0], &d, &mut out), Ok(()));
+    assert_eq!(out[0], clamped, "both clamped at 2⁶⁰Δ");
     let f = |r: usize, t: usize| if r == 1 && t == 1 { f64::NAN } else { 1.0 };
+    let g = |r: usize, t: usize| if r == 1 && t == 1 { 2.0 } else { 1.0 };
     let d = LocalSensitivity::new(DeltaSource::Function(&f), 2.0, 4, 2).unwrap();
-    assert_eq!(dampen(&[0.5, 5.0], &d, &mut out), Err(Error::InvalidSensitivityValue));
-    assert_eq!(out, [7.0; 2]);
+    let d_delta = LocalSensitivity::new(DeltaSource::Function(&g), 2.0, 4, 2).unwrap();
+    let mut want = [0.0; 2];
+    assert_eq!(dampen(&[0.5, 5.0], &d, &mut out), Ok(()));
+    dampen(&[0.5, 5.0], &d_delta, &mut want).unwrap();
+    assert_eq!(out, want, "NaN δ = Δ");
     let mut p = [7.0; 2];
-    assert_eq!(
-        local_dampening_probabilities(&[0.5, 5.0], &d, Dampening::Shifted, 1.0, &mut p),
-        Err(Error::InvalidSensitivityValue)
-    );
-    assert_eq!(p, [7.0; 2]);
-    assert_eq!(dampen(&[0.5, f64::NAN], &d, &mut out), Err(Error::NonFiniteInput));
+    let mut q = [7.0; 2];
+    local_dampening_probabilities(&[0.5, 5.0], &d, Dampening::Shifted, 1.0, &mut p).unwrap();
+    local_dampening_probabilities(&[0.5, 5.0], &d_delta, Dampening::Shifted, 1.0, &mut q).unwrap();
+    assert_eq!(p, q);
+    assert_eq!(dampen(&[0.5, f64::NAN], &d, &mut out), Ok(()));
+    assert!(out[1] < out[0] && out[1].is_finite(), "NaN utility is the lowest score");
     // Large but representable dampened scores are fine, and probabilities stay finite.
     let d = LocalSensitivity::new(DeltaSource::PerCandidate(&[1.0, 1.0]), 1.0, 4, 2).unwrap();
     local_dampening_probabilities(&[1e300, -1e300], &d, Dampening::Plain, 1.0, &mut p).unwrap();

@@ -185,6 +185,9 @@ pub unsafe extern "C" fn dpmo_sample(
         check_disjoint(&[Region::of(out, count), rng_region(rng)], &[])?;
         // SAFETY: checked disjoint from the generator; validity is the caller's contract.
         let out = unsafe { output(out, count) }?;
+        if out.is_empty() {
+            return Ok(()); // count 0 is public: nothing drawn
+        }
         // SAFETY: as above.
         unsafe {
             with_generator(rng, |g| {
@@ -231,6 +234,9 @@ pub unsafe extern "C" fn dpmo_sample_discrete_laplace(
         check_disjoint(&[Region::of(out, count), rng_region(rng)], &[])?;
         // SAFETY: checked disjoint from the generator; validity is the caller's contract.
         let out = unsafe { output(out, count) }?;
+        if out.is_empty() {
+            return Ok(()); // count 0 is public: nothing drawn
+        }
         // SAFETY: as above.
         unsafe {
             with_generator(rng, |g| {

@@ -67,7 +67,9 @@ impl<'a, 'b> GridDelta<'a, 'b> {
 
     /// U = ⌊u/g⌋ clamped to ±2⁶⁰N.
     pub(crate) fn utility(&self, u: f64) -> i128 {
-        self.grid.floor_clamped(u, utility_limit(self.grid.units()))
+        // NaN counts as the lowest utility and ±∞ as ±f64::MAX (the public rule), then clamped.
+        self.grid
+            .floor_clamped(crate::select::finite(u), utility_limit(self.grid.units()))
     }
 }
 

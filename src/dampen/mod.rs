@@ -20,12 +20,10 @@ use exact::IntDelta;
 ///
 /// For u ≥ 0, i is the largest i with b(i) ≤ u; for u < 0, i = −k with k the smallest k ≥ 1 with
 /// b(k) ≥ −u. Walking the breakpoints costs O(min(i, T)) evaluations of δ.
-/// Errors: `u` not finite ([`Error::NonFiniteInput`]), a failing δ value, or a result beyond `f64`
-/// ([`Error::Overflow`], e.g. u = 1e300 with Δ = 1e-10).
+/// The utility is private data and never refused: it is read through [`utility`] (NaN the lowest, and
+/// clamped to ±2⁶⁰Δ, as the exact stage clamps it), so the result is finite. Errors: r ≥ n.
 pub fn dampen_value(u: f64, r: usize, delta: &LocalSensitivity<'_>) -> Result<f64, Error> {
-    if !u.is_finite() {
-        return Err(Error::NonFiniteInput);
-    }
+    let u = utility(u, delta);
     let t = delta.saturation();
     if let Some(c) = delta.constant_below_saturation(r) {
         return finite(dampen_constant(u, c, t, delta.global()));
@@ -69,11 +67,17 @@ pub fn dampen_value(u: f64, r: usize, delta: &LocalSensitivity<'_>) -> Result<f6
 }
 
 fn finite(d: f64) -> Result<f64, Error> {
-    if d.is_finite() {
-        Ok(d)
-    } else {
-        Err(Error::Overflow)
-    }
+    // |D| ≤ T + 2⁶⁰ for a clamped utility: always finite.
+    Ok(d)
+}
+
+/// A utility as the dampening stage reads it: NaN → −f64::MAX and ±∞ → ±f64::MAX (the public rule for
+/// private values), then clamped to ±2⁶⁰Δ — a monotone 1-Lipschitz map, which keeps δ admissible, and the
+/// clamp the exact stage applies on its grid — so that u/Δ can never overflow.
+#[inline]
+pub(crate) fn utility(u: f64, delta: &LocalSensitivity<'_>) -> f64 {
+    let limit = libm::ldexp(delta.global(), 60).min(f64::MAX);
+    crate::select::finite(u).clamp(-limit, limit)
 }
 
 /// D when δ(t) = c for every t < T and Δ from T on: the breakpoints are b(i) = i·c, so inside ±T·c the
@@ -100,15 +104,7 @@ fn dampen_constant(u: f64, c: f64, t: usize, global: f64) -> f64 {
 /// Def. 4.3 is therefore reached at a finite s and equals the selector on these scores. Each finite-s
 /// mechanism is ε-DP (Lemma 3.7 applies to u − s with the same δ), so the closed form is too (Thm. 4.4).
 pub fn shifted_value(u: f64, r: usize, delta: &LocalSensitivity<'_>) -> Result<f64, Error> {
-    if !u.is_finite() {
-        return Err(Error::NonFiniteInput);
-    }
-    let v = u / delta.global() - delta.shift_offset(r)?;
-    if v.is_finite() {
-        Ok(v)
-    } else {
-        Err(Error::Overflow)
-    }
+    Ok(utility(u, delta) / delta.global() - delta.shift_offset(r)?)
 }
 
 /// Plain or shifted dampening.
@@ -137,19 +133,10 @@ fn dampen_all(
     if delta.len() != n || out.len() < n {
         return Err(Error::LengthMismatch);
     }
-    if utilities.iter().any(|u| !u.is_finite()) {
-        return Err(Error::NonFiniteInput);
-    }
     let one = |r: usize| match kind {
         Dampening::Plain => dampen_value(utilities[r], r, delta),
         Dampening::Shifted => shifted_value(utilities[r], r, delta),
     };
-    // Plain: each interval contributes at most 1, and beyond T the slope is 1/Δ, so |D| ≤ T + |u|/Δ.
-    // Shifted: |score| ≤ |u|/Δ + T. Checking this bound first means only a caller function can fail below.
-    let largest = utilities.iter().fold(0.0f64, |m, u| m.max(u.abs()));
-    if !(largest / delta.global() + delta.saturation() as f64 + 1.0).is_finite() {
-        return Err(Error::Overflow);
-    }
     if delta.is_shared() {
         // The same δ for every candidate (a slice, so nothing can fail): one walk for many candidates.
         shared_float(utilities, delta, kind, &mut out[..n])?;
@@ -183,8 +170,7 @@ fn shared_float(
     if kind == Dampening::Shifted {
         let offset = delta.shift_offset(0)?;
         for (o, &u) in out.iter_mut().zip(utilities) {
-            let v = u / delta.global() - offset;
-            *o = if v.is_finite() { v } else { return Err(Error::Overflow) };
+            *o = utility(u, delta) / delta.global() - offset;
         }
         return Ok(0);
     }
@@ -196,6 +182,7 @@ fn shared_float(
         for negative in [false, true] {
             let mut len = 0;
             for (k, &u) in chunk.iter().enumerate() {
+                let u = utility(u, delta);
                 if (u < 0.0) == negative {
                     keys[len] = (u.abs(), (start + k) as u32);
                     len += 1;
@@ -205,7 +192,7 @@ fn shared_float(
             block.sort_unstable_by(|a, b| crate::float::cmp(a.0, b.0));
             let (mut t, mut b) = (0usize, 0.0f64);
             for &(a, r) in block.iter() {
-                let u = utilities[r as usize];
+                let u = utility(utilities[r as usize], delta);
                 let d = loop {
                     if t >= t_sat {
                         break if negative {
@@ -326,9 +313,6 @@ fn exact_inputs<'a, 'b>(utilities: &[f64], delta: &'b LocalSensitivity<'a>) -> R
     }
     if delta.len() != utilities.len() {
         return Err(Error::LengthMismatch);
-    }
-    if utilities.iter().any(|u| !u.is_finite()) {
-        return Err(Error::NonFiniteInput);
     }
     exact::GridDelta::new(delta)
 }

@@ -71,14 +71,6 @@ fn shape(utilities: &[f64], m: usize) -> Result<usize, Error> {
 }
 
 /// [`Error::NonFiniteInput`] when a utility is NaN or infinite (a property of the data).
-fn finite(utilities: &[f64]) -> Result<(), Error> {
-    if utilities.iter().all(|u| u.is_finite()) {
-        Ok(())
-    } else {
-        Err(Error::NonFiniteInput)
-    }
-}
-
 /// Validates ε and k against n and returns the per-round budget ε/k.
 fn round_epsilon(epsilon: f64, k: usize, n: usize) -> Result<f64, Error> {
     crate::select::per_round_epsilon(epsilon, k, n)

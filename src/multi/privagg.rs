@@ -14,7 +14,7 @@
 //! n m · min(T, columns) with tables (the size of the tables), and n m · 2048 with functions or shared δs
 //! ([`MAX_WALKED_DISTANCE`]).
 
-use super::{finite, privagg_iso, round_epsilon, shape, size, take, MultiScratchLen};
+use super::{privagg_iso, round_epsilon, shape, size, take, MultiScratchLen};
 use crate::dampen::exact::IntDelta;
 use crate::dampen::{dampen_int_each, Dampening};
 use crate::select::exact::{as_words, load_int, store_int};
@@ -183,7 +183,6 @@ pub fn privagg_exact_scores(
     if !weights.iter().all(|w| w.is_finite()) {
         return Err(Error::NonFiniteInput);
     }
-    finite(utilities)?;
     if let AggSensitivity::Local { deltas, .. } = sensitivity {
         if deltas.iter().any(|d| d.is_fallible()) {
             // A caller function may fail part-way: evaluate everything once first.
@@ -262,7 +261,6 @@ pub fn select_privagg<R: Rng + ?Sized>(
         iso::top_k_int(rng, selector, words, scale, out, map, take(&mut indices, n)?);
         return Ok(());
     }
-    finite(utilities)?;
     let scores = take(&mut values, 2 * n)?;
     let work = take(&mut values, 2 * n)?;
     let map = take(&mut indices, n)?;
@@ -326,7 +324,6 @@ pub fn privagg_probabilities(
     if !weights.iter().all(|w| w.is_finite()) {
         return Err(Error::NonFiniteInput);
     }
-    finite(utilities)?;
     let words = as_words(take(&mut values, 2 * n)?);
     let units = exact_scores(utilities, weights, &sensitivity, |r, s| store_int(words, r, s))?;
     let unit_scores = take(&mut values, n)?;

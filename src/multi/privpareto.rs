@@ -36,7 +36,7 @@
 //! that the Pareto score's count, the walk's `u32` arrays and the selector's permutation use in turn;
 //! 15 n + 1 words at m = 2 on 64-bit targets, 60 bytes per candidate per objective.
 
-use super::{finite, round_epsilon, shape, take, MultiScratchLen};
+use super::{round_epsilon, shape, take, MultiScratchLen};
 use crate::dampen::exact::{plain_end, plain_run, utility_limit, PLAIN_UNITS};
 use crate::dampen::Dampening;
 use crate::exact::{scale::distance_beyond_cap, Grid};
@@ -233,7 +233,8 @@ fn check_local(sensitivity: &ParetoSensitivity<'_>, n: usize, m: usize) -> Resul
 /// The dominator counts −PS of the first `live` candidates of the map into `p.dominators`.
 fn score_round(p: &mut Parts<'_>, utilities: &[f64], live: usize, m: usize, dominance: Dominance) {
     let map = &p.map[..live];
-    let u = |r: usize, i: usize| utilities[map[r] * m + i];
+    // Utilities are private: NaN counts as the lowest, ±∞ as ±f64::MAX (the public rule), never a status.
+    let u = |r: usize, i: usize| crate::select::finite(utilities[map[r] * m + i]);
     dominator_counts(live, m, u, dominance, p.dominators, p.stage);
 }
 
@@ -312,7 +313,8 @@ fn dampened_round(
         let grid = objective_grid(d.global())?;
         subs.push(Live { d, map, grid }).map_err(|_| Error::CapacityExceeded)?;
     }
-    let u = |r: usize, i: usize| utilities[map[r] * m + i];
+    // Utilities are private: NaN counts as the lowest, ±∞ as ±f64::MAX (the public rule), never a status.
+    let u = |r: usize, i: usize| crate::select::finite(utilities[map[r] * m + i]);
     let (running, corners, walk) = (
         as_words(&mut p.sums[..n * m]),
         &mut p.corners[..2 * n * m],
@@ -599,7 +601,6 @@ pub fn select_privpareto<R: Rng + ?Sized>(
         return Err(Error::Unsupported);
     }
     let mut p = split(n, m, values, indices)?;
-    finite(utilities)?;
     for (i, x) in p.map.iter_mut().enumerate() {
         *x = i;
     }
@@ -657,7 +658,6 @@ pub fn privpareto_probabilities(
         return Err(Error::LengthMismatch);
     }
     let mut p = split(n, m, values, indices)?;
-    finite(utilities)?;
     if n == 1 {
         out[0] = 1.0;
         return Ok(());

@@ -54,8 +54,8 @@ pub enum DeltaSource<'a> {
     /// The same δ(x, t) for every candidate: `values[t]` for t < `values.len()`, Δ beyond. This is the form
     /// of LS(x, t) and of the "δ replacement" of §4.2 ([`max_over_candidates`]).
     Shared(&'a [f64]),
-    /// A function of (r, t). It must be deterministic; a NaN, negative or infinite value is reported as
-    /// [`Error::InvalidSensitivityValue`].
+    /// A function of (r, t). It must be deterministic; a NaN, negative or infinite value counts as Δ, as in
+    /// every source (the public rule for private values: no status ever depends on them).
     Function(&'a dyn DeltaFunction),
 }
 
@@ -88,8 +88,15 @@ pub struct LocalSensitivity<'a> {
     n: usize,
 }
 
-fn valid_value(d: f64) -> bool {
-    d.is_finite() && d >= 0.0
+/// A raw δ value made valid by the public rule for private data: clamped to [0, Δ], and Δ itself when it
+/// is NaN, negative or infinite (the safe value: it never makes δ smaller than it should be). −0 is 0.
+#[inline]
+pub(crate) fn clean_value(d: f64, global: f64) -> f64 {
+    if d >= 0.0 && d.is_finite() {
+        d.min(global) + 0.0
+    } else {
+        global
+    }
 }
 
 impl<'a> LocalSensitivity<'a> {
@@ -98,9 +105,11 @@ impl<'a> LocalSensitivity<'a> {
     /// `t_max` above [`MAX_SATURATION`] is treated as [`MAX_SATURATION`], and for a function source above
     /// [`MAX_WALKED_DISTANCE`] as [`MAX_WALKED_DISTANCE`] (a function has no closed form in t).
     ///
-    /// Errors: n = 0 → [`Error::EmptyInput`]; Δ not finite or ≤ 0 → [`Error::InvalidSensitivity`]; `t_max` = 0 → [`Error::InvalidArgument`];
-    /// a slice of the wrong length → [`Error::LengthMismatch`]; a NaN, negative or infinite value in a slice →
-    /// [`Error::InvalidSensitivityValue`]. Function values are checked when they are used.
+    /// The values are private data and are never refused: each is clamped to [0, Δ], and a NaN, negative or
+    /// infinite value counts as Δ (the public rule; [`LocalSensitivity::delta`]).
+    ///
+    /// Errors: n = 0 → [`Error::EmptyInput`]; Δ not finite or ≤ 0 → [`Error::InvalidSensitivity`]; `t_max` =
+    /// 0 → [`Error::InvalidArgument`]; a slice of the wrong length → [`Error::LengthMismatch`].
     pub fn new(source: DeltaSource<'a>, global: f64, t_max: usize, n: usize) -> Result<Self, Error> {
         if !(global.is_finite() && global > 0.0) {
             return Err(Error::InvalidSensitivity);
@@ -120,24 +129,13 @@ impl<'a> LocalSensitivity<'a> {
                 if v.len() != n {
                     return Err(Error::LengthMismatch);
                 }
-                if !v.iter().all(|&d| valid_value(d)) {
-                    return Err(Error::InvalidSensitivityValue);
-                }
             }
             DeltaSource::Table { values, columns } => {
                 if columns.checked_mul(n) != Some(values.len()) {
                     return Err(Error::LengthMismatch);
                 }
-                if !values.iter().all(|&d| valid_value(d)) {
-                    return Err(Error::InvalidSensitivityValue);
-                }
             }
-            DeltaSource::Shared(v) => {
-                if !v.iter().all(|&d| valid_value(d)) {
-                    return Err(Error::InvalidSensitivityValue);
-                }
-            }
-            DeltaSource::Function(_) => {}
+            DeltaSource::Shared(_) | DeltaSource::Function(_) => {}
         }
         Ok(LocalSensitivity {
             source,
@@ -181,8 +179,8 @@ impl<'a> LocalSensitivity<'a> {
     /// lets the dampening stage use a closed form instead of walking T breakpoints.
     pub fn constant_below_saturation(&self, r: usize) -> Option<f64> {
         match self.source {
-            DeltaSource::PerCandidate(v) => v.get(r).map(|&d| d.min(self.global) + 0.0),
-            DeltaSource::Function(f) if r < self.n => f.constant(r).map(|d| d.min(self.global) + 0.0),
+            DeltaSource::PerCandidate(v) => v.get(r).map(|&d| clean_value(d, self.global)),
+            DeltaSource::Function(f) if r < self.n => f.constant(r).map(|d| clean_value(d, self.global)),
             _ => None,
         }
     }
@@ -209,15 +207,15 @@ impl<'a> LocalSensitivity<'a> {
         matches!(self.source, DeltaSource::Shared(_))
     }
 
-    /// True when values come from a caller function and may therefore fail when evaluated.
+    /// True when values come from a caller function (which may be slow, or fail in a binding's own way).
     pub fn is_fallible(&self) -> bool {
         matches!(self.source, DeltaSource::Function(_))
     }
 
-    /// δ(x, t, r) after clamping to Δ and saturation at T_max.
+    /// δ(x, t, r) after clamping to [0, Δ] and saturation at T_max; a NaN, negative or infinite value counts
+    /// as Δ (the public rule for private values, [`clean_value`]).
     ///
-    /// Errors: r ≥ n → [`Error::InvalidArgument`]; a function value that is NaN, negative or infinite →
-    /// [`Error::InvalidSensitivityValue`].
+    /// Errors: r ≥ n → [`Error::InvalidArgument`].
     #[inline]
     pub fn delta(&self, r: usize, t: usize) -> Result<f64, Error> {
         if r >= self.n {
@@ -230,16 +228,9 @@ impl<'a> LocalSensitivity<'a> {
             DeltaSource::PerCandidate(v) => v[r],
             DeltaSource::Table { values, columns } => values[r * columns + t],
             DeltaSource::Shared(v) => v[t],
-            DeltaSource::Function(f) => {
-                let d = f.delta(r, t);
-                if !valid_value(d) {
-                    return Err(Error::InvalidSensitivityValue);
-                }
-                d
-            }
+            DeltaSource::Function(f) => f.delta(r, t),
         };
-        // `+ 0.0` turns −0 into +0 so breakpoints never carry a negative zero.
-        Ok(raw.min(self.global) + 0.0)
+        Ok(clean_value(raw, self.global))
     }
 
     /// Σ_{j<T} (1 − δ(x, j, r)/Δ) with T = [`saturation`](Self::saturation): the offset of the shifted
@@ -299,8 +290,7 @@ impl Neumaier {
 
 /// The sensitivity of a subset of the candidates: candidate j of the subset is candidate `map[j]` of
 /// `inner`. Used between the rounds of top-k without replacement, where the remaining candidates are
-/// compacted; a failing value of `inner` (or an index outside it) reads as NaN, which
-/// [`LocalSensitivity::delta`] reports as [`Error::InvalidSensitivityValue`].
+/// compacted; an index outside `inner` reads as NaN, which [`LocalSensitivity::delta`] takes as Δ.
 pub struct Subset<'a> {
     inner: LocalSensitivity<'a>,
     map: &'a [usize],
@@ -342,8 +332,7 @@ impl DeltaFunction for Subset<'_> {
 /// Lemma 4.5 (a maximum of admissible functions is admissible).
 ///
 /// Writes δ̂(x, t) for t < T into `out[..T]`, T = `delta.saturation()`, and returns the shared sensitivity
-/// reading from `out`. Cost O(n · T). Errors: `out` shorter than T → [`Error::ScratchTooSmall`]; a failing
-/// function value → [`Error::InvalidSensitivityValue`] (then `out` is left unchanged).
+/// reading from `out`. Cost O(n · T). Errors: `out` shorter than T → [`Error::ScratchTooSmall`].
 pub fn max_over_candidates<'o>(
     delta: &LocalSensitivity<'_>,
     out: &'o mut [f64],
@@ -408,19 +397,18 @@ mod tests {
     }
 
     #[test]
-    fn rejects_bad_inputs() {
-        let v = [1.0, f64::NAN];
-        assert_eq!(
-            LocalSensitivity::new(DeltaSource::PerCandidate(&v), 1.0, 4, 2).err(),
-            Some(Error::InvalidSensitivityValue)
-        );
+    fn rejects_bad_arguments_and_cleans_bad_values() {
+        // Values are private data: never refused, each invalid one counts as Δ.
+        let v = [1.0, f64::NAN, -1.0, f64::INFINITY, -0.0, 0.25];
+        let s = LocalSensitivity::new(DeltaSource::PerCandidate(&v), 0.5, 4, 6).unwrap();
+        let got: [f64; 6] = core::array::from_fn(|r| s.delta(r, 0).unwrap());
+        assert_eq!(got, [0.5, 0.5, 0.5, 0.5, 0.0, 0.25]);
+        assert!(got[4].is_sign_positive());
+        assert_eq!(s.constant_below_saturation(1), Some(0.5));
+        assert_eq!(s.constant_below_saturation(2), Some(0.5));
         assert_eq!(
             LocalSensitivity::new(DeltaSource::PerCandidate(&[1.0]), 1.0, 4, 2).err(),
             Some(Error::LengthMismatch)
-        );
-        assert_eq!(
-            LocalSensitivity::new(DeltaSource::PerCandidate(&[-1.0]), 1.0, 4, 1).err(),
-            Some(Error::InvalidSensitivityValue)
         );
         for g in [0.0, -1.0, f64::INFINITY, f64::NAN] {
             assert_eq!(
@@ -435,7 +423,7 @@ mod tests {
         let f = |_r: usize, t: usize| if t == 2 { f64::INFINITY } else { 0.5 };
         let s = LocalSensitivity::new(DeltaSource::Function(&f), 1.0, 5, 3).unwrap();
         assert_eq!(s.delta(0, 1), Ok(0.5));
-        assert_eq!(s.delta(0, 2), Err(Error::InvalidSensitivityValue));
+        assert_eq!(s.delta(0, 2), Ok(1.0));
         let g = |_r: usize, _t: usize| -0.0;
         let s = LocalSensitivity::new(DeltaSource::Function(&g), 1.0, 5, 3).unwrap();
         assert!(s.delta(0, 0).unwrap().is_sign_positive());

@@ -95,8 +95,8 @@ pub fn weighted_saturation(deltas: &[LocalSensitivity<'_>]) -> usize {
 ///
 /// Errors (nothing written to `out`): as [`weighted_global_sensitivity`] for the weights (with `deltas` in
 /// place of `globals`); sensitivities for different numbers of candidates, or `out.len()` ≠ n · `columns`
-/// → [`Error::LengthMismatch`]; n = 0 → [`Error::EmptyInput`]; `columns` = 0 → [`Error::InvalidArgument`];
-/// a failing δ function value → [`Error::InvalidSensitivityValue`].
+/// → [`Error::LengthMismatch`]; n = 0 → [`Error::EmptyInput`]; `columns` = 0 → [`Error::InvalidArgument`].
+/// A NaN, negative or infinite δ_i value counts as Δ_i ([`LocalSensitivity::delta`]), never a status.
 pub fn weighted_sensitivity_table(
     weights: &[f64],
     deltas: &[LocalSensitivity<'_>],
@@ -132,13 +132,6 @@ pub fn weighted_sensitivity_table(
         }
         Ok(s)
     };
-    if deltas.iter().any(|d| d.is_fallible()) {
-        for r in 0..n {
-            for t in 0..columns {
-                at(r, t)?;
-            }
-        }
-    }
     for (r, row) in out.chunks_exact_mut(columns).enumerate() {
         for (t, slot) in row.iter_mut().enumerate() {
             // Equal to Δ_agg once every δ_i is saturated; never above it (same order, monotone rounding).
@@ -194,11 +187,15 @@ impl WeightedGrid {
         self.grid
     }
 
-    /// U(r) for one row of utilities.
+    /// U(r) for one row of utilities (NaN counts as −f64::MAX and ±∞ as ±f64::MAX: the public rule for
+    /// private values).
     pub(crate) fn utility(&self, row: &[f64], weights: &[f64]) -> i128 {
         row.iter()
             .zip(weights)
-            .map(|(u, w)| self.grid.floor_product_clamped(*w, *u, self.term_limit))
+            .map(|(u, w)| {
+                self.grid
+                    .floor_product_clamped(*w, crate::select::finite(*u), self.term_limit)
+            })
             .sum()
     }
 
@@ -295,10 +292,10 @@ mod tests {
         let f = |_r: usize, t: usize| if t == 1 { f64::NAN } else { 0.5 };
         let d = LocalSensitivity::new(DeltaSource::Function(&f), 1.0, 4, 2).unwrap();
         let mut table = [7.0; 4];
-        assert_eq!(
-            weighted_sensitivity_table(&[1.0], &[d], 2, &mut table),
-            Err(Error::InvalidSensitivityValue)
-        );
+        // A NaN δ value is private data: it counts as Δ (the public rule), never a status.
+        assert_eq!(weighted_sensitivity_table(&[1.0], &[d], 2, &mut table), Ok(1.0));
+        assert_eq!(table, [0.5, 1.0, 0.5, 1.0]);
+        table = [7.0; 4];
         assert_eq!(
             weighted_sensitivity_table(&[1.0], &[d], 0, &mut []),
             Err(Error::InvalidArgument)
