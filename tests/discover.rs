@@ -566,8 +566,8 @@ fn totals_count_units_events_and_sums() {
 }
 
 #[test]
-fn the_thresholds_quoted_in_the_readme() {
-    // README, "Private selection over an unknown domain": at ε = 1, δ = 10⁻⁶, an item is kept with
+fn the_thresholds_quoted_in_docs_discovery() {
+    // docs/discovery.md: at ε = 1, δ = 10⁻⁶, an item is kept with
     // probability ≥ 1/2 from 15 units (truncated geometric and Laplace) and 25 (Gaussian) at L = 1; from
     // 1,314, 1,775 and 270 at L = 100.
     for (l, geometric, laplace, gaussian) in [(1usize, 15u64, 15u64, 25u64), (100, 1314, 1775, 270)] {
