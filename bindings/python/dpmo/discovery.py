@@ -14,8 +14,9 @@ items privately, in the Rust core (``dpmo::discover``), exact on the random path
   :func:`dpmo.select_top_k` runs on the bounded counts instead (pure ε, δ = 0).
 
 Both charge a :class:`dpmo.Budget` made with a δ (``dpmo.Budget(1.0, delta=1e-6)``) before they look at the
-events, draw one key from the generator whatever the events, and treat private data by public rules (no
-event at all is an empty dataset; a NaN value counts as 0; values are clamped to ``bounds``).
+events, draw a fixed number of keys from the generator whatever the events (one; two with a candidate list:
+the bounding's and the selection's), and treat private data by public rules (no event at all is an empty
+dataset; a NaN value counts as 0; values are clamped to ``bounds``).
 
 Item and unit labels may be any hashable values: integers are used as they are (as 64-bit patterns), other
 labels are numbered in their sorted order (a public order: which labels exist is never released except
