@@ -29,7 +29,7 @@ LIBDIR      ?= $(PREFIX)/lib
 INCLUDEDIR  ?= $(PREFIX)/include
 DESTDIR     ?=
 
-.PHONY: demo test lib header header-check bare-metal tools rust-tests ffi-tests examples bindings java sqlite postgres eval-smoke reproduce bench clean install uninstall install-test java-install readme-test wheel python python-bench discovery-bench
+.PHONY: demo test lib header header-check bare-metal tools rust-tests ffi-tests examples bindings java sqlite postgres duckdb eval-smoke reproduce bench clean install uninstall install-test java-install readme-test wheel python python-bench discovery-bench
 
 ## Build the C artifacts target/release/libdpmo.a and libdpmo.so.
 lib:
@@ -102,7 +102,10 @@ sqlite: lib
 	$(MAKE) -C bindings/sqlite test
 postgres: lib
 	$(MAKE) -C bindings/postgres test
-bindings: java sqlite postgres
+## DuckDB: the extension tested against the duckdb Python package and shell from PyPI (build/duckdb/venv, once).
+duckdb: lib
+	$(MAKE) -C bindings/duckdb test
+bindings: java sqlite postgres duckdb
 
 ## The Python package (bindings/python): an abi3 wheel for CPython >= 3.9 built by maturin into target/wheels/,
 ## installed into a fresh venv, and its tests (pytest, with pyspark on local[2] and a JRE) run against it.
@@ -128,8 +131,9 @@ reproduce: tools
 	$(CARGO) run --release -p dpmo-eval -- reproduce --data ../shared/data --out eval/results --report eval/REPRODUCTION.md
 
 ## Every code block of README.md and docs/discovery.md, as written: C compiled and run, sh run (make test/bench/reproduce dry-run),
-## Java compiled and run against the jar, Python run against the wheel; the Rust blocks run as doctests
-## (rust-tests) and the SQL blocks in the SQLite and PostgreSQL test runners.
+## Java compiled and run against the jar, Python run against the wheel (or, importing duckdb, with the DuckDB
+## binding's venv and extension); the Rust blocks run as doctests (rust-tests) and the SQL blocks in the SQLite
+## and PostgreSQL test runners.
 readme-test: lib
 	python3 tests/readme/check.py
 	python3 tests/readme/check.py docs/discovery.md

@@ -215,11 +215,6 @@ static inline dpmo_budget make_budget(double total, double spent) {
     return b;
 }
 
-/* True for the statuses caused by the private data, which keep the budget charge. */
-static inline int is_data_status(dpmo_status s) {
-    return s == DPMO_NON_FINITE_INPUT || s == DPMO_INVALID_SENSITIVITY_VALUE || s == DPMO_OVERFLOW;
-}
-
 /* ---- statistics: Pearson's chi-square against given probabilities ---- */
 
 /* The regularised upper incomplete gamma function Q(a, x) = Γ(a, x) / Γ(a): a power series below a + 1,

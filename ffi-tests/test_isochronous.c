@@ -85,14 +85,21 @@ static void run_all(const double *scores_in, uint32_t mode, dpmo_rng *g) {
 }
 
 /* Local dampening, plain and shifted, with a table of 4 distances and with one δ per candidate: the
- * utilities are marked undefined. */
-static void run_local(const double *util_in, uint32_t mode, dpmo_rng *g) {
+ * utilities and the δ values (private data too, never validated: a NaN, negative or infinite δ counts as Δ)
+ * are marked undefined (the utilities only when `mark_utilities`). `bad_deltas` puts such values (and values
+ * above Δ) among the δs. */
+static void run_local(const double *util_in, uint32_t mode, dpmo_rng *g, int bad_deltas, int mark_utilities) {
     static double u[N], table[4 * N], per[N], scratch[4 * N];
     static size_t perm[N], index[2 * N], out[K];
+    static const double BAD[4] = {NAN, -1.0, INFINITY, 7.0};
     size_t pick = 0;
     memcpy(u, util_in, sizeof u);
     for (int i = 0; i < 4 * N; i++) table[i] = (i % 5 == 0) ? 0.0 : (i % 7) * 0.25;
     for (int i = 0; i < N; i++) per[i] = (i % 3) * 0.5;
+    if (bad_deltas) {
+        for (int i = 0; i < 4 * N; i += 9) table[i] = BAD[(i / 9) % 4];
+        for (int i = 0; i < N; i += 5) per[i] = BAD[(i / 5) % 4];
+    }
     const dpmo_sensitivity specs[2] = {
         {DPMO_DELTA_TABLE, table, 4 * N, 4, NULL, NULL, 2.0, 4},
         {DPMO_DELTA_PER_CANDIDATE, per, N, 0, NULL, NULL, 2.0, 16},
@@ -100,15 +107,22 @@ static void run_local(const double *util_in, uint32_t mode, dpmo_rng *g) {
     for (int sp = 0; sp < 2; sp++) {
         for (uint32_t damp = DPMO_DAMPENING_PLAIN; damp <= DPMO_DAMPENING_SHIFTED; damp++) {
             for (int s = 0; s < NSEL; s++) {
-                VALGRIND_MAKE_MEM_UNDEFINED(u, sizeof u);
+                if (mark_utilities) VALGRIND_MAKE_MEM_UNDEFINED(u, sizeof u);
+                VALGRIND_MAKE_MEM_UNDEFINED(table, sizeof table);
+                VALGRIND_MAKE_MEM_UNDEFINED(per, sizeof per);
                 dpmo_status st = dpmo_select_local_dampening(g, u, N, &specs[sp], damp, SELECTORS[s] | mode, 1.0,
                                                              scratch, 2 * N, perm, N, &pick, NULL);
                 VALGRIND_MAKE_MEM_DEFINED(&pick, sizeof pick);
                 VALGRIND_MAKE_MEM_DEFINED(scratch, sizeof scratch);
                 VALGRIND_MAKE_MEM_DEFINED(perm, sizeof perm);
+                VALGRIND_MAKE_MEM_DEFINED(u, sizeof u);
+                VALGRIND_MAKE_MEM_DEFINED(table, sizeof table);
+                VALGRIND_MAKE_MEM_DEFINED(per, sizeof per);
                 CHECK_STATUS(st, DPMO_OK);
                 CHECK(pick < N);
-                VALGRIND_MAKE_MEM_UNDEFINED(u, sizeof u);
+                if (mark_utilities) VALGRIND_MAKE_MEM_UNDEFINED(u, sizeof u);
+                VALGRIND_MAKE_MEM_UNDEFINED(table, sizeof table);
+                VALGRIND_MAKE_MEM_UNDEFINED(per, sizeof per);
                 st = dpmo_select_local_dampening_top_k(g, u, N, &specs[sp], damp, SELECTORS[s] | mode, 1.0, K, out,
                                                        scratch, 4 * N, index, 2 * N, NULL);
                 VALGRIND_MAKE_MEM_DEFINED(out, sizeof out);
@@ -165,7 +179,8 @@ static void constant_time(void) {
     for (int kind = 0; kind < KINDS; kind++) {
         fill(s, kind);
         run_all(s, DPMO_ISOCHRONOUS, &g);
-        run_local(s, DPMO_ISOCHRONOUS, &g);
+        run_local(s, DPMO_ISOCHRONOUS, &g, 0, 1);
+        run_local(s, DPMO_ISOCHRONOUS, &g, 1, 1);
         run_privagg(s, DPMO_ISOCHRONOUS, &g);
     }
 }
@@ -182,9 +197,16 @@ static void control(void) {
     printf("memcheck reported %u errors in the exact selectors\n", after - before);
     CHECK(after > before);
     before = after;
-    run_local(s, 0, &g);
+    run_local(s, 0, &g, 1, 1);
     after = VALGRIND_COUNT_ERRORS;
     printf("memcheck reported %u errors in exact local dampening\n", after - before);
+    CHECK(after > before);
+    /* The δ values alone (utilities defined): the marking of the δs is seen too. */
+    before = after;
+    run_local(s, 0, &g, 1, 0);
+    after = VALGRIND_COUNT_ERRORS;
+    printf("memcheck reported %u errors in exact local dampening with only the deltas undefined\n",
+           after - before);
     CHECK(after > before);
     before = after;
     run_privagg(s, 0, &g);

@@ -8,6 +8,8 @@
  */
 #include "common.h"
 
+#include <float.h>
+
 static double nan_(void) { return nan(""); }
 
 /* PrivPareto paper, Example 4.4: candidates a..e, u1 = (3, 5, 4, 2, 1), u2 = (5, 3, 2, 4, 1), row-major n x m. */
@@ -230,18 +232,55 @@ static void test_pareto_sensitivity(void) {
     pst_case("pst delta global 0", U46, N46, 2, specs, 2, out, ix, ix_len, vs, vs_len, DPMO_INVALID_SENSITIVITY);
     specs[1] = specs[0];
     memcpy(d, D46, sizeof d);
-    d[2] = nan_();
-    specs[1].values = d;
-    pst_case("pst NaN delta value", U46, N46, 2, specs, 2, out, ix, ix_len, vs, vs_len,
-             DPMO_INVALID_SENSITIVITY_VALUE);
-    ctx = make_ctx(cbt, 2);
-    ctx.has_bad = 1;
-    ctx.bad_r = 2;
-    ctx.bad_t = 1;
-    ctx.bad_value = -1.0;
-    specs[1] = make_cb_spec(&ctx, 10.0, 5);
-    pst_case("pst callback returns -1", U46, N46, 2, specs, 2, out, ix, ix_len, vs, vs_len,
-             DPMO_INVALID_SENSITIVITY_VALUE);
+    /* δ values are private data, never a status: a NaN, negative or infinite δ_i value counts as Δ_i = 10
+     * (the public rule), so the table is the one computed with 10 in its place. */
+    {
+        double ref[32], dref[N46];
+        dpmo_sensitivity rspecs[2];
+        const double bad[3] = {nan_(), -1.0, INFINITY};
+        const char *const names[3] = {"pst NaN delta value counts as Δ", "pst negative delta value counts as Δ",
+                                      "pst infinite delta value counts as Δ"};
+        memcpy(dref, D46, sizeof dref);
+        dref[2] = 10.0;
+        rspecs[0] = specs[0];
+        rspecs[1] = specs[0];
+        rspecs[1].values = dref;
+        fill_d(ref, 32);
+        CHECK_STATUS(dpmo_pareto_sensitivity_table(U46, N46, 2, rspecs, 2, ref, ix, ix_len, vs, vs_len), DPMO_OK);
+        for (i = 0; i < 3; i++) {
+            d[2] = bad[i];
+            specs[1].values = d;
+            fill_d(out, 32);
+            pst_case(names[i], U46, N46, 2, specs, 2, out, ix, ix_len, vs, vs_len, DPMO_OK);
+            CHECK(memcmp(out, ref, N46 * 2 * sizeof(double)) == 0);
+            CHECK_DEQ(out[N46 * 2], SENTINEL_D);
+        }
+        /* The contrast: the valid table (δ = D46) gives another table, so the comparison sees that value. */
+        specs[1].values = D46;
+        CHECK_STATUS(dpmo_pareto_sensitivity_table(U46, N46, 2, specs, 2, out, ix, ix_len, vs, vs_len), DPMO_OK);
+        CHECK(memcmp(out, ref, N46 * 2 * sizeof(double)) != 0);
+        /* A callback returning -1 at (2, 1): as a callback returning Δ = 10 there. */
+        for (i = 0; i < N46; i++) cbt[i * 2] = cbt[i * 2 + 1] = D46[i];
+        ctx = make_ctx(cbt, 2);
+        ctx.has_bad = 1;
+        ctx.bad_r = 2;
+        ctx.bad_t = 1;
+        ctx.bad_value = -1.0;
+        specs[1] = make_cb_spec(&ctx, 10.0, 5);
+        fill_d(out, 32);
+        pst_case("pst callback returns -1: counts as Δ", U46, N46, 2, specs, 2, out, ix, ix_len, vs, vs_len, DPMO_OK);
+        {
+            double cref[N46 * 2];
+            cb_ctx c2;
+            memcpy(cref, cbt, sizeof cref);
+            cref[2 * 2 + 1] = 10.0;
+            c2 = make_ctx(cref, 2);
+            rspecs[1] = make_cb_spec(&c2, 10.0, 5);
+            fill_d(ref, 32);
+            CHECK_STATUS(dpmo_pareto_sensitivity_table(U46, N46, 2, rspecs, 2, ref, ix, ix_len, vs, vs_len), DPMO_OK);
+            CHECK(memcmp(out, ref, N46 * 2 * sizeof(double)) == 0);
+        }
+    }
     specs[1].callback = NULL;
     pst_case("pst null callback", U46, N46, 2, specs, 2, out, ix, ix_len, vs, vs_len, DPMO_NULL_POINTER);
 }
@@ -677,22 +716,41 @@ static void expect(int f, const char *what, const sel_args *a, dpmo_status want)
     CHECK_UNTOUCHED_IF_FAILED(want);
 }
 
-/* A call failing because of the data: the budget keeps the charge of epsilon; the generator, the chosen
- * indices and the utilities are unchanged. */
-static void expect_charged(int f, const char *what, const sel_args *a, dpmo_status want) {
+/* A call on private data that the public rule sanitises (no free probing, issue 20: NaN utility → -DBL_MAX,
+ * ±inf → ±DBL_MAX, a NaN, negative or infinite δ value → Δ): DPMO_OK, k distinct indices written, the budget
+ * charged exactly epsilon, the utilities unchanged. The picks and the final generator state are kept for
+ * expect_as_sanitised. */
+static size_t R_OUT[8];
+static dpmo_rng R_RNG;
+static void expect_released(int f, const char *what, const sel_args *a) {
     char label[200];
     dpmo_budget before = S_BUDGET;
-    snprintf(label, sizeof label, "%s: %s (charged)", FNAME[f], what);
+    const dpmo_rng start = S_RNG;
+    snprintf(label, sizeof label, "%s: %s (released and charged)", FNAME[f], what);
     TEST(label);
-    guard(&S_RNG, sizeof S_RNG);
-    guard(S_OUT, sizeof S_OUT);
     guard(S_UTIL, sizeof S_UTIL);
-    CHECK_STATUS(call(f, a), want);
+    CHECK_STATUS(call(f, a), DPMO_OK);
     CHECK(guards_intact());
+    CHECK(distinct_below(S_OUT, a->k, N44));
+    CHECK_EQ(S_OUT[a->k], SENTINEL_Z);
+    CHECK(memcmp(&S_RNG, &start, sizeof start) != 0);
     if (a->budget == &S_BUDGET) {
         CHECK_DEQ(S_BUDGET.spent, before.spent + a->epsilon);
         CHECK_DEQ(S_BUDGET.total, before.total);
     }
+    memcpy(R_OUT, S_OUT, sizeof R_OUT);
+    R_RNG = S_RNG;
+}
+
+/* The same call on the sanitised data (from the same seed: defaults() reseeds) gives the same picks and the
+ * same generator state as the last expect_released: the release is the mechanism on the sanitised data. */
+static void expect_as_sanitised(int f, const char *what, const sel_args *a) {
+    char label[200];
+    snprintf(label, sizeof label, "%s: %s equals the call on the sanitised data", FNAME[f], what);
+    TEST(label);
+    CHECK_STATUS(call(f, a), DPMO_OK);
+    CHECK(memcmp(S_OUT, R_OUT, a->k * sizeof(size_t)) == 0);
+    CHECK(memcmp(&S_RNG, &R_RNG, sizeof R_RNG) == 0);
 }
 
 /* Callback contexts for the selecting tests: δ from D44A / D44B (per candidate, constant in t), one of them
@@ -758,8 +816,8 @@ static void test_selection_errors(void) {
             a.budget = NULL;
             expect(f, "bad epsilon, no budget", &a, DPMO_INVALID_EPSILON);
         }
-        /* Data errors keep the charge (a status that depends on the data is never free). The plain top-k
-         * functions take scores, which are never a status: NaN counts as -DBL_MAX, +-inf as +-DBL_MAX. */
+        /* Private data is never a status (no free probing, issue 20): scores and utilities follow the public
+         * rule (NaN counts as -DBL_MAX, +-inf as +-DBL_MAX) and the call releases its output, charged. */
         if (has_sensitivity(f)) {
             a = defaults(f), S_UTIL[3] = nan_();
             expect(f, "NaN score: chosen by the public rule", &a, DPMO_OK);
@@ -770,13 +828,25 @@ static void test_selection_errors(void) {
             goto argument_errors_decide;
         }
         a = defaults(f), S_UTIL[3] = nan_();
-        expect_charged(f, "NaN utility", &a, DPMO_NON_FINITE_INPUT);
+        expect_released(f, "NaN utility", &a);
+        a = defaults(f), S_UTIL[3] = -DBL_MAX;
+        expect_as_sanitised(f, "NaN utility as -DBL_MAX", &a);
         a = defaults(f), S_UTIL[3] = -INFINITY;
-        expect_charged(f, "infinite utility", &a, DPMO_NON_FINITE_INPUT);
+        expect_released(f, "infinite utility", &a);
+        a = defaults(f), S_UTIL[3] = -DBL_MAX;
+        expect_as_sanitised(f, "-inf utility as -DBL_MAX", &a);
+        a = defaults(f), S_UTIL[3] = INFINITY;
+        expect_released(f, "+inf utility", &a);
+        a = defaults(f), S_UTIL[3] = DBL_MAX;
+        expect_as_sanitised(f, "+inf utility as DBL_MAX", &a);
         a = defaults(f), S_UTIL[3] = nan_(), a.budget = NULL;
-        expect(f, "NaN utility, no budget", &a, DPMO_NON_FINITE_INPUT);
+        expect_released(f, "NaN utility, no budget", &a);
+        a = defaults(f), S_UTIL[3] = -DBL_MAX, a.budget = NULL;
+        expect_as_sanitised(f, "NaN utility, no budget, as -DBL_MAX", &a);
         a = defaults(f), S_UTIL[0] = nan_(), a.deltas = has_deltas(f) && f != F_LD_TOPK ? NULL : a.deltas;
-        expect_charged(f, "NaN utility, global", &a, DPMO_NON_FINITE_INPUT);
+        expect_released(f, "NaN utility, global", &a);
+        a = defaults(f), S_UTIL[0] = -DBL_MAX, a.deltas = has_deltas(f) && f != F_LD_TOPK ? NULL : a.deltas;
+        expect_as_sanitised(f, "NaN utility, global, as -DBL_MAX", &a);
     argument_errors_decide:
         /* ... but an argument error, or a budget that cannot pay, decides the status whatever the data: else a
          * deliberately short scratch (or k > n) returns a free status on clean data and a charged one on the
@@ -799,13 +869,15 @@ static void test_selection_errors(void) {
             expect(f, "NaN utility and laplace exact: UNSUPPORTED, free", &a, DPMO_UNSUPPORTED);
         }
         if (has_deltas(f)) {
-            /* A δ callback returning NaN, -1 or ∞: data, charged, nothing written. */
+            /* A δ callback returning NaN, -1 or ∞: data, counted as Δ = 4, charged, released. */
             const double bad[3] = {nan_(), -1.0, INFINITY};
             for (i = 0; i < 3; i++) {
                 a = defaults(f), use_callbacks(&a, f);
                 S_CTX[0].has_bad = 1, S_CTX[0].bad_r = 2, S_CTX[0].bad_t = 0, S_CTX[0].bad_value = bad[i];
-                expect_charged(f, i == 0 ? "callback NaN" : i == 1 ? "callback -1" : "callback inf", &a,
-                               DPMO_INVALID_SENSITIVITY_VALUE);
+                expect_released(f, i == 0 ? "callback NaN" : i == 1 ? "callback -1" : "callback inf", &a);
+                a = defaults(f), use_callbacks(&a, f);
+                S_CBTAB[0][2 * 4 + 0] = 4.0;
+                expect_as_sanitised(f, "callback bad value as Δ", &a);
             }
             a = defaults(f), use_callbacks(&a, f);
             expect(f, "callbacks ok", &a, DPMO_OK);
@@ -816,7 +888,7 @@ static void test_selection_errors(void) {
                 const unsigned long last = S_CTX[0].calls;
                 a = defaults(f), use_callbacks(&a, f);
                 S_CTX[0].fail_at = last, S_CTX[0].bad_value = nan_();
-                expect_charged(f, "callback NaN at its last evaluation", &a, DPMO_INVALID_SENSITIVITY_VALUE);
+                expect_released(f, "callback NaN at its last evaluation", &a);
                 CHECK_EQ(S_CTX[0].calls, last);
             }
             a = defaults(f), use_callbacks(&a, f), a.values_len = 1;
@@ -828,7 +900,10 @@ static void test_selection_errors(void) {
                 memcpy(dbad, D44A, sizeof dbad);
                 dbad[2] = nan_();
                 a = defaults(f), S_SPECS[0].values = dbad;
-                expect_charged(f, "NaN delta in a per-candidate table", &a, DPMO_INVALID_SENSITIVITY_VALUE);
+                expect_released(f, "NaN delta in a per-candidate table", &a);
+                dbad[2] = 4.0;
+                a = defaults(f), S_SPECS[0].values = dbad;
+                expect_as_sanitised(f, "NaN delta in a per-candidate table as Δ", &a);
             }
         }
         a = defaults(f), a.values_len = 1;

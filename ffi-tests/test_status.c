@@ -1,9 +1,14 @@
 /*
  * Every status code the dpmo C API can produce, for every exported function and every pointer argument,
  * and for each failing call: nothing written to any output (sentinels / byte snapshots), the generator
- * state byte-for-byte unchanged, and the budget charged only for failures caused by the data.
+ * state byte-for-byte unchanged, and nothing charged. Private data (utilities, scores, δ values) is never a
+ * status (no free probing, issue 20): it follows a public rule (NaN → the lowest score, ±inf → ±DBL_MAX,
+ * utilities clamped to ±2^60 Δ by dampening, a NaN, negative or infinite δ → Δ), and the call releases its
+ * output and charges ε exactly as on valid data.
  */
 #include "common.h"
+
+#include <float.h>
 
 static const double SCORES5[5] = {1.0, 2.0, 3.0, 4.0, 5.0};
 static double nan_(void) { return nan(""); }
@@ -478,6 +483,7 @@ static void test_sensitivity_value(void) {
     double v3[3] = {0.5, 1.0, 2.0}, table6[6] = {0.5, 1.0, 1.5, 0.25, 0.5, 0.75}, out = SENTINEL_D;
     dpmo_sensitivity spec = make_spec(DPMO_DELTA_PER_CANDIDATE, v3, 3, 0, 4.0, 5), s;
     cb_ctx ctx = make_ctx(table6, 3);
+    size_t i;
     value_case("value null spec", NULL, 3, 0, 0, &out, DPMO_NULL_POINTER);
     value_case("value null out", &spec, 3, 0, 0, NULL, DPMO_NULL_POINTER);
     s = spec; s.values = NULL;
@@ -508,17 +514,40 @@ static void test_sensitivity_value(void) {
     value_case("value table columns mismatch", &s, 2, 0, 0, &out, DPMO_LENGTH_MISMATCH);
     s.columns = SIZE_MAX;
     value_case("value table n * columns overflows", &s, 2, 0, 0, &out, DPMO_OVERFLOW);
-    s = spec; v3[1] = nan_();
-    value_case("value NaN entry", &s, 3, 0, 0, &out, DPMO_INVALID_SENSITIVITY_VALUE);
-    v3[1] = -1.0;
-    value_case("value negative entry", &s, 3, 0, 0, &out, DPMO_INVALID_SENSITIVITY_VALUE);
-    v3[1] = INFINITY;
-    value_case("value inf entry", &s, 3, 0, 0, &out, DPMO_INVALID_SENSITIVITY_VALUE);
-    v3[1] = 1.0;
+    /* δ values are private data: never a status. The public rule: a NaN, negative or infinite value counts
+     * as Δ (here 4), a value above Δ as Δ, and the other entries are read as given. */
+    {
+        const double bad_values[5] = {nan_(), -1.0, INFINITY, -INFINITY, 9.0};
+        const char *const bad_names[5] = {"value NaN entry is Δ", "value negative entry is Δ",
+                                          "value inf entry is Δ", "value -inf entry is Δ",
+                                          "value entry above Δ is Δ"};
+        for (i = 0; i < 5; i++) {
+            s = spec; v3[1] = bad_values[i];
+            value_case(bad_names[i], &s, 3, 1, 0, &out, DPMO_OK);
+            CHECK_DEQ(out, 4.0);
+            out = SENTINEL_D;
+            value_case("value: a bad entry leaves the others as given", &s, 3, 2, 0, &out, DPMO_OK);
+            CHECK_DEQ(out, 2.0);
+            out = SENTINEL_D;
+        }
+        v3[1] = -0.0;
+        value_case("value -0 entry is +0", &s, 3, 1, 0, &out, DPMO_OK);
+        CHECK(out == 0.0 && !signbit(out));
+        out = SENTINEL_D;
+        v3[1] = 1.0;
+        value_case("value valid entry, for contrast", &s, 3, 1, 0, &out, DPMO_OK);
+        CHECK_DEQ(out, 1.0);
+        out = SENTINEL_D;
+    }
     s = make_spec(DPMO_DELTA_SHARED, v3, 3, 0, 4.0, 5);
     table6[4] = nan_();
     s.values = table6; s.values_len = 6;
-    value_case("value shared NaN entry", &s, 1, 0, 0, &out, DPMO_INVALID_SENSITIVITY_VALUE);
+    value_case("value shared NaN entry is Δ", &s, 1, 0, 4, &out, DPMO_OK);
+    CHECK_DEQ(out, 4.0);
+    out = SENTINEL_D;
+    value_case("value shared: the other entries as given", &s, 1, 0, 3, &out, DPMO_OK);
+    CHECK_DEQ(out, 0.25);
+    out = SENTINEL_D;
     table6[4] = 0.5;
     value_case("value r = n", &spec, 3, 3, 0, &out, DPMO_INVALID_ARGUMENT);
     value_case("value r = SIZE_MAX", &spec, 3, SIZE_MAX, 0, &out, DPMO_INVALID_ARGUMENT);
@@ -537,18 +566,33 @@ static void test_sensitivity_value(void) {
     value_case("value null callback", &s, 2, 0, 0, &out, DPMO_NULL_POINTER);
     s = make_cb_spec(&ctx, 4.0, 5);
     ctx.has_bad = 1; ctx.bad_r = 1; ctx.bad_t = 2;
-    ctx.bad_value = nan_();
-    value_case("value callback NaN", &s, 2, 1, 2, &out, DPMO_INVALID_SENSITIVITY_VALUE);
-    ctx.bad_value = -1.0;
-    value_case("value callback -1", &s, 2, 1, 2, &out, DPMO_INVALID_SENSITIVITY_VALUE);
-    ctx.bad_value = INFINITY;
-    value_case("value callback INFINITY", &s, 2, 1, 2, &out, DPMO_INVALID_SENSITIVITY_VALUE);
-    ctx.bad_value = -INFINITY;
-    value_case("value callback -INFINITY", &s, 2, 1, 2, &out, DPMO_INVALID_SENSITIVITY_VALUE);
-    value_case("value callback bad beyond t_max is never asked", &s, 2, 1, 2, &out, DPMO_INVALID_SENSITIVITY_VALUE);
+    /* A callback's NaN, negative or infinite value counts as Δ = 4, like a table's (the public rule). */
+    {
+        const double bad_values[4] = {nan_(), -1.0, INFINITY, -INFINITY};
+        const char *const bad_names[4] = {"value callback NaN is Δ", "value callback -1 is Δ",
+                                          "value callback INFINITY is Δ", "value callback -INFINITY is Δ"};
+        for (i = 0; i < 4; i++) {
+            ctx.bad_value = bad_values[i];
+            value_case(bad_names[i], &s, 2, 1, 2, &out, DPMO_OK);
+            CHECK_DEQ(out, 4.0);
+            out = SENTINEL_D;
+        }
+        value_case("value callback: other (r, t) as given", &s, 2, 1, 1, &out, DPMO_OK);
+        CHECK_DEQ(out, 0.5);
+        out = SENTINEL_D;
+    }
+    /* At t >= t_max the value is Δ without asking the callback (whatever it would answer). */
+    ctx.bad_value = 0.125;
+    value_case("value callback valid 0.125 below t_max", &s, 2, 1, 2, &out, DPMO_OK);
+    CHECK_DEQ(out, 0.125);
+    out = SENTINEL_D;
     s.t_max = 2;
-    value_case("value callback saturated at t_max", &s, 2, 1, 2, &out, DPMO_OK);
-    CHECK_DEQ(out, 4.0);
+    {
+        const unsigned long calls = ctx.calls;
+        value_case("value callback saturated at t_max: Δ, never asked", &s, 2, 1, 2, &out, DPMO_OK);
+        CHECK_DEQ(out, 4.0);
+        CHECK_EQ(ctx.calls, calls);
+    }
     out = SENTINEL_D;
     s.t_max = 5;
     value_case("value callback r = n", &s, 2, 2, 0, &out, DPMO_INVALID_ARGUMENT);
@@ -603,12 +647,32 @@ static void test_max_over_candidates(void) {
     }
     s = make_cb_spec(&ctx, 4.0, 3);
     ctx.has_bad = 1; ctx.bad_r = 1; ctx.bad_t = 2;
-    ctx.bad_value = nan_();
-    max_case("max callback NaN", &s, 2, out, 8, &len, DPMO_INVALID_SENSITIVITY_VALUE);
-    ctx.bad_value = -1.0;
-    max_case("max callback -1", &s, 2, out, 8, &len, DPMO_INVALID_SENSITIVITY_VALUE);
-    ctx.bad_value = INFINITY;
-    max_case("max callback INFINITY", &s, 2, out, 8, &len, DPMO_INVALID_SENSITIVITY_VALUE);
+    /* A bad callback value counts as Δ = 4 (the public rule): max(0.75, Δ) at t = 2, the rest unchanged
+     * (rows {0.5, 1, 1.5} and {0.25, 2, 0.75}). */
+    {
+        const double bad_values[3] = {nan_(), -1.0, INFINITY};
+        const char *const bad_names[3] = {"max callback NaN counts as Δ", "max callback -1 counts as Δ",
+                                          "max callback INFINITY counts as Δ"};
+        for (i = 0; i < 3; i++) {
+            ctx.bad_value = bad_values[i];
+            for (size_t j = 0; j < 8; j++) out[j] = SENTINEL_D;
+            len = SENTINEL_Z;
+            max_case(bad_names[i], &s, 2, out, 8, &len, DPMO_OK);
+            CHECK_EQ(len, 3);
+            CHECK_DEQ(out[0], 0.5);
+            CHECK_DEQ(out[1], 2.0);
+            CHECK_DEQ(out[2], 4.0);
+            CHECK_DEQ(out[3], SENTINEL_D);
+        }
+        ctx.has_bad = 0;
+        for (size_t j = 0; j < 8; j++) out[j] = SENTINEL_D;
+        max_case("max callback valid, for contrast", &s, 2, out, 8, &len, DPMO_OK);
+        CHECK_EQ(len, 3);
+        CHECK_DEQ(out[2], 1.5);
+        ctx.has_bad = 1;
+        for (size_t j = 0; j < 8; j++) out[j] = SENTINEL_D;
+        len = SENTINEL_Z;
+    }
     s.callback = NULL;
     max_case("max null callback", &s, 2, out, 8, &len, DPMO_NULL_POINTER);
     /* n = 0: there is no candidate to take a maximum over; the API documents DPMO_EMPTY_INPUT for n = 0.
@@ -663,6 +727,27 @@ static void damp_case(const char *name, int probs, const double *u, size_t n, co
     CHECK_UNTOUCHED_IF_FAILED(want);
 }
 
+/* A call on private data that the public rule sanitises: DPMO_OK, every output written and finite, and
+ * bit-for-bit the output of the same call on the sanitised data (u_ref, spec_ref). When `contrast` is given, a
+ * call on other valid data (u_c, spec_c) must differ: the comparison can see the value in question. */
+static void damp_rule_case(const char *name, int probs, const double *u, size_t n, const dpmo_sensitivity *spec,
+                           uint32_t kind, const double *u_ref, const dpmo_sensitivity *spec_ref, const double *u_c,
+                           const dpmo_sensitivity *spec_c) {
+    double got[4], want[4], other[4];
+    size_t i;
+    for (i = 0; i < 4; i++) got[i] = want[i] = other[i] = SENTINEL_D;
+    TEST(name);
+    CHECK_STATUS(run_damp(probs, u, n, spec, kind, 1.0, got), DPMO_OK);
+    CHECK_STATUS(run_damp(probs, u_ref, n, spec_ref, kind, 1.0, want), DPMO_OK);
+    for (i = 0; i < n; i++) CHECK(isfinite(got[i]));
+    CHECK(memcmp(got, want, n * sizeof(double)) == 0);
+    if (probs) CHECK(sums_to_one(got, n, 1e-12));
+    if (u_c != NULL) {
+        CHECK_STATUS(run_damp(probs, u_c, n, spec_c, kind, 1.0, other), DPMO_OK);
+        CHECK(memcmp(got, other, n * sizeof(double)) != 0);
+    }
+}
+
 static void test_dampen(void) {
     static const char *fn[2] = {"dampen", "local_dampening_probabilities"};
     static const char *dk[2] = {"plain", "shifted"};
@@ -689,17 +774,44 @@ static void test_dampen(void) {
             damp_case(L("unknown dampening max"), probs, u, 4, &spec, UINT32_MAX, 1, out, DPMO_INVALID_ARGUMENT);
             s = spec; s.values_len = 0;
             damp_case(L("n = 0"), probs, u, 0, &s, kind, 1, out, DPMO_EMPTY_INPUT);
-            u[1] = nan_();
-            damp_case(L("NaN utility"), probs, u, 4, &spec, kind, 1, out, DPMO_NON_FINITE_INPUT);
-            u[1] = INFINITY;
-            damp_case(L("inf utility"), probs, u, 4, &spec, kind, 1, out, DPMO_NON_FINITE_INPUT);
-            u[1] = -INFINITY;
-            damp_case(L("-inf utility"), probs, u, 4, &spec, kind, 1, out, DPMO_NON_FINITE_INPUT);
-            u[1] = 1.0;
+            /* Utilities are private data, never a status (no free probing, issue 20): NaN counts as -DBL_MAX
+             * (the lowest score), +-inf as +-DBL_MAX, and dampening clamps every utility to +-2^60 Δ. */
+            {
+                double ref[4], c[4];
+                memcpy(ref, u, sizeof ref);
+                memcpy(c, u, sizeof c);
+                c[1] = -3.0;
+                u[1] = nan_();
+                ref[1] = -DBL_MAX;
+                damp_rule_case(L("NaN utility: the lowest score, as -DBL_MAX"), probs, u, 4, &spec, kind, ref, &spec,
+                               c, &spec);
+                damp_case(L("NaN utility: written"), probs, u, 4, &spec, kind, 1, out, DPMO_OK);
+                for (i = 0; i < 4; i++) if (i != 1) CHECK(out[1] < out[i] || (probs && out[1] == 0.0));
+                if (probs) CHECK_DEQ(out[1], 0.0);
+                ref[1] = -INFINITY;
+                damp_rule_case(L("NaN utility scores as -inf"), probs, u, 4, &spec, kind, ref, &spec, NULL, NULL);
+                u[1] = INFINITY;
+                ref[1] = DBL_MAX;
+                damp_rule_case(L("inf utility scores as DBL_MAX"), probs, u, 4, &spec, kind, ref, &spec, c, &spec);
+                u[1] = -INFINITY;
+                ref[1] = -DBL_MAX;
+                damp_rule_case(L("-inf utility scores as -DBL_MAX"), probs, u, 4, &spec, kind, ref, &spec, c, &spec);
+                u[1] = 1.0;
+                for (i = 0; i < 4; i++) out[i] = SENTINEL_D;
+            }
+            /* No overflow from data: 1e300 / 1e-10 is past a double, the utility is clamped to 2^60 Δ first. */
             s = make_spec(DPMO_DELTA_PER_CANDIDATE, tiny_delta, 2, 0, 1e-10, 4);
-            damp_case(L("overflow 1e300 / 1e-10"), probs, huge, 2, &s, kind, 1, out, DPMO_OVERFLOW);
-            huge[0] = -1e300;
-            damp_case(L("overflow -1e300 / 1e-10"), probs, huge, 2, &s, kind, 1, out, DPMO_OVERFLOW);
+            {
+                double ref[2] = {ldexp(1e-10, 60), 0.0}, c[2] = {ldexp(1e-10, 59), 0.0};
+                damp_rule_case(L("1e300 / 1e-10: clamped to 2^60 Δ, no overflow"), probs, huge, 2, &s, kind, ref, &s,
+                               probs ? NULL : c, &s);
+                huge[0] = -1e300;
+                ref[0] = -ref[0];
+                c[0] = -c[0];
+                damp_rule_case(L("-1e300 / 1e-10: clamped to -2^60 Δ, no overflow"), probs, huge, 2, &s, kind, ref,
+                               &s, probs ? NULL : c, &s);
+                huge[0] = 1e300;
+            }
             s = spec; s.kind = 4;
             damp_case(L("unknown delta kind"), probs, u, 4, &s, kind, 1, out, DPMO_INVALID_ARGUMENT);
             s = spec; s.global = 0.0;
@@ -712,23 +824,47 @@ static void test_dampen(void) {
             damp_case(L("values length mismatch"), probs, u, 4, &s, kind, 1, out, DPMO_LENGTH_MISMATCH);
             s = make_spec(DPMO_DELTA_TABLE, table8, 8, 3, 2.0, 6);
             damp_case(L("table length mismatch"), probs, u, 4, &s, kind, 1, out, DPMO_LENGTH_MISMATCH);
-            v4[2] = -0.5;
-            damp_case(L("negative delta value"), probs, u, 4, &spec, kind, 1, out, DPMO_INVALID_SENSITIVITY_VALUE);
-            v4[2] = nan_();
-            damp_case(L("NaN delta value"), probs, u, 4, &spec, kind, 1, out, DPMO_INVALID_SENSITIVITY_VALUE);
-            v4[2] = 2.0;
+            /* δ values are private data: a NaN, negative or infinite value (or one above Δ) counts as Δ = 2.
+             * Candidate 0 (utility 3, δ = 1) so that δ matters to plain dampening too. */
+            {
+                const double bad[4] = {-0.5, nan_(), INFINITY, 5.0};
+                const char *const names[4] = {"negative delta value counts as Δ", "NaN delta value counts as Δ",
+                                              "infinite delta value counts as Δ", "delta value above Δ counts as Δ"};
+                double vref[4] = {2.0, 1.0, 2.0, 0.5};
+                dpmo_sensitivity ref = make_spec(DPMO_DELTA_PER_CANDIDATE, vref, 4, 0, 2.0, 6);
+                for (i = 0; i < 4; i++) {
+                    v4[0] = bad[i];
+                    damp_rule_case(L(names[i]), probs, u, 4, &spec, kind, u, &ref, NULL, NULL);
+                }
+                v4[0] = 1.0;
+                /* The contrast: the valid δ = 1 gives another output, so the comparison above sees δ. */
+                damp_rule_case(L("delta value 1 is not Δ"), probs, u, 4, &spec, kind, u, &spec, u, &ref);
+            }
             s = make_cb_spec(&ctx, 2.0, 6);
             s.callback = NULL;
             damp_case(L("null callback"), probs, u, 4, &s, kind, 1, out, DPMO_NULL_POINTER);
             s = make_cb_spec(&ctx, 2.0, 6);
             /* The last candidate fails, after the others were computed: still nothing written. */
+            /* The last candidate's first callback value is bad: it counts as Δ = 2, exactly as a callback
+             * returning 2 there (candidate 3, utility -2: δ(0) = 1 gives D = -2, Δ gives D = -1). */
             ctx.has_bad = 1; ctx.bad_r = 3; ctx.bad_t = 0;
-            ctx.bad_value = nan_();
-            damp_case(L("callback NaN"), probs, u, 4, &s, kind, 1, out, DPMO_INVALID_SENSITIVITY_VALUE);
-            ctx.bad_value = -1.0;
-            damp_case(L("callback -1"), probs, u, 4, &s, kind, 1, out, DPMO_INVALID_SENSITIVITY_VALUE);
-            ctx.bad_value = INFINITY;
-            damp_case(L("callback INFINITY"), probs, u, 4, &s, kind, 1, out, DPMO_INVALID_SENSITIVITY_VALUE);
+            {
+                const double bad[3] = {nan_(), -1.0, INFINITY};
+                const char *const names[3] = {"callback NaN counts as Δ", "callback -1 counts as Δ",
+                                              "callback INFINITY counts as Δ"};
+                double table_ref[8];
+                cb_ctx ctx_ref;
+                dpmo_sensitivity s_ref, s_plain;
+                memcpy(table_ref, table8, sizeof table_ref);
+                table_ref[3 * 2 + 0] = 2.0;
+                ctx_ref = make_ctx(table_ref, 2);
+                s_ref = make_cb_spec(&ctx_ref, 2.0, 6);
+                s_plain = make_spec(DPMO_DELTA_TABLE, table8, 8, 2, 2.0, 6);
+                for (i = 0; i < 3; i++) {
+                    ctx.bad_value = bad[i];
+                    damp_rule_case(L(names[i]), probs, u, 4, &s, kind, u, &s_ref, u, &s_plain);
+                }
+            }
             ctx.has_bad = 0;
             damp_case(L("out == utilities"), probs, u, 4, &spec, kind, 1, u, DPMO_OVERLAPPING_BUFFERS);
             memcpy(both, u, sizeof u);
@@ -772,6 +908,33 @@ static void ld_case(const char *name, dpmo_rng *rng, const double *u, size_t n, 
                  want);
     if (budget != NULL && charge != 0.0) CHECK_DEQ(budget->spent, before.spent + charge);
     CHECK_UNTOUCHED_IF_FAILED(want);
+}
+
+/* A selection on private data that the public rule sanitises: DPMO_OK, the index written, the budget charged
+ * exactly ε, and from the same generator state the same index and the same final state as the call on the
+ * sanitised data (u_ref, spec_ref): the selection is the one on the sanitised data, so its distribution is. */
+static void ld_rule_case(const char *name, const dpmo_rng *rng, const double *u, size_t n,
+                         const dpmo_sensitivity *spec, const double *u_ref, const dpmo_sensitivity *spec_ref,
+                         uint32_t damp, uint32_t sel, double eps, double *scratch, size_t scratch_len, size_t *perm,
+                         size_t perm_len, int with_budget) {
+    dpmo_rng a = *rng, b = *rng;
+    dpmo_budget ba = make_budget(10.0, 0.0), bb = make_budget(10.0, 0.0);
+    size_t out_a = SENTINEL_Z, out_b = SENTINEL_Z;
+    TEST(name);
+    CHECK_STATUS(dpmo_select_local_dampening(&a, u, n, spec, damp, sel, eps, scratch, scratch_len, perm, perm_len,
+                                             &out_a, with_budget ? &ba : NULL),
+                 DPMO_OK);
+    CHECK_STATUS(dpmo_select_local_dampening(&b, u_ref, n, spec_ref, damp, sel, eps, scratch, scratch_len, perm,
+                                             perm_len, &out_b, with_budget ? &bb : NULL),
+                 DPMO_OK);
+    CHECK(out_a < n);
+    CHECK_EQ(out_a, out_b);
+    CHECK(memcmp(&a, &b, sizeof a) == 0);
+    CHECK(memcmp(&a, rng, sizeof a) != 0);
+    if (with_budget) {
+        CHECK_DEQ(ba.spent, eps);
+        CHECK_DEQ(ba.total, 10.0);
+    }
 }
 
 static void test_select_local_dampening(void) {
@@ -880,52 +1043,105 @@ static void test_select_local_dampening(void) {
             ld_case(L("length mismatch"), &rng, u, 4, &s, damp, sel, 1, scratch, VL, perm, PL, &out, FRESH, 0,
                     unsupported ? DPMO_UNSUPPORTED : DPMO_LENGTH_MISMATCH);
 
-            /* Data errors: charged (0.5), nothing else written, the generator restored. */
-            u[0] = nan_();
-            ld_case(L("NaN utility, charged"), &rng, u, 4, &spec, damp, sel, 0.5, scratch, VL, perm, PL, &out, FRESH,
-                    C, unsupported ? DPMO_UNSUPPORTED : DPMO_NON_FINITE_INPUT);
-            ld_case(L("NaN utility and scratch short: SCRATCH_TOO_SMALL, free"), &rng, u, 4, &spec, damp, sel, 0.5,
-                    scratch, 3, perm, PL, &out, FRESH, 0, unsupported ? DPMO_UNSUPPORTED : DPMO_SCRATCH_TOO_SMALL);
-            bud = make_budget(1.0, 0.75);
-            ld_case(L("NaN utility and budget short: BUDGET_EXHAUSTED"), &rng, u, 4, &spec, damp, sel, 0.5, scratch,
-                    VL, perm, PL, &out, B, 0, unsupported ? DPMO_UNSUPPORTED : DPMO_BUDGET_EXHAUSTED);
-            u[0] = 3.0;
-            /* A dampened score of 1e310: beyond a double (float: OVERFLOW, charged), an integer like any other in
-             * exact arithmetic, where the selection must then pick the clear winner. */
-            s = make_spec(DPMO_DELTA_PER_CANDIDATE, tiny, 2, 0, 1e-10, 3);
-            if (is_float(sel) || unsupported) {
-                ld_case(L("overflow, charged"), &rng, huge, 2, &s, damp, sel, 0.5, scratch, VL, perm, PL, &out, FRESH,
-                        C, unsupported ? DPMO_UNSUPPORTED : DPMO_OVERFLOW);
-            } else {
-                ld_case(L("dampened score 1e310, exact"), &rng, huge, 2, &s, damp, sel, 0.5, scratch, VL, perm, PL,
-                        &out, FRESH, 0.5, DPMO_OK);
-                CHECK_EQ(out, 0);
+            /* Private data is never a status (no free probing, issue 20): a NaN utility counts as -DBL_MAX, a
+             * NaN, negative or infinite δ value as Δ; the call selects, charges ε and equals the call on the
+             * sanitised data. Argument errors and the budget still decide the status first. */
+            {
+                double uref[4] = {3.0, 1.0, 0.0, -2.0}, vref[4] = {1.0, 1.0, 2.0, 0.5};
+                dpmo_sensitivity sref = make_spec(DPMO_DELTA_PER_CANDIDATE, vref, 4, 0, 2.0, 6);
+                u[0] = nan_();
+                uref[0] = -DBL_MAX;
+                if (unsupported)
+                    ld_case(L("NaN utility"), &rng, u, 4, &spec, damp, sel, 0.5, scratch, VL, perm, PL, &out, FRESH,
+                            0, DPMO_UNSUPPORTED);
+                else
+                    ld_rule_case(L("NaN utility: selected as -DBL_MAX, charged"), &rng, u, 4, &spec, uref, &spec,
+                                 damp, sel, 0.5, scratch, VL, perm, PL, 1);
+                ld_case(L("NaN utility and scratch short: SCRATCH_TOO_SMALL, free"), &rng, u, 4, &spec, damp, sel, 0.5,
+                        scratch, 3, perm, PL, &out, FRESH, 0, unsupported ? DPMO_UNSUPPORTED : DPMO_SCRATCH_TOO_SMALL);
+                bud = make_budget(1.0, 0.75);
+                ld_case(L("NaN utility and budget short: BUDGET_EXHAUSTED"), &rng, u, 4, &spec, damp, sel, 0.5,
+                        scratch, VL, perm, PL, &out, B, 0, unsupported ? DPMO_UNSUPPORTED : DPMO_BUDGET_EXHAUSTED);
+                u[0] = 3.0;
+                /* A dampened score of 1e310 (1e300 / 1e-10): the utility is clamped to 2^60 Δ, in every
+                 * arithmetic; the selection picks the clear winner. */
+                s = make_spec(DPMO_DELTA_PER_CANDIDATE, tiny, 2, 0, 1e-10, 3);
+                ld_case(L("dampened score 1e310: no overflow, charged"), &rng, huge, 2, &s, damp, sel, 0.5, scratch,
+                        VL, perm, PL, &out, FRESH, C, OKS);
+                if (!unsupported) CHECK_EQ(out, 0);
                 out = SENTINEL_Z;
+                if (!unsupported) {
+                    double href[2] = {ldexp(1e-10, 60), 0.0};
+                    ld_rule_case(L("dampened score 1e310 is the one of 2^60 Δ"), &rng, huge, 2, &s, href, &s, damp,
+                                 sel, 0.5, scratch, VL, perm, PL, 1);
+                }
+                /* A bad δ value read from a table is data like the same value from a callback (a δ table is
+                 * computed from the private data, e.g. dpmo_egodensity_delta_table). Candidate 0 (utility 3). */
+                {
+                    const double bad[3] = {-0.5, nan_(), INFINITY};
+                    const char *const names[3] = {"negative delta value in a table counts as Δ, charged",
+                                                  "NaN delta value in a table counts as Δ, charged",
+                                                  "infinite delta value in a table counts as Δ, charged"};
+                    vref[0] = 2.0;
+                    for (i = 0; i < 3; i++) {
+                        v4[0] = bad[i];
+                        if (unsupported)
+                            ld_case(L(names[i]), &rng, u, 4, &spec, damp, sel, 0.5, scratch, VL, perm, PL, &out,
+                                    FRESH, 0, DPMO_UNSUPPORTED);
+                        else
+                            ld_rule_case(L(names[i]), &rng, u, 4, &spec, u, &sref, damp, sel, 0.5, scratch, VL, perm,
+                                         PL, 1);
+                    }
+                    v4[0] = 1.0;
+                }
             }
-            /* A bad δ value read from a table is data like the same value from a callback (a δ table is computed
-             * from the private data, e.g. dpmo_egodensity_delta_table): charged. Regression: at 21c59e7 the
-             * table's values were validated before the charge, so this status was free. */
-            v4[2] = -0.5;
-            ld_case(L("negative delta value in a table, charged"), &rng, u, 4, &spec, damp, sel,
-                    0.5, scratch, VL, perm, PL, &out, FRESH, C,
-                    unsupported ? DPMO_UNSUPPORTED : DPMO_INVALID_SENSITIVITY_VALUE);
-            v4[2] = 2.0;
-            s = make_cb_spec(&ctx, 2.0, 4);
-            ctx.has_bad = 1; ctx.bad_r = 2; ctx.bad_t = 0; ctx.bad_value = nan_();
-            ld_case(L("callback NaN, charged"), &rng, u, 4, &s, damp, sel, 0.5, scratch, VL, perm, PL, &out, FRESH, C,
-                    unsupported ? DPMO_UNSUPPORTED : DPMO_INVALID_SENSITIVITY_VALUE);
-            ld_case(L("callback NaN, no budget"), &rng, u, 4, &s, damp, sel, 0.5, scratch, VL, perm, PL, &out, NULL, 0,
-                    unsupported ? DPMO_UNSUPPORTED : DPMO_INVALID_SENSITIVITY_VALUE);
-            ld_case(L("callback NaN and perm short"), &rng, u, 4, &s, damp, sel, 0.5, scratch, VL, perm, 3, &out,
-                    FRESH, pf ? 0.0 : C,
-                    unsupported ? DPMO_UNSUPPORTED : pf ? DPMO_SCRATCH_TOO_SMALL : DPMO_INVALID_SENSITIVITY_VALUE);
-            ctx.bad_r = 0; ctx.bad_t = 0; ctx.bad_value = -1.0;
-            ld_case(L("callback -1, charged"), &rng, u, 4, &s, damp, sel, 0.5, scratch, VL, perm, PL, &out, FRESH, C,
-                    unsupported ? DPMO_UNSUPPORTED : DPMO_INVALID_SENSITIVITY_VALUE);
-            ctx.bad_r = 3; ctx.bad_value = INFINITY;
-            ld_case(L("callback INFINITY, charged"), &rng, u, 4, &s, damp, sel, 0.5, scratch, VL, perm, PL, &out, FRESH,
-                    C, unsupported ? DPMO_UNSUPPORTED : DPMO_INVALID_SENSITIVITY_VALUE);
-            ctx.has_bad = 0;
+            {
+                /* A callback's bad value at (2, 0) counts as Δ = 2, as a callback answering 2 there. */
+                double table_ref[8];
+                cb_ctx ctx_ref;
+                dpmo_sensitivity s_ref;
+                const double bad[3] = {nan_(), -1.0, INFINITY};
+                const char *const names[3] = {"callback NaN counts as Δ, charged", "callback -1 counts as Δ, charged",
+                                              "callback INFINITY counts as Δ, charged"};
+                memcpy(table_ref, table8, sizeof table_ref);
+                table_ref[2 * 2 + 0] = 2.0;
+                ctx_ref = make_ctx(table_ref, 2);
+                s_ref = make_cb_spec(&ctx_ref, 2.0, 4);
+                s = make_cb_spec(&ctx, 2.0, 4);
+                ctx.has_bad = 1; ctx.bad_r = 2; ctx.bad_t = 0;
+                for (i = 0; i < 3; i++) {
+                    ctx.bad_value = bad[i];
+                    if (unsupported)
+                        ld_case(L(names[i]), &rng, u, 4, &s, damp, sel, 0.5, scratch, VL, perm, PL, &out, FRESH, 0,
+                                DPMO_UNSUPPORTED);
+                    else
+                        ld_rule_case(L(names[i]), &rng, u, 4, &s, u, &s_ref, damp, sel, 0.5, scratch, VL, perm, PL,
+                                     1);
+                }
+                ctx.bad_value = nan_();
+                if (!unsupported)
+                    ld_rule_case(L("callback NaN, no budget"), &rng, u, 4, &s, u, &s_ref, damp, sel, 0.5, scratch,
+                                 VL, perm, PL, 0);
+                /* The budget is public: a budget that cannot pay decides the status, whatever the callback says
+                 * (and before it is asked). */
+                bud = make_budget(1.0, 0.75);
+                {
+                    const unsigned long calls = ctx.calls;
+                    ld_case(L("callback NaN, budget short: BUDGET_EXHAUSTED, free"), &rng, u, 4, &s, damp, sel, 0.5,
+                            scratch, VL, perm, PL, &out, B, 0,
+                            unsupported ? DPMO_UNSUPPORTED : DPMO_BUDGET_EXHAUSTED);
+                    CHECK_EQ(ctx.calls, calls);
+                }
+                bud = make_budget(1.0, 1.0);
+                ld_case(L("callback NaN, budget spent: BUDGET_EXHAUSTED, free"), &rng, u, 4, &s, damp, sel, 1e-300,
+                        scratch, VL, perm, PL, &out, B, 0, unsupported ? DPMO_UNSUPPORTED : DPMO_BUDGET_EXHAUSTED);
+                /* A short permutation scratch is an argument error, reported whatever the data, and free. */
+                ld_case(L("callback NaN and perm short"), &rng, u, 4, &s, damp, sel, 0.5, scratch, VL, perm, 3, &out,
+                        FRESH, pf ? 0.0 : C, unsupported ? DPMO_UNSUPPORTED : pf ? DPMO_SCRATCH_TOO_SMALL : DPMO_OK);
+                if (!unsupported && !pf) CHECK(out < 4);
+                out = SENTINEL_Z;
+                ctx.has_bad = 0;
+            }
 
             ld_case(L("scratch == utilities"), &rng, u, 4, &spec, damp, sel, 1, u, 4, perm, PL, &out, FRESH, 0,
                     unsupported ? DPMO_UNSUPPORTED : DPMO_OVERLAPPING_BUFFERS);
@@ -964,6 +1180,107 @@ static void test_select_local_dampening(void) {
     }
 }
 
+/* ------------------------------------------------------------------ no free probing (issue 20) */
+/* The attack: an analyst who may choose ε calls a selection with a tiny ε (5e-324, 4.9e-324 in the issue's
+ * PostgreSQL run) on the data and reads the status: at the commit before this rule, a NaN record or a bad δ
+ * value returned a data-dependent error, charged only that tiny ε, so 6 probes located a NaN record among 40.
+ * Now neighbouring inputs D (valid) and D' (one record with a NaN utility, a NaN δ or a negative δ) must give
+ * the same status, the same charge and the same generator consumption; only the (ε-DP) index may differ. */
+static void test_no_free_probing(void) {
+    static const char *const NAME =
+        "no free probing: a NaN utility, a NaN δ and a negative δ give DPMO_OK and a charge, exactly like valid data";
+    const double epsilons[2] = {0.5, 4.9e-324};
+    char label[400];
+    int r, src, variant, e;
+    uint32_t damp;
+    for (r = 0; r < N_RUNNABLE; r++) {
+        const uint32_t sel = RUNNABLE[r];
+        for (damp = 0; damp < 2; damp++)
+            for (src = 0; src < 3; src++)
+                for (variant = 0; variant < 3; variant++)
+                    for (e = 0; e < 2; e++) {
+                        const double eps = epsilons[e];
+                        double u[4] = {3.0, 1.0, 0.0, -2.0}, u2[4];
+                        double v[4] = {1.0, 1.0, 2.0, 0.5}, v2[4];
+                        double tab[8] = {1.0, 0.5, 1.0, 0.5, 2.0, 1.0, 0.5, 0.25}, tab2[8];
+                        double scratch[16];
+                        size_t perm[8], out = SENTINEL_Z, out2 = SENTINEL_Z;
+                        dpmo_rng a = make_rng(DPMO_RNG_CHACHA20, 90), b = a;
+                        dpmo_budget ba = make_budget(1.0, 0.25), bb = ba;
+                        dpmo_sensitivity s, s2;
+                        cb_ctx ca, cb;
+                        dpmo_status st, st2;
+                        const double bad = variant == 2 ? -1.0 : nan_();
+                        memcpy(u2, u, sizeof u);
+                        memcpy(v2, v, sizeof v);
+                        memcpy(tab2, tab, sizeof tab);
+                        if (variant == 0) u2[1] = nan_();
+                        if (src == 0) {
+                            if (variant) v2[1] = bad;
+                            s = make_spec(DPMO_DELTA_PER_CANDIDATE, v, 4, 0, 2.0, 6);
+                            s2 = make_spec(DPMO_DELTA_PER_CANDIDATE, v2, 4, 0, 2.0, 6);
+                        } else if (src == 1) {
+                            if (variant) tab2[1 * 2 + 0] = bad;
+                            s = make_spec(DPMO_DELTA_TABLE, tab, 8, 2, 2.0, 6);
+                            s2 = make_spec(DPMO_DELTA_TABLE, tab2, 8, 2, 2.0, 6);
+                        } else {
+                            ca = make_ctx(tab, 2);
+                            cb = make_ctx(tab, 2);
+                            if (variant) cb.has_bad = 1, cb.bad_r = 1, cb.bad_t = 0, cb.bad_value = bad;
+                            s = make_cb_spec(&ca, 2.0, 6);
+                            s2 = make_cb_spec(&cb, 2.0, 6);
+                        }
+                        snprintf(label, sizeof label, "%s [%s, %s, %s, %s, eps %g]", NAME, selector_name(sel),
+                                 damp ? "shifted" : "plain",
+                                 src == 0 ? "per-candidate" : src == 1 ? "table" : "callback",
+                                 variant == 0 ? "NaN utility" : variant == 1 ? "NaN delta" : "negative delta", eps);
+                        TEST(label);
+                        st = dpmo_select_local_dampening(&a, u, 4, &s, damp, sel, eps, scratch, 16, perm, 8, &out,
+                                                         &ba);
+                        st2 = dpmo_select_local_dampening(&b, u2, 4, &s2, damp, sel, eps, scratch, 16, perm, 8,
+                                                          &out2, &bb);
+                        CHECK_STATUS(st2, st);
+                        CHECK_STATUS(st, DPMO_OK);
+                        CHECK(out < 4 && out2 < 4);
+                        CHECK(memcmp(&ba, &bb, sizeof ba) == 0);
+                        /* ε is charged, rounded up to the next double when 0.25 + ε is inexact (the tiny ε). */
+                        CHECK(bb.spent > 0.25 && bb.spent >= 0.25 + eps && bb.spent <= nextafter(0.25 + eps, 1.0));
+                        if (e == 0) CHECK_DEQ(bb.spent, 0.75);
+                        CHECK_DEQ(bb.total, 1.0);
+                        CHECK(memcmp(&a, &b, sizeof a) == 0); /* the same generator consumption */
+                        /* A budget that cannot pay: the same (public) status on both, nothing charged. */
+                        ba = make_budget(1.0, 1.0);
+                        bb = ba;
+                        out = out2 = SENTINEL_Z;
+                        st = dpmo_select_local_dampening(&a, u, 4, &s, damp, sel, 0.5, scratch, 16, perm, 8, &out, &ba);
+                        st2 = dpmo_select_local_dampening(&b, u2, 4, &s2, damp, sel, 0.5, scratch, 16, perm, 8,
+                                                          &out2, &bb);
+                        CHECK_STATUS(st2, st);
+                        CHECK_STATUS(st, DPMO_BUDGET_EXHAUSTED);
+                        CHECK(out == SENTINEL_Z && out2 == SENTINEL_Z);
+                        CHECK(memcmp(&ba, &bb, sizeof ba) == 0 && ba.spent == 1.0);
+                        CHECK(memcmp(&a, &b, sizeof a) == 0);
+                    }
+    }
+    /* The checker can fail: the same comparison on a deliberately invalid argument (ε = -1) on one side only
+     * gives different statuses and charges. */
+    TEST("no free probing: the comparison sees a status that differs");
+    {
+        double u[4] = {3.0, 1.0, 0.0, -2.0}, v[4] = {1.0, 1.0, 2.0, 0.5}, scratch[16];
+        size_t perm[8], out = SENTINEL_Z;
+        dpmo_rng a = make_rng(DPMO_RNG_CHACHA20, 90), b = a;
+        dpmo_budget ba = make_budget(1.0, 0.25), bb = ba;
+        dpmo_sensitivity s = make_spec(DPMO_DELTA_PER_CANDIDATE, v, 4, 0, 2.0, 6);
+        dpmo_status st = dpmo_select_local_dampening(&a, u, 4, &s, 0, DPMO_SELECTOR_EXPONENTIAL, 0.5, scratch, 16,
+                                                     perm, 8, &out, &ba);
+        dpmo_status st2 = dpmo_select_local_dampening(&b, u, 4, &s, 0, DPMO_SELECTOR_EXPONENTIAL, -1.0, scratch, 16,
+                                                      perm, 8, &out, &bb);
+        CHECK(st != st2);
+        CHECK(memcmp(&ba, &bb, sizeof ba) != 0);
+        CHECK(memcmp(&a, &b, sizeof a) != 0);
+    }
+}
+
 int main(void) {
     test_version_and_messages();
     test_header_constants();
@@ -975,5 +1292,6 @@ int main(void) {
     test_max_over_candidates();
     test_dampen();
     test_select_local_dampening();
+    test_no_free_probing();
     return HARNESS_FINISH();
 }

@@ -8,17 +8,29 @@
  * Arithmetic. Every selection is exact by default: each output has exactly the probability of the
  * mathematical mechanism (scores floored onto a grid of about 2^-62 times their sensitivity, which keeps the
  * sensitivity exactly; integers and most real scores are on it), so the epsilon-DP guarantee holds in the
- * arithmetic that runs. OR-ing DPMO_FLOAT into a selector, noise or flags argument runs the call in floating
- * point instead, where probabilities are only as exact as 53-bit uniforms (an output can be impossible on one
- * dataset and possible on its neighbour). Report-noisy-max with Laplace noise exists only in floating point.
- * The continuous samplers of dpmo_sample are floating point too, so they need DPMO_FLOAT as well; they are for
- * tests and simulation, never for noise on released values.
+ * arithmetic that runs. OR-ing DPMO_ISOCHRONOUS into a selector, noise or flags argument also makes the
+ * running time, memory addresses and control flow independent of the scores (EM, permute-and-flip,
+ * report-noisy-max, top-k, local dampening, PrivAgg; see DPMO_ISOCHRONOUS): use it wherever the caller of a
+ * selection can time it. OR-ing DPMO_FLOAT runs the call in floating point instead, where probabilities are
+ * only as exact as 53-bit uniforms (an output can be impossible on one dataset and possible on its
+ * neighbour). Report-noisy-max with Laplace noise exists only in floating point. The continuous samplers of
+ * dpmo_sample are floating point too, so they need DPMO_FLOAT as well; they are for tests and simulation,
+ * never for noise on released values.
+ *
+ * Randomness consumed. Every selecting function draws exactly one 32-byte key from the caller's generator
+ * and samples from a private ChaCha20 stream keyed by it: the generator's state after a call depends on the
+ * public arguments only, never on the scores.
+ *
+ * Private data is never a status. A NaN score or utility counts as the lowest score, +-infinity as
+ * +-DBL_MAX (dampening clamps utilities to +-2^60 times the sensitivity), and a local-sensitivity value that
+ * is NaN, negative or infinite counts as the global sensitivity (one above it as it): a selection with valid
+ * arguments always selects and is charged. Helpers that compute private intermediate values and release
+ * nothing (dpmo_weighted_sum, dpmo_pareto_scores) still refuse a NaN with DPMO_NON_FINITE_INPUT: never hand
+ * their statuses to an analyst.
  *
  * Budgets. Every selecting function takes a dpmo_budget * (NULL = none). The charge is refused with
  * DPMO_BUDGET_EXHAUSTED (nothing else happens) when the budget left is smaller than epsilon. Otherwise it is
- * written before the private data is examined and kept if the call fails because of the data
- * (DPMO_NON_FINITE_INPUT, DPMO_INVALID_SENSITIVITY_VALUE, DPMO_OVERFLOW): a status that depends on the data
- * is never free. Failures caused by the arguments charge nothing.
+ * written before the private data is examined. Failures caused by the arguments charge nothing.
  *
  * Thread safety. The library has no global state: every function is reentrant and may run concurrently
  * with any other on distinct generator and budget states. One dpmo_rng or dpmo_budget must not be used by

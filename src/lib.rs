@@ -73,6 +73,7 @@ struct ReadmeDoctests;
 /// release.
 #[doc(hidden)]
 pub mod testing {
+    pub use crate::local::select_local_dampening_on as select_local_dampening;
     pub use crate::select::select_on as select;
     pub use crate::select::top_k_gumbel_on as top_k_gumbel;
     pub use crate::select::top_k_on as top_k;

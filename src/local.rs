@@ -66,7 +66,34 @@ pub fn select_local_dampening<R: Rng + ?Sized>(
     perm_scratch: &mut [usize],
     arithmetic: Arithmetic,
 ) -> Result<usize, Error> {
-    let rng = &mut crate::rng::call_stream(rng);
+    select_local_dampening_on(
+        &mut crate::rng::call_stream(rng),
+        utilities,
+        delta,
+        kind,
+        selector,
+        epsilon,
+        score_scratch,
+        perm_scratch,
+        arithmetic,
+    )
+}
+
+/// [`select_local_dampening`] on a stream the caller already derived (no key drawn): for replays that must
+/// consume randomness exactly as a composite mechanism's rounds do (see [`crate::testing`]).
+#[doc(hidden)]
+#[allow(clippy::too_many_arguments)]
+pub fn select_local_dampening_on<R: Rng + ?Sized>(
+    rng: &mut R,
+    utilities: &[f64],
+    delta: &LocalSensitivity<'_>,
+    kind: Dampening,
+    selector: Selector,
+    epsilon: f64,
+    score_scratch: &mut [f64],
+    perm_scratch: &mut [usize],
+    arithmetic: Arithmetic,
+) -> Result<usize, Error> {
     if !(epsilon.is_finite() && epsilon > 0.0) {
         return Err(Error::InvalidEpsilon);
     }

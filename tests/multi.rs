@@ -319,10 +319,7 @@ fn multi_objective_inputs_are_validated_and_nothing_is_written() {
     );
     // A NaN utility is private data: it follows the public rule (the lowest score), never a status.
     let mut one = [9];
-    assert_eq!(
-        run(&[1.0, f64::NAN], 2, 1.0, &mut one, &mut v, &mut ix, &mut g),
-        Ok(())
-    );
+    assert_eq!(run(&[1.0, f64::NAN], 2, 1.0, &mut one, &mut v, &mut ix, &mut g), Ok(()));
     assert_eq!(one, [0]);
     // k > n is an argument error and is reported before the data is looked at.
     assert_eq!(

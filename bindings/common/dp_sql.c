@@ -403,43 +403,61 @@ dp_err_class dp_params_merge(const dp_function *f, dp_params *g, const dp_params
     return DP_OK;
 }
 
+int64_t dp_row_vals(const dp_params *p) { return p->m > 0 ? p->m : 0; }
+
+int64_t dp_row_dels(const dp_params *p) {
+    return (dp_functions[p->function].deltas >= 0 && p->m > 0 && p->width > 0) ? (int64_t)p->m * p->width : 0;
+}
+
+void dp_fill_nan(double *v, int64_t count) {
+    for (int64_t i = 0; i < count; i++) v[i] = NAN;
+}
+
+void dp_params_settle(dp_params *p) {
+    if (p->m == 0) p->m = 1; /* every row's utilities were NULL: one objective, every value the lowest */
+    if (dp_functions[p->function].deltas >= 0 && p->width < 0) {
+        p->width = 1; /* every row's δ was NULL: δ = Δ for every candidate (NaN counts as Δ) */
+        p->table = 0;
+    }
+}
+
 dp_err_class dp_read_row(const dp_function *f, const dp_params *p, const dp_reader *r, int64_t *id,
-                         double *utilities, double *deltas, bool *null_data, dp_error *err) {
+                         double *utilities, double *deltas, dp_error *err) {
     dp_array a;
     dp_arg_type t = r->type(r->ctx, f->id);
     if (t == DP_ARG_NULL) return dp_fail(err, DP_ERR_ARGUMENT, -1, "%s: id must not be NULL", f->name);
     if (!r->integer(r->ctx, f->id, id)) return dp_fail(err, DP_ERR_ARGUMENT, -1, "%s: id must be an integer", f->name);
-    if (utilities == NULL) return DP_OK; /* the group already holds a NULL: only ids are kept */
 
-    t = r->type(r->ctx, f->utilities);
-    if (t == DP_ARG_NULL) {
-        *null_data = true;
-        return DP_OK;
-    }
-    if (!is_array_kind(f->kind)) {
-        if (t != DP_ARG_NUMBER)
-            return dp_fail(err, DP_ERR_ARGUMENT, -1, "%s: %s must be a number", f->name,
-                           f->kind == DP_SELECT ? "the score" : "the utility");
-        utilities[0] = r->number(r->ctx, f->utilities);
-    } else {
-        if (r->array(r->ctx, f->utilities, &a, err) != DP_OK) return err->cls;
-        if (a.len != p->m) return differs(f, "the number of objectives", err);
-        memcpy(utilities, a.vals, (size_t)p->m * sizeof(double));
-        if (a.has_null) *null_data = true;
-    }
-    if (f->deltas >= 0) {
-        t = r->type(r->ctx, f->deltas);
-        if (t == DP_ARG_NULL || p->width < 0) {
-            *null_data = true;
-            return DP_OK;
+    /* Private values are never a status (issue 20.4): a NULL utility, or a NULL element, is NaN — the
+     * lowest score — and a NULL δ is NaN, which the library counts as Δ. A pointer is NULL when the group
+     * does not know the shape yet (every earlier row held a NULL array): the row is backfilled with NaN
+     * once the shape is known (dp_row_vals, dp_row_dels). */
+    if (utilities != NULL) {
+        t = r->type(r->ctx, f->utilities);
+        if (t == DP_ARG_NULL) {
+            dp_fill_nan(utilities, p->m);
+        } else if (!is_array_kind(f->kind)) {
+            if (t != DP_ARG_NUMBER)
+                return dp_fail(err, DP_ERR_ARGUMENT, -1, "%s: %s must be a number", f->name,
+                               f->kind == DP_SELECT ? "the score" : "the utility");
+            utilities[0] = r->number(r->ctx, f->utilities);
+        } else {
+            if (r->array(r->ctx, f->utilities, &a, err) != DP_OK) return err->cls;
+            if (a.len != p->m) return differs(f, "the number of objectives", err);
+            memcpy(utilities, a.vals, (size_t)p->m * sizeof(double)); /* NULL elements read as NaN */
         }
-        if (t == DP_ARG_NUMBER) {
+    }
+    if (f->deltas >= 0 && deltas != NULL) {
+        int64_t len = (int64_t)p->m * p->width;
+        t = r->type(r->ctx, f->deltas);
+        if (t == DP_ARG_NULL) {
+            dp_fill_nan(deltas, len);
+        } else if (t == DP_ARG_NUMBER) {
             deltas[0] = r->number(r->ctx, f->deltas);
         } else {
             if (r->array(r->ctx, f->deltas, &a, err) != DP_OK) return err->cls;
-            if (a.len != (int64_t)p->m * p->width) return dp_fail(err, DP_ERR_INTERNAL, -1, "%s: delta shape", f->name);
-            memcpy(deltas, a.vals, (size_t)a.len * sizeof(double));
-            if (a.has_null) *null_data = true;
+            if (a.len != len) return dp_fail(err, DP_ERR_INTERNAL, -1, "%s: delta shape", f->name);
+            memcpy(deltas, a.vals, (size_t)a.len * sizeof(double)); /* NULL elements read as NaN */
         }
     }
     return DP_OK;
@@ -543,21 +561,16 @@ static dp_err_class run_status(const dp_function *f, dpmo_status st, dp_error *e
     switch (st) {
     case DPMO_OK:
         return DP_OK;
-    case DPMO_NON_FINITE_INPUT:
-    case DPMO_INVALID_SENSITIVITY_VALUE:
-    case DPMO_OVERFLOW:
-        return dp_fail(err, DP_ERR_DATA, (int)st, "%s: %s (epsilon was charged)", f->name,
-                       dpmo_status_message((uint32_t)st));
     case DPMO_UNSUPPORTED: /* refused by the options parser already; kept for a library that refuses more */
-    default: /* every argument was checked before the charge: this is a bug, reported as such */
+    default: /* every argument was checked before the charge, and no status depends on the data: a bug */
         return dp_fail(err, DP_ERR_INTERNAL, (int)st, "%s: unexpected dpmo status %d: %s (epsilon was charged)", f->name,
                        (int)st, dpmo_status_message((uint32_t)st));
     }
 }
 
 /* The one place where the bindings call the selecting functions of the C ABI. */
-dp_err_class dp_group_run(const dp_params *p, const dp_group *g, bool null_data, dpmo_rng *rng, const dp_alloc *a,
-                          int64_t *out, dp_error *err) {
+dp_err_class dp_group_run(const dp_params *p, const dp_group *g, dpmo_rng *rng, const dp_alloc *a, int64_t *out,
+                          dp_error *err) {
     const dp_function *f = &dp_functions[p->function];
     size_t n = (size_t)g->n, m = (size_t)p->m, k = (size_t)p->k;
     dpmo_sensitivity specs[DP_MAX_OBJECTIVES];
@@ -568,9 +581,8 @@ dp_err_class dp_group_run(const dp_params *p, const dp_group *g, bool null_data,
     size_t values_len = 0, indices_len = 0;
     dp_err_class cls = DP_OK;
 
-    if (null_data || g->utilities == NULL || (is_local(f->kind) && g->deltas == NULL))
-        return dp_fail(err, DP_ERR_DATA, DPMO_NON_FINITE_INPUT, "%s: a utility or local sensitivity is NULL (epsilon was charged)",
-                       f->name);
+    if (g->utilities == NULL || (is_local(f->kind) && g->deltas == NULL)) /* dp_params_settle was not called */
+        return dp_fail(err, DP_ERR_INTERNAL, -1, "%s: the group's rows have no shape (epsilon was charged)", f->name);
     if (is_local(f->kind)) {
         size_t w = (size_t)p->width;
         uint32_t t_max = p->options.t_max ? p->options.t_max : DP_DEFAULT_T_MAX;

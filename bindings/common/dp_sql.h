@@ -31,7 +31,6 @@
 typedef enum dp_err_class {
     DP_OK = 0,
     DP_ERR_ARGUMENT, /* a public argument is wrong: found before the charge, nothing charged */
-    DP_ERR_DATA,     /* the private data is unusable: found after the charge, which stays */
     DP_ERR_NOMEM,    /* out of memory */
     DP_ERR_INTERNAL  /* cannot happen; reported rather than ignored */
 } dp_err_class;
@@ -127,11 +126,21 @@ dp_err_class dp_params_merge(const dp_function *f, dp_params *group, const dp_pa
 
 /*
  * Reads the row's candidate: its id (an argument error when NULL or not an integer), m utilities and, for
- * the local forms, m · width local sensitivities (objective-major within the row). NULL utilities or δ are
- * stored as NaN and reported through *null_data (a data problem, reported after the charge).
+ * the local forms, m · width local sensitivities (objective-major within the row). Private values are
+ * never a status: a NULL utility or element is stored as NaN (the lowest score), a NULL δ as NaN (counted
+ * as Δ). utilities (deltas) is NULL while the group does not know m (width) yet: nothing is stored then.
  */
 dp_err_class dp_read_row(const dp_function *f, const dp_params *p, const dp_reader *r, int64_t *id,
-                         double *utilities, double *deltas, bool *null_data, dp_error *err);
+                         double *utilities, double *deltas, dp_error *err);
+
+/* Doubles stored per row for the utilities and for the local sensitivities: 0 while the group does not know
+ * the shape (rows read before it are NaN, to be written with dp_fill_nan when the stride becomes known). */
+int64_t dp_row_vals(const dp_params *p);
+int64_t dp_row_dels(const dp_params *p);
+void dp_fill_nan(double *v, int64_t count);
+
+/* Before preparing a group: a shape never seen (every row NULL) becomes m = 1, width = 1 (all NaN). */
+void dp_params_settle(dp_params *p);
 
 /* Parses the options text (NUL-terminated) for function f. */
 dp_err_class dp_options_parse(const dp_function *f, const char *text, size_t len, dp_options *o, dp_error *err);
@@ -162,12 +171,11 @@ dp_err_class dp_group_prepare(const dp_params *p, int64_t n, const int64_t *ids,
 
 /*
  * Runs the mechanism (call it once the ledger has been charged ε = p->epsilon): writes the k chosen rows
- * of the sorted group to out[0..k) (indices into g->ids), in pick order. null_data: a NULL was read in
- * the data (reported as a data error without running). Errors: DP_ERR_DATA (the data is unusable; the
- * charge stays), DP_ERR_NOMEM, DP_ERR_INTERNAL.
+ * of the sorted group to out[0..k) (indices into g->ids), in pick order. No status depends on the private
+ * values. Errors: DP_ERR_NOMEM, DP_ERR_INTERNAL (a bug; the charge stays).
  */
-dp_err_class dp_group_run(const dp_params *p, const dp_group *g, bool null_data, dpmo_rng *rng, const dp_alloc *a,
-                          int64_t *out, dp_error *err);
+dp_err_class dp_group_run(const dp_params *p, const dp_group *g, dpmo_rng *rng, const dp_alloc *a, int64_t *out,
+                          dp_error *err);
 
 void dp_group_free(dp_group *g, const dp_alloc *a);
 

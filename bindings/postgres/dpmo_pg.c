@@ -1570,9 +1570,6 @@ raise_dp(const dp_error *err)
 		case DP_ERR_ARGUMENT:
 			code = ERRCODE_INVALID_PARAMETER_VALUE;
 			break;
-		case DP_ERR_DATA:
-			code = ERRCODE_DATA_EXCEPTION;
-			break;
 		case DP_ERR_NOMEM:
 			code = ERRCODE_OUT_OF_MEMORY;
 			break;
@@ -1790,8 +1787,6 @@ typedef struct DpHeader
 {
 	dp_params	p;
 	int64		n;
-	int32		null_data;		/* a NULL was read among the data: rows are no longer stored */
-	int32		pad;
 } DpHeader;
 
 typedef struct DpState
@@ -1803,16 +1798,17 @@ typedef struct DpState
 	double	   *dels;			/* n × m × width (each row objective-major) */
 } DpState;
 
+/* Doubles per row: 0 while the group does not know its shape (dp_row_vals; those rows are NaN). */
 static int64
 row_vals(const DpHeader *h)
 {
-	return h->null_data ? 0 : Max(h->p.m, 1);
+	return dp_row_vals(&h->p);
 }
 
 static int64
 row_dels(const DpHeader *h)
 {
-	return (h->null_data || h->p.width <= 0) ? 0 : (int64) Max(h->p.m, 1) * h->p.width;
+	return dp_row_dels(&h->p);
 }
 
 static void *
@@ -1852,6 +1848,26 @@ grow(DpState *s, MemoryContext cx, int64 want)
 	s->cap = cap;
 }
 
+/*
+ * The group learnt its shape (m, or the δ width) after rows whose arrays were NULL: those rows had no
+ * storage, and their values are NaN (the public rule: lowest score, δ = Δ). Called with the strides from
+ * before the shape changed.
+ */
+static void
+restride(DpState *s, MemoryContext cx, int64 old_vals, int64 old_dels)
+{
+	if (row_vals(&s->h) != old_vals && s->cap > 0)
+	{
+		s->vals = huge_array(cx, s->vals, s->cap, row_vals(&s->h), sizeof(double));
+		dp_fill_nan(s->vals, s->h.n * row_vals(&s->h));
+	}
+	if (row_dels(&s->h) != old_dels && s->cap > 0)
+	{
+		s->dels = huge_array(cx, s->dels, s->cap, row_dels(&s->h), sizeof(double));
+		dp_fill_nan(s->dels, s->h.n * row_dels(&s->h));
+	}
+}
+
 /* The transition function of every dpmo aggregate: one row, one candidate. */
 PG_FUNCTION_INFO_V1(dpmo_pg_trans);
 Datum
@@ -1866,7 +1882,6 @@ dpmo_pg_trans(PG_FUNCTION_ARGS)
 	dp_error	err;
 	DpState    *s;
 	int64_t		id = 0;
-	bool		null_row = false;
 
 	if (how == 0)
 		elog(ERROR, "dpmo: transition function called outside an aggregate");
@@ -1891,20 +1906,21 @@ dpmo_pg_trans(PG_FUNCTION_ARGS)
 	{
 		s = MemoryContextAllocZero(aggcx, sizeof(DpState));
 		s->h.p = row;
-		if (row.m == 0 || row.width < 0)
-			s->h.null_data = 1;	/* a NULL where a shape was expected: nothing will be selected */
 	}
-	else if (dp_params_merge(ci->f, &s->h.p, &row, &err) != DP_OK)
-		raise_dp(&err);
-	if (!s->h.null_data && (row.m == 0 || row.width < 0))
-		s->h.null_data = 1;
+	else
+	{
+		int64		old_vals = row_vals(&s->h),
+					old_dels = row_dels(&s->h);
+
+		if (dp_params_merge(ci->f, &s->h.p, &row, &err) != DP_OK)
+			raise_dp(&err);
+		restride(s, aggcx, old_vals, old_dels);
+	}
 	grow(s, aggcx, s->h.n + 1);
 	if (dp_read_row(ci->f, &s->h.p, &reader, &id,
-					s->h.null_data ? NULL : s->vals + s->h.n * row_vals(&s->h),
-					s->h.null_data ? NULL : s->dels + s->h.n * row_dels(&s->h), &null_row, &err) != DP_OK)
+					row_vals(&s->h) ? s->vals + s->h.n * row_vals(&s->h) : NULL,
+					row_dels(&s->h) ? s->dels + s->h.n * row_dels(&s->h) : NULL, &err) != DP_OK)
 		raise_dp(&err);
-	if (null_row)
-		s->h.null_data = 1;
 	s->ids[s->h.n++] = id;
 	PG_RETURN_POINTER(s);
 }
@@ -1939,19 +1955,34 @@ dpmo_pg_combine(PG_FUNCTION_ARGS)
 	}
 	else
 	{
+		int64		old_vals = row_vals(&a->h),
+					old_dels = row_dels(&a->h);
+
 		if (dp_params_merge(&dp_functions[a->h.p.function], &a->h.p, &b->h.p, &err) != DP_OK)
 			raise_dp(&err);
-		if (b->h.null_data && !a->h.null_data)
-			a->h.null_data = 1;
+		restride(a, aggcx, old_vals, old_dels);
 	}
 	n = b->h.n;
 	grow(a, aggcx, a->h.n + n);
 	memcpy(a->ids + a->h.n, b->ids, sizeof(int64) * n);
-	if (!a->h.null_data)
+	/* b's strides are a's or 0 (b never saw the shape: its rows are NaN) */
+	if (row_vals(&a->h) > 0)
 	{
-		memcpy(a->vals + a->h.n * row_vals(&a->h), b->vals, sizeof(double) * n * row_vals(&a->h));
-		if (row_dels(&a->h) > 0)
-			memcpy(a->dels + a->h.n * row_dels(&a->h), b->dels, sizeof(double) * n * row_dels(&a->h));
+		double	   *dst = a->vals + a->h.n * row_vals(&a->h);
+
+		if (row_vals(&b->h) == row_vals(&a->h))
+			memcpy(dst, b->vals, sizeof(double) * n * row_vals(&a->h));
+		else
+			dp_fill_nan(dst, n * row_vals(&a->h));
+	}
+	if (row_dels(&a->h) > 0)
+	{
+		double	   *dst = a->dels + a->h.n * row_dels(&a->h);
+
+		if (row_dels(&b->h) == row_dels(&a->h))
+			memcpy(dst, b->dels, sizeof(double) * n * row_dels(&a->h));
+		else
+			dp_fill_nan(dst, n * row_dels(&a->h));
 	}
 	a->h.n += n;
 	PG_RETURN_POINTER(a);
@@ -2058,6 +2089,9 @@ finalize(FunctionCallInfo fcinfo, int64 *k_out)
 	int64	   *picks,
 			   *ids;
 	int64		i;
+	dp_params	p;
+	double	   *vals,
+			   *dels;
 
 	if (how == 0)
 		elog(ERROR, "dpmo: final function called outside an aggregate");
@@ -2071,18 +2105,32 @@ finalize(FunctionCallInfo fcinfo, int64 *k_out)
 		dp_fail(&err, DP_ERR_ARGUMENT, DPMO_EMPTY_INPUT, "%s: the group has no rows", ci->f->name);
 		raise_dp(&err);
 	}
-	if (dp_group_prepare(&s->h.p, s->h.n, s->ids, s->h.null_data ? NULL : s->vals,
-						 s->h.null_data ? NULL : s->dels, &PG_ALLOC, &g, &err) != DP_OK)
+	/* A shape never seen (every row NULL): m = 1, width 1, every value NaN. The state stays read-only. */
+	p = s->h.p;
+	dp_params_settle(&p);
+	vals = s->vals;
+	dels = s->dels;
+	if (dp_row_vals(&p) != row_vals(&s->h))
+	{
+		vals = huge_array(CurrentMemoryContext, NULL, s->h.n, dp_row_vals(&p), sizeof(double));
+		dp_fill_nan(vals, s->h.n * dp_row_vals(&p));
+	}
+	if (dp_row_dels(&p) != row_dels(&s->h))
+	{
+		dels = huge_array(CurrentMemoryContext, NULL, s->h.n, dp_row_dels(&p), sizeof(double));
+		dp_fill_nan(dels, s->h.n * dp_row_dels(&p));
+	}
+	if (dp_group_prepare(&p, s->h.n, s->ids, vals, dels, &PG_ALLOC, &g, &err) != DP_OK)
 		raise_dp(&err);
-	ledger_charge(&s->h.p);
-	picks = palloc(sizeof(int64) * s->h.p.k);
-	if (dp_group_run(&s->h.p, &g, s->h.null_data != 0, rng_get(), &PG_ALLOC, picks, &err) != DP_OK)
+	ledger_charge(&p);
+	picks = palloc(sizeof(int64) * p.k);
+	if (dp_group_run(&p, &g, rng_get(), &PG_ALLOC, picks, &err) != DP_OK)
 		raise_dp(&err);
-	ids = palloc(sizeof(int64) * s->h.p.k);
-	for (i = 0; i < s->h.p.k; i++)
+	ids = palloc(sizeof(int64) * p.k);
+	for (i = 0; i < p.k; i++)
 		ids[i] = g.ids[picks[i]];
 	dp_group_free(&g, &PG_ALLOC);
-	*k_out = s->h.p.k;
+	*k_out = p.k;
 	return ids;
 }
 

@@ -304,7 +304,6 @@ static void fn_data_release(void *p) {
 typedef struct agg_state {
     bool init;
     bool failed; /* xStep reported an error: xFinal (SQLite's cleanup) must only free */
-    bool null_data;
     dp_params p;
     int64_t n, cap;
     int64_t *ids;
@@ -312,10 +311,9 @@ typedef struct agg_state {
     double *dels; /* n · m · width */
 } agg_state;
 
-static int64_t row_vals(const agg_state *s) { return s->null_data ? 0 : (s->p.m > 0 ? s->p.m : 1); }
-static int64_t row_dels(const agg_state *s) {
-    return (s->null_data || s->p.width <= 0) ? 0 : (int64_t)(s->p.m > 0 ? s->p.m : 1) * s->p.width;
-}
+/* Doubles per row: 0 while the group does not know its shape (dp_row_vals; those rows are NaN). */
+static int64_t row_vals(const agg_state *s) { return dp_row_vals(&s->p); }
+static int64_t row_dels(const agg_state *s) { return dp_row_dels(&s->p); }
 
 static void agg_free(agg_state *s) {
     if (s == NULL) return;
@@ -346,6 +344,20 @@ static bool grow(agg_state *s, int64_t want) {
     return true;
 }
 
+/* The group learnt its shape after rows whose arrays were NULL: those rows had no storage and are NaN (the
+ * public rule: the lowest score, δ = Δ). Called with the strides from before the shape changed. */
+static bool restride(agg_state *s, int64_t old_vals, int64_t old_dels) {
+    if (row_vals(s) != old_vals && s->cap > 0) {
+        if (!regrow((void **)&s->vals, s->cap, row_vals(s), sizeof(double))) return false;
+        dp_fill_nan(s->vals, s->n * row_vals(s));
+    }
+    if (row_dels(s) != old_dels && s->cap > 0) {
+        if (!regrow((void **)&s->dels, s->cap, row_dels(s), sizeof(double))) return false;
+        dp_fill_nan(s->dels, s->n * row_dels(s));
+    }
+    return true;
+}
+
 static void report(sqlite3_context *ctx, const dp_error *err) {
     if (err->cls == DP_ERR_NOMEM) sqlite3_result_error_nomem(ctx);
     else sqlite3_result_error(ctx, err->msg, -1);
@@ -359,7 +371,6 @@ static void agg_step(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
     dp_params row;
     dp_error err;
     int64_t id = 0;
-    bool null_row = false;
 
     if (s == NULL) {
         sqlite3_result_error_nomem(ctx);
@@ -377,20 +388,22 @@ static void agg_step(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
     if (!s->init) {
         s->init = true;
         s->p = row;
-        if (row.m == 0 || row.width < 0) s->null_data = true;
-    } else if (dp_params_merge(fd->f, &s->p, &row, &err) != DP_OK) {
-        goto fail;
+    } else {
+        int64_t old_vals = row_vals(s), old_dels = row_dels(s);
+        if (dp_params_merge(fd->f, &s->p, &row, &err) != DP_OK) goto fail;
+        if (!restride(s, old_vals, old_dels)) {
+            dp_fail(&err, DP_ERR_NOMEM, -1, "%s: out of memory", fd->f->name);
+            goto fail;
+        }
     }
-    if (!s->null_data && (row.m == 0 || row.width < 0)) s->null_data = true;
     if (!grow(s, s->n + 1)) {
         dp_fail(&err, s->n + 1 > DP_MAX_ROWS ? DP_ERR_ARGUMENT : DP_ERR_NOMEM, -1,
                 "%s: a group has more than %lld candidates", fd->f->name, (long long)DP_MAX_ROWS);
         goto fail;
     }
-    if (dp_read_row(fd->f, &s->p, &reader, &id, s->null_data ? NULL : s->vals + s->n * row_vals(s),
-                    s->null_data ? NULL : s->dels + s->n * row_dels(s), &null_row, &err) != DP_OK)
+    if (dp_read_row(fd->f, &s->p, &reader, &id, row_vals(s) ? s->vals + s->n * row_vals(s) : NULL,
+                    row_dels(s) ? s->dels + s->n * row_dels(s) : NULL, &err) != DP_OK)
         goto fail;
-    if (null_row) s->null_data = true;
     s->ids[s->n++] = id;
     reader_free(&rd);
     return;
@@ -468,8 +481,16 @@ static void agg_final(sqlite3_context *ctx) {
         report(ctx, &err);
         goto done;
     }
-    if (dp_group_prepare(&s->p, s->n, s->ids, s->null_data ? NULL : s->vals, s->null_data ? NULL : s->dels,
-                         &SQ_ALLOC, &g, &err) != DP_OK) {
+    {
+        /* A shape never seen (every row NULL): m = 1, width 1, every value NaN. */
+        int64_t old_vals = row_vals(s), old_dels = row_dels(s);
+        dp_params_settle(&s->p);
+        if (!restride(s, old_vals, old_dels)) {
+            sqlite3_result_error_nomem(ctx);
+            goto done;
+        }
+    }
+    if (dp_group_prepare(&s->p, s->n, s->ids, s->vals, s->dels, &SQ_ALLOC, &g, &err) != DP_OK) {
         report(ctx, &err);
         goto done;
     }
@@ -486,7 +507,7 @@ static void agg_final(sqlite3_context *ctx) {
         sqlite3_result_error_nomem(ctx);
         goto done;
     }
-    if (dp_group_run(&s->p, &g, s->null_data, rng, &SQ_ALLOC, picks, &err) != DP_OK) {
+    if (dp_group_run(&s->p, &g, rng, &SQ_ALLOC, picks, &err) != DP_OK) {
         report(ctx, &err);
         goto done;
     }

@@ -2,16 +2,20 @@
 """Checks one engine against the SQL surface written down in bindings/SQL.md:
 
   * the function table of SQL.md (names, argument names and order, the optional options argument) against
-    the engine's catalog (PostgreSQL: pg_proc with argument types; SQLite: pragma_function_list);
-  * every case of surface.cases (same results, same error texts in both engines).
+    the engine's catalog (PostgreSQL: pg_proc with argument types; SQLite: pragma_function_list; DuckDB:
+    duckdb_functions() with argument types, every overload);
+  * every case of surface.cases (same results, same error texts in every engine).
 
   surface.py sqlite     EXT = path of build/dpmo.so (Debian's /usr/bin/python3 can load extensions)
   surface.py postgres   PGHOST, PGPORT, PGUSER of a server with dpmo preloaded; the user holds a budget;
                         the extension's schema dpmo on the search path (PGOPTIONS='-c search_path=dpmo,public')
+  surface.py duckdb     EXT = path of build/dpmo.duckdb_extension (run by the Python of a venv holding the
+                        duckdb package; build/dpmo-ledger beside it grants the budget)
 
 Prints one line per check and "N passed, N failed" last; exits 1 when anything failed.
 """
 import ctypes
+import itertools
 import os
 import re
 import subprocess
@@ -29,6 +33,13 @@ PG_TYPES = {
     "delta": ["double precision", "double precision[]"], "utilities": ["double precision[]"],
     "deltas": ["double precision[]"], "weights": ["double precision[]"], "sensitivities": ["double precision[]"],
     "options": ["text"],
+}
+# The same in DuckDB (lists for arrays; one overload per choice, every one of them registered).
+DUCKDB_TYPES = {
+    "id": ["BIGINT"], "epsilon": ["DOUBLE"], "k": ["BIGINT"], "score": ["DOUBLE"], "utility": ["DOUBLE"],
+    "sensitivity": ["DOUBLE"], "delta": ["DOUBLE", "DOUBLE[]"], "utilities": ["DOUBLE[]"],
+    "deltas": ["DOUBLE[]", "DOUBLE[][]"], "weights": ["DOUBLE[]"], "sensitivities": ["DOUBLE[]"],
+    "options": ["VARCHAR"],
 }
 
 
@@ -125,6 +136,47 @@ class Sqlite:
         subprocess.run(["rm", "-rf", self.tmp], check=False)
 
 
+class Duckdb:
+    def __init__(self):
+        import duckdb
+        self.error = duckdb.Error
+        self.tmp = tempfile.mkdtemp(prefix="dpmo-surface.")
+        db = os.path.join(self.tmp, "surface.duckdb")
+        ext = os.path.abspath(os.environ.get("EXT", os.path.join(HERE, "..", "duckdb", "build",
+                                                                 "dpmo.duckdb_extension")))
+        tool = os.environ.get("TOOL", os.path.join(os.path.dirname(ext), "dpmo-ledger"))
+        subprocess.run([tool, "grant", db + ".dpmo-ledger", "1e15"], check=True)
+        self.con = duckdb.connect(db, config={"allow_unsigned_extensions": "true"})
+        self.con.load_extension(ext)  # the ledger is <database>.dpmo-ledger
+
+    @staticmethod
+    def text(x):
+        if x is None:
+            return ""
+        if isinstance(x, list):
+            return "[" + ",".join(Duckdb.text(v) for v in x) + "]"
+        return str(x)
+
+    def run(self, sql):
+        try:
+            rows = self.con.execute(sql).fetchall()
+        except self.error as e:  # "Invalid Input Error: dp_select: ...": the engine's error class, then ours
+            return ["ERROR: " + re.sub(r"^[A-Za-z ]+ Error: ", "", str(e).splitlines()[0])]
+        return ["|".join(self.text(x) for x in row) for row in rows]
+
+    def functions(self):
+        rows = self.con.execute("SELECT function_name, parameter_types FROM duckdb_functions() "
+                                "WHERE function_name LIKE 'dp\\_%' ESCAPE '\\' AND function_type = 'aggregate'").fetchall()
+        out = {}
+        for name, types in rows:
+            out.setdefault(name, set()).add(tuple(types))
+        return out
+
+    def close(self):
+        self.con.close()
+        subprocess.run(["rm", "-rf", self.tmp], check=False)
+
+
 class Postgres:
     def __init__(self):
         self.db = "surface_%d" % os.getpid()
@@ -163,9 +215,9 @@ class Postgres:
 
 def main():
     engine = sys.argv[1] if len(sys.argv) > 1 else ""
-    if engine not in ("sqlite", "postgres"):
-        raise SystemExit("usage: surface.py sqlite|postgres")
-    e = Sqlite() if engine == "sqlite" else Postgres()
+    if engine not in ("sqlite", "postgres", "duckdb"):
+        raise SystemExit("usage: surface.py sqlite|postgres|duckdb")
+    e = {"sqlite": Sqlite, "postgres": Postgres, "duckdb": Duckdb}[engine]()
     passed = failed = 0
 
     def report(ok, what):
@@ -187,6 +239,16 @@ def main():
             if engine == "sqlite":
                 ok = have.get(name) == {len(args), len(args) + 1}
                 report(ok, "%s takes %d or %d arguments (%s)" % (name, len(args), len(args) + 1, sorted(have.get(name, []))))
+            elif engine == "duckdb":
+                # every choice of the types of SQL.md, with and without options, and nothing else
+                want = set()
+                for sig in itertools.product(*[DUCKDB_TYPES[a] for a in args]):
+                    want.add(sig)
+                    want.add(sig + ("VARCHAR",))
+                got = have.get(name, set())
+                report(got == want, "%s(%s [, options]): %d overloads, types %s" % (
+                    name, ", ".join(args), len(got), "as specified" if got == want else
+                    "extra %s, missing %s" % (sorted(got - want), sorted(want - got))))
             else:
                 sigs = have.get(name, [])
                 names = sorted({tuple(a[0] for a in s) for s in sigs})

@@ -248,7 +248,7 @@ impl<'a> LocalSensitivity<'a> {
             return Ok(t as f64 * (1.0 - c / g));
         }
         let row = match self.source {
-            DeltaSource::PerCandidate(v) => return Ok(t as f64 * (1.0 - v[r].min(g) / g)),
+            DeltaSource::PerCandidate(v) => return Ok(t as f64 * (1.0 - clean_value(v[r], g) / g)),
             DeltaSource::Table { values, columns } => Some(&values[r * columns..r * columns + t]),
             DeltaSource::Shared(v) => Some(&v[..t]),
             DeltaSource::Function(_) => None,
@@ -258,7 +258,7 @@ impl<'a> LocalSensitivity<'a> {
         let mut sum = Neumaier::default();
         if let Some(row) = row {
             for &d in row {
-                sum.add(1.0 - d.min(g) / g);
+                sum.add(1.0 - clean_value(d, g) / g);
             }
             return Ok(sum.value());
         }

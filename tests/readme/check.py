@@ -6,7 +6,8 @@ docs/discovery.md), so that what a newcomer copies works as written.
   ```sh      run with bash from the repository root, HOME in a scratch folder; a `make test`, `make bench` or
              `make reproduce` line is only dry-run (`make -n`), every other command runs for real
   ```java    compiled and run against the jar of bindings/java/build
-  ```python  run by the Python of the wheel's test venv (bindings/python)
+  ```python  run by the Python of the wheel's test venv (bindings/python); a block that imports duckdb by the
+             DuckDB binding's venv (build/duckdb/venv, with bindings/duckdb/build: `make duckdb` first)
   ```rust    compiled and run by `cargo test --doc` (src/lib.rs includes the README as doctests): checked there
   ```sql     run against SQLite and PostgreSQL by their bindings' test runners (bindings/testdata/snippets.py)
   ```text    not code (diagrams, output)
@@ -93,6 +94,10 @@ def check_java(n, code):
 
 def check_python(n, code):
     py = os.path.join(ROOT, "build", "python", "venv", "bin", "python")
+    if re.search(r"^import duckdb\b", code, flags=re.M):
+        py = os.path.join(ROOT, "build", "duckdb", "venv", "bin", "python")
+        if not os.path.exists(py) or not os.path.exists(os.path.join(ROOT, "bindings/duckdb/build/dpmo-ledger")):
+            return "no DuckDB test venv at %s or no bindings/duckdb/build: run `make duckdb` first" % py
     if not os.path.exists(py):
         return "no Python test venv at %s: run `make python` first" % py
     r = run([py, "-c", code])

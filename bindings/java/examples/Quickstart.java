@@ -53,11 +53,12 @@ public final class Quickstart {
         } catch (DpmoException e) {
             System.out.println("one more selection: DpmoException " + e.status() + ": " + e.getMessage());
         }
-        try {
-            Dpmo.selectLocalDampening(rng, new double[] {1, Double.NaN}, Sensitivity.perCandidate(new double[] {1, 1}, 1, 4),
-                    Dpmo.DAMPENING_SHIFTED, Dpmo.SELECTOR_EXPONENTIAL, 0.5);
-        } catch (DpmoException e) {
-            System.out.println("NaN utility: DpmoException " + e.status() + ": " + e.getMessage());
-        }
+        // A NaN utility is private data, not an error: it counts as the lowest score and the call is charged as
+        // usual, so no status tells the analyst whether the data holds one.
+        PrivacyBudget other = new PrivacyBudget(1.0);
+        int nanPick = Dpmo.selectLocalDampening(rng, new double[] {1, Double.NaN},
+                Sensitivity.perCandidate(new double[] {1, 1}, 1, 4), Dpmo.DAMPENING_SHIFTED, Dpmo.SELECTOR_EXPONENTIAL,
+                0.5, other);
+        System.out.printf("NaN utility: no error, the lowest score (picked %d), charged %.2f%n", nanPick, other.spent());
     }
 }

@@ -1,6 +1,6 @@
 -- Bad input is a clean ERROR (texts shared with SQLite, see bindings/testdata/surface.cases), never a
--- crash; an error in the public arguments charges nothing, an error caused by the data is charged (it comes
--- after the charge, as in the C ABI). Checked on a role of its own with a grant of 1.
+-- crash; an error in the public arguments charges nothing, and the private data never causes an error (NULL,
+-- NaN and bad local sensitivities follow the public rule of bindings/SQL.md). Checked on a role of its own with a grant of 1.
 -- The extension lives in schema dpmo; these tests name its functions through the search path (after
 -- public, where the tests create their objects).
 SET search_path = public, dpmo;
@@ -47,18 +47,27 @@ SELECT dp_budget_remaining() AS nothing_charged;
 -- a NaN or infinite score is data, never an error: NaN and -Infinity count as the lowest score (charged 0.0625 each)
 SELECT dp_select(id, 0.0625, CASE WHEN id = 2 THEN 'NaN' ELSE score END, 1) IN (SELECT id FROM e) AS chosen FROM e;
 SELECT dp_select(id, 0.0625, CASE WHEN id = 2 THEN '-Infinity' ELSE score END, 1) IN (SELECT id FROM e) AS chosen FROM e;
--- data errors: charged (0.0625 each), nothing selected
-SELECT dp_select(id, 0.0625, CASE WHEN id = 3 THEN NULL ELSE score END, 1) FROM e;
-SELECT dp_select_local(id, 0.0625, score, -0.5, 1) FROM e;
-SELECT dp_select_local(id, 0.0625, score, NULL::float8, 1) FROM e;
-SELECT dp_select_local(id, 0.0625, score, ARRAY[0.5, NULL], 1) FROM e;
-SELECT dp_pareto_select(id, 0.0625, CASE WHEN id = 1 THEN NULL ELSE ARRAY[score, score] END) FROM e;
-SELECT dp_pareto_select(id, 0.0625, ARRAY[score, NULL]) FROM e;
+-- NULLs and bad local sensitivities are data too, never an error (issue 20: no free probing): a NULL utility
+-- counts as the lowest score, a NULL, negative or NaN delta as the sensitivity; charged 0.0625 each, a row chosen
+SELECT dp_select(id, 0.0625, CASE WHEN id = 3 THEN NULL ELSE score END, 1) IN (SELECT id FROM e) AS chosen FROM e;
+SELECT dp_select_local(id, 0.0625, score, -0.5, 1) IN (SELECT id FROM e) AS chosen FROM e;
+SELECT dp_select_local(id, 0.0625, score, NULL::float8, 1) IN (SELECT id FROM e) AS chosen FROM e;
+SELECT dp_select_local(id, 0.0625, score, ARRAY[0.5, NULL], 1) IN (SELECT id FROM e) AS chosen FROM e;
+SELECT dp_pareto_select(id, 0.0625, CASE WHEN id = 1 THEN NULL ELSE ARRAY[score, score] END) IN (SELECT id FROM e) AS chosen FROM e;
+SELECT dp_pareto_select(id, 0.0625, ARRAY[score, NULL]) IN (SELECT id FROM e) AS chosen FROM e;
 SELECT dp_budget_remaining() AS half_charged;
 
 -- exhausted: a clear error, nothing charged
 SELECT dp_select(id, 0.75, score, 1) FROM e;
 SELECT dp_budget_remaining() AS unchanged;
+
+-- the 6-probe attack of issue 20 (bisection for the NULL record at epsilon 5e-324) learns nothing: every probe
+-- selects, and each is charged (a charge below the budget's resolution is rounded up to one ulp of the total)
+SELECT count(*) FILTER (WHERE ok) AS probes_selected, count(*) AS probes
+FROM (SELECT (SELECT dp_select(id, 5e-324, CASE WHEN id = 3 THEN NULL ELSE score END, 1, 'exact')
+              FROM e WHERE id BETWEEN lo AND hi) BETWEEN lo AND hi AS ok
+      FROM (VALUES (1, 5), (1, 2), (3, 5), (3, 3), (4, 5), (1, 1)) AS v(lo, hi)) AS probes;
+SELECT dp_budget_remaining() < 0.5 AS probes_charged;
 
 -- extreme but valid input is accepted; the session is intact. An epsilon below the isochronous mode's slack
 -- (2^-40) is refused there, free; in exact arithmetic it runs.

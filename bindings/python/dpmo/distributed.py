@@ -57,7 +57,6 @@ from .errors import (
     InvalidEpsilonError,
     InvalidSensitivityError,
     LengthMismatchError,
-    NonFiniteInputError,
     UnsupportedError,
 )
 
@@ -103,10 +102,22 @@ def local_partitions(candidates: Sequence[int], scores: Sequence[float], parts: 
     return run
 
 
+_MAX = float(np.finfo(np.float64).max)
+
+
+def _public_rule(scores: np.ndarray) -> np.ndarray:
+    """Scores are private data and never make a selection fail (issue 20): a NaN counts as the lowest score
+    (−MAX) and ±∞ as ±MAX, the rule the core applies to every selection, so the partition steps see the scores
+    :func:`dpmo.select_exponential` would."""
+    s = np.asarray(scores, dtype=np.float64)
+    if s.size and not np.all(np.isfinite(s)):
+        s = np.nan_to_num(s, nan=-_MAX, posinf=_MAX, neginf=-_MAX)
+    return s
+
+
 def _top(k: int) -> Callable[[int, np.ndarray, np.ndarray], Any]:
     def fn(j: int, cands: np.ndarray, scores: np.ndarray) -> Any:
-        if scores.size and not np.all(np.isfinite(scores)):
-            return ("non_finite", int(cands.size), [])
+        scores = _public_rule(scores)
         take = min(k, scores.size)
         if take == 0:
             return ("ok", 0, [])
@@ -159,7 +170,8 @@ def select_partitioned(
     :func:`dpmo.select_top_k_gumbel` (exact peeling); ``noise="exponential"`` that of
     :func:`dpmo.select_permute_and_flip` and of :func:`dpmo.select_top_k` with ``"permute_and_flip"``.
     ``budget`` is charged ε once, after the argument checks and before any partition is read; a NaN or
-    infinite score keeps the charge (``NonFiniteInputError``). With a budget, a reproducible ``rng`` or
+    infinite score is not an error but follows the public rule of every selection (NaN is the lowest score,
+    ±∞ is ±MAX), so no status depends on the scores. With a budget, a reproducible ``rng`` or
     ``key`` raises ``InvalidGeneratorError`` unless the budget allows simulation (nothing charged).
     Returns the k candidate indices in pick order (shape (k,)), or, with ``repetitions`` R > 1
     (independent selections over one data pass, for tests and simulations; charged R·ε), an (R, k) array.
@@ -173,14 +185,8 @@ def select_partitioned(
     if budget is not None:
         budget._check_release(rng.reproducible or key.reproducible)
         budget.charge(float(epsilon) * repetitions if repetitions > 1 else float(epsilon))
-    # Pass 1: the k largest scores of every partition (and a finiteness check: data, so charged).
+    # Pass 1: the k largest scores of every partition (NaN and ±∞ by the public rule: never an error).
     tops = map_partitions(_top(k))
-    if any(t[0] == "non_finite" for t in tops):
-        raise NonFiniteInputError(
-            "A score, utility or weight is NaN or infinite; every input number must be finite.",
-            "a partition holds a NaN or infinite score",
-            charged=budget is not None,
-        )
     if sum(t[1] for t in tops) != total:
         raise LengthMismatchError(_LENGTHS, "the partitions do not hold exactly the candidates 0..n-1")
     best = sorted((p for t in tops for p in t[2]), key=lambda p: (-p[0], p[1]))
@@ -214,7 +220,8 @@ def _pf_round(
     def fn(j: int, cands: np.ndarray, scores: np.ndarray) -> List[Tuple[int, int]]:
         return [
             _native._pf_partition(
-                key, stream_number(_PF, rnd, 0, rep, j), cands, scores, stars[rep], sensitivity, eps, excluded[rep]
+                key, stream_number(_PF, rnd, 0, rep, j), cands, _public_rule(scores), stars[rep], sensitivity, eps,
+                excluded[rep],
             )
             for rep in range(len(stars))
         ]
@@ -256,7 +263,7 @@ def _em_round(
                     total,
                     batch,
                     cands,
-                    scores,
+                    _public_rule(scores),
                     stars[rep],
                     sensitivity,
                     eps,

@@ -11,9 +11,9 @@ Every failure of the library is a :class:`DpmoError` whose ``status`` is the C A
         print(e.status, e.status_name, e.message)
 
 ``charged`` tells whether a budget passed to the failing call kept its charge: a selection charges its
-budget before it looks at the data, and a failure caused by the data (a NaN utility, an invalid local
-sensitivity, an overflow, an exception inside a sensitivity callback) keeps the charge, since its status
-reveals something about the data. Argument errors charge nothing.
+budget before it looks at the data. The data never makes a selection fail (a NaN or infinite utility and an
+invalid local sensitivity value follow a public rule), so argument errors, which charge nothing, are the
+failures you see; an exception inside your own sensitivity callback fails the call and keeps the charge.
 """
 
 from __future__ import annotations
@@ -93,8 +93,9 @@ class InvalidSensitivityError(DpmoError, ValueError):
 
 
 class InvalidSensitivityValueError(DpmoError, ValueError):
-    """A local sensitivity value is NaN, negative or infinite, or its callback raised
-    (``DPMO_INVALID_SENSITIVITY_VALUE``)."""
+    """A sensitivity callback raised, or a helper that returns private values met a NaN, negative or infinite
+    local sensitivity value (``DPMO_INVALID_SENSITIVITY_VALUE``). Selections never raise it for a value: one
+    that is NaN, negative or infinite counts as Δ."""
 
     status, status_name = 6, "DPMO_INVALID_SENSITIVITY_VALUE"
 

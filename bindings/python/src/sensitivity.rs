@@ -1,7 +1,8 @@
 //! Local sensitivity δ(x, t, r) as the caller supplies it (`dpmo.Sensitivity`): per candidate, a table, one
 //! row shared by all candidates, or a Python callable. The values are read when a call runs (as the C ABI
-//! reads its `dpmo_sensitivity`); a NaN, negative or infinite value, or an exception raised by the callable,
-//! is a failure caused by the data (`InvalidSensitivityValueError`, a budget keeps its charge).
+//! reads its `dpmo_sensitivity`); a NaN, negative or infinite value counts as Δ (the core's public rule for
+//! private values: never a status), while an exception raised by the callable — the caller's own bug — fails the
+//! call (`InvalidSensitivityValueError`, a budget keeps its charge).
 
 use crate::args::{count_arg, slice1, slice2, Floats1, Floats2};
 use crate::errors::{check, err_with};
@@ -64,8 +65,8 @@ fn own2<'py>(py: Python<'py>, a: &Floats2<'py>) -> PyResult<Py<PyArray2<f64>>> {
 }
 
 /// A Python callable as a core δ function. It runs with the GIL re-acquired; its first exception (or a
-/// result that is not a float) is kept and reported as the cause of the call's failure, and the value read
-/// is NaN, which the core refuses (`InvalidSensitivityValue`).
+/// result that is not a float) is kept and reported as the cause of the call's failure (`call::run` turns it
+/// into `InvalidSensitivityValue`); the value read is then NaN, which the core takes as Δ meanwhile.
 pub struct PyDelta {
     f: Py<PyAny>,
     pub error: Mutex<Option<PyErr>>,
@@ -305,9 +306,9 @@ impl Sensitivity {
     }
 
     /// δ(x, t, r) = `fn(r, t)`, a Python callable returning a float ≥ 0. It must be deterministic. It runs
-    /// during the call with the GIL held; if it raises (or returns NaN, a negative value or ∞), the call
-    /// fails with `InvalidSensitivityValueError` (its exception as `__cause__`) and a budget keeps its
-    /// charge, since δ is computed from the data. Calling dpmo with the call's own generator from inside it
+    /// during the call with the GIL held; a NaN, negative or infinite value counts as Δ. If it raises (the
+    /// caller's own bug), the call fails with `InvalidSensitivityValueError` (its exception as `__cause__`)
+    /// and a budget keeps its charge. Calling dpmo with the call's own generator from inside it
     /// raises `InvalidGeneratorError`.
     #[classmethod]
     #[pyo3(signature = (fn_, *, global_sensitivity, t_max))]

@@ -258,6 +258,12 @@ impl Rng {
         let n = crate::args::count_arg("count", count.unwrap_or(1))?;
         let v = self.with(py, move |g| {
             let mut v = Vec::with_capacity(n);
+            if n == 0 {
+                return Ok(v); // count 0 is public: nothing drawn (as dpmo_sample)
+            }
+            // One key from this generator, whatever `count` and the draws (dpmo::rng::call_stream), as the C
+            // ABI's dpmo_sample: the generator's state after the call reveals nothing about the values drawn.
+            let g = &mut dpmo::rng::call_stream(g);
             for _ in 0..n {
                 v.push(match which {
                     0 => dpmo::sample::uniform_open01(g),
@@ -289,6 +295,13 @@ impl Rng {
         let rate = check(dpmo::exact::discrete::LaplaceRate::new(scale, granularity))?;
         let n = crate::args::count_arg("count", count.unwrap_or(1))?;
         let v = self.with(py, move |g| {
+            if n == 0 {
+                return Ok(Vec::new()); // count 0 is public: nothing drawn (as dpmo_sample_discrete_laplace)
+            }
+            // One key from this generator, then the exact sampler on its private stream, as the C ABI's
+            // dpmo_sample_discrete_laplace: how many words the sampler reads depends on the noise drawn, and the
+            // noise hides a private value, so the caller's generator must not advance by that count.
+            let g = &mut dpmo::rng::call_stream(g);
             Ok((0..n)
                 .map(|_| dpmo::exact::discrete::discrete_laplace(g, &rate))
                 .collect::<Vec<i64>>())

@@ -91,10 +91,21 @@ def test_arguments_budget_and_data_failures():
     assert budget.spent == 0.0
     with pytest.raises(dpmo.EmptyInputError):
         dd.select_partitioned(rng, mp, 0, sensitivity=1.0, epsilon=0.5, budget=budget)
-    bad = dd.local_partitions(np.arange(3), [0.0, float("nan"), 1.0], 2)
-    with pytest.raises(dpmo.NonFiniteInputError) as info:
-        dd.select_partitioned(rng, bad, 3, sensitivity=1.0, epsilon=0.5, budget=budget)
-    assert info.value.charged and budget.spent == 0.5
+    # A NaN or infinite score is private data: never an error, it follows the public rule of every selection
+    # (NaN the lowest score, ±inf ±MAX), and the call is charged as usual.
+    big = float(np.finfo(np.float64).max)
+    bad = dd.local_partitions(np.arange(4), [0.0, float("nan"), 1.0, float("-inf")], 2)
+    rule = dd.local_partitions(np.arange(4), [0.0, -big, 1.0, -big], 2)
+    for noise in ("gumbel", "exponential"):
+        key = dpmo.StreamKey.for_simulation(9)
+        got = dd.select_partitioned(dpmo.Rng.for_simulation(9), bad, 4, sensitivity=1.0, epsilon=0.5, noise=noise,
+                                    key=key, k=2, repetitions=8)
+        want = dd.select_partitioned(dpmo.Rng.for_simulation(9), rule, 4, sensitivity=1.0, epsilon=0.5, noise=noise,
+                                     key=key, k=2, repetitions=8)
+        assert np.array_equal(got, want)
+    assert dd.select_partitioned(rng, bad, 4, sensitivity=1.0, epsilon=0.25, budget=budget).shape == (1,)
+    dd.select_partitioned(rng, bad, 4, sensitivity=1.0, epsilon=0.25, budget=budget)
+    assert budget.spent == 0.5
     assert dd.select_partitioned(rng, mp, 3, sensitivity=1.0, epsilon=0.5, budget=budget).shape == (1,)
     with pytest.raises(dpmo.BudgetExhaustedError):
         dd.select_partitioned(rng, mp, 3, sensitivity=1.0, epsilon=0.5, budget=budget)

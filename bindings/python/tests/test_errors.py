@@ -1,6 +1,6 @@
-"""Every bad input raises a DpmoError with the C ABI's status; the budget rule of the C ABI (charged before
-the data is looked at, kept on failures caused by the data, refunded on argument errors); generators that
-are busy, copied or pickled; δ callbacks that raise or re-enter."""
+"""Every bad argument raises a DpmoError with the C ABI's status and charges nothing; private data never
+fails (NaN, ±∞ and bad δ values follow a public rule, issue 20) and is charged like any selection; the
+probing attack of issue 20; generators that are busy, copied or pickled; δ callbacks that raise or re-enter."""
 
 import copy
 import pickle
@@ -70,29 +70,115 @@ def test_argument_errors_raise_and_charge_nothing(rng, error, call):
     assert before is not None
 
 
-DATA_ERRORS = [
-    (dpmo.NonFiniteInputError, lambda r, b: dpmo.select_exponential(r, [1.0, float("nan")], sensitivity=1.0, epsilon=0.5, budget=b)),
-    (dpmo.NonFiniteInputError, lambda r, b: dpmo.select_top_k(r, [1.0, float("inf"), 0.0], 2, sensitivity=1.0, epsilon=0.5, budget=b)),
-    (dpmo.NonFiniteInputError, lambda r, b: dpmo.select_privpareto(r, [[1.0, float("nan")], [0, 0]], epsilon=0.5, budget=b)),
-    (dpmo.InvalidSensitivityValueError, lambda r, b: dpmo.select_local_dampening(r, S, dpmo.Sensitivity.per_candidate([1, -1, 1], global_sensitivity=1, t_max=3), epsilon=0.5, budget=b)),
-    (dpmo.InvalidSensitivityValueError, lambda r, b: dpmo.select_local_dampening(r, S, dpmo.Sensitivity.table([[1.0], [float("nan")], [1.0]], global_sensitivity=1), epsilon=0.5, budget=b)),
-    (dpmo.InvalidSensitivityValueError, lambda r, b: dpmo.select_privagg(r, U, [1, 1], epsilon=0.5, deltas=[dpmo.Sensitivity.per_candidate([1, 1, 1], global_sensitivity=1, t_max=2), dpmo.Sensitivity.callback(lambda r_, t: float("nan"), global_sensitivity=1, t_max=2)], budget=b)),
+MAX = float(np.finfo(np.float64).max)
+NAN, INF = float("nan"), float("inf")
+
+
+def _per(values):
+    return dpmo.Sensitivity.per_candidate(values, global_sensitivity=1, t_max=3)
+
+
+def _table(rows):
+    return dpmo.Sensitivity.table(rows, global_sensitivity=1)
+
+
+# (call on data with private values that used to fail, the same call on the data rewritten by the public rule:
+# a NaN utility is the lowest score (-MAX), ±inf is ±MAX, a δ value that is NaN, negative or infinite is Δ and
+# one above Δ is Δ).
+PRIVATE_DATA = [
+    (lambda r, b: dpmo.select_exponential(r, [1.0, NAN, 0.5], sensitivity=1.0, epsilon=0.5, budget=b),
+     lambda r, b: dpmo.select_exponential(r, [1.0, -MAX, 0.5], sensitivity=1.0, epsilon=0.5, budget=b)),
+    (lambda r, b: dpmo.select_top_k(r, [1.0, INF, 0.0, -INF], 2, sensitivity=1.0, epsilon=0.5, budget=b),
+     lambda r, b: dpmo.select_top_k(r, [1.0, MAX, 0.0, -MAX], 2, sensitivity=1.0, epsilon=0.5, budget=b)),
+    (lambda r, b: dpmo.select_top_k_gumbel(r, [1.0, NAN, 0.0], 2, sensitivity=1.0, epsilon=0.5, budget=b),
+     lambda r, b: dpmo.select_top_k_gumbel(r, [1.0, -MAX, 0.0], 2, sensitivity=1.0, epsilon=0.5, budget=b)),
+    (lambda r, b: dpmo.select(r, [NAN, 2.0, INF], sensitivity=1.0, epsilon=0.5, arithmetic="isochronous", budget=b),
+     lambda r, b: dpmo.select(r, [-MAX, 2.0, MAX], sensitivity=1.0, epsilon=0.5, arithmetic="isochronous", budget=b)),
+    (lambda r, b: dpmo.select(r, [NAN, 2.0, INF], sensitivity=1.0, epsilon=0.5, selector="noisy_max_laplace",
+                              arithmetic="float", budget=b),
+     lambda r, b: dpmo.select(r, [-MAX, 2.0, MAX], sensitivity=1.0, epsilon=0.5, selector="noisy_max_laplace",
+                              arithmetic="float", budget=b)),
+    (lambda r, b: dpmo.select_privpareto(r, [[1.0, NAN], [0, 0], [INF, -INF]], epsilon=0.5, k=2, budget=b),
+     lambda r, b: dpmo.select_privpareto(r, [[1.0, -MAX], [0, 0], [MAX, -MAX]], epsilon=0.5, k=2, budget=b)),
+    (lambda r, b: dpmo.select_local_dampening(r, [1.0, NAN, 3.0], _per([1, -1, 1]), epsilon=0.5, budget=b),
+     lambda r, b: dpmo.select_local_dampening(r, [1.0, -MAX, 3.0], _per([1, 1, 1]), epsilon=0.5, budget=b)),
+    (lambda r, b: dpmo.select_local_dampening(r, S, _per([0.5, NAN, INF]), epsilon=0.5, dampening="shifted", budget=b),
+     lambda r, b: dpmo.select_local_dampening(r, S, _per([0.5, 1, 1]), epsilon=0.5, dampening="shifted", budget=b)),
+    (lambda r, b: dpmo.select_local_dampening(r, S, _table([[0.5, 0], [NAN, 0.5], [7.0, -0.0]]), epsilon=0.5,
+                                              arithmetic="isochronous", budget=b),
+     lambda r, b: dpmo.select_local_dampening(r, S, _table([[0.5, 0], [1.0, 0.5], [1.0, 0.0]]), epsilon=0.5,
+                                              arithmetic="isochronous", budget=b)),
+    (lambda r, b: dpmo.select_local_dampening_top_k(r, [INF, 1.0, NAN], _table([[1.0], [NAN], [1.0]]), 2,
+                                                    epsilon=0.5, budget=b),
+     lambda r, b: dpmo.select_local_dampening_top_k(r, [MAX, 1.0, -MAX], _table([[1.0], [1.0], [1.0]]), 2,
+                                                    epsilon=0.5, budget=b)),
+    # a callback's NaN is a value like any other (an exception it raises is the caller's bug: see below)
+    (lambda r, b: dpmo.select_privagg(r, U, [1, 1], epsilon=0.5, deltas=[_per([0.5, 0.5, 0.5]), dpmo.Sensitivity.callback(
+        lambda r_, t: NAN if r_ == 1 else 0.5, global_sensitivity=1, t_max=2)], budget=b),
+     lambda r, b: dpmo.select_privagg(r, U, [1, 1], epsilon=0.5, deltas=[_per([0.5, 0.5, 0.5]), dpmo.Sensitivity.callback(
+         lambda r_, t: 1.0 if r_ == 1 else 0.5, global_sensitivity=1, t_max=2)], budget=b)),
+    (lambda r, b: dpmo.select_privagg(r, [[1.0, NAN], [0, 0], [INF, 2]], [1, 1], epsilon=0.5, globals=[1, 1], k=2,
+                                      arithmetic="isochronous", budget=b),
+     lambda r, b: dpmo.select_privagg(r, [[1.0, -MAX], [0, 0], [MAX, 2]], [1, 1], epsilon=0.5, globals=[1, 1], k=2,
+                                      arithmetic="isochronous", budget=b)),
 ]
 
 
-@pytest.mark.parametrize("error,call", DATA_ERRORS)
-def test_failures_caused_by_the_data_keep_the_charge(rng, error, call):
-    """The attack: probing whether the data holds a NaN (or a bad δ) must cost ε each time."""
+@pytest.mark.parametrize("bad,rule", PRIVATE_DATA)
+def test_private_data_never_fails_and_is_charged_by_the_public_rule(bad, rule):
+    """Issue 20.4: a status that depends on the private data would let the analyst probe it at any ε he likes.
+    A NaN or infinite utility and a bad δ value are sanitised by a public rule instead: the call succeeds, is
+    charged ε, and returns what the same seed returns on the data rewritten by the rule, leaving the generator
+    in the same state."""
     budget = dpmo.Budget(1.0, allow_simulation=True)
-    with pytest.raises(error) as info:
-        call(rng, budget)
-    assert info.value.charged
+    a, b = dpmo.Rng.for_simulation(11), dpmo.Rng.for_simulation(11)
+    got = bad(a, budget)
     assert budget.spent == 0.5
-    with pytest.raises(error):
-        call(rng, budget)
+    assert np.array_equal(np.asarray(got), np.asarray(rule(b, None)))
+    assert a.sample("uniform") == b.sample("uniform")
+    bad(a, budget)
     with pytest.raises(dpmo.BudgetExhaustedError):
-        call(rng, budget)
+        bad(a, budget)
     assert budget.spent == 1.0
+
+
+def test_no_free_probing():
+    """The attack of issue 20: with a budget, many selections at a negligible ε over the data with one NaN
+    record, against the same data without it. Each probe used to fail with NonFiniteInputError exactly when the
+    NaN was there (locating the record among 40 for ~1e-319 of budget); now every probe succeeds, both budgets
+    are charged the same, and the generators consumed the same: the status, the charge and the randomness
+    consumed carry nothing about the NaN (only the outputs do, at the ε paid)."""
+    n, tiny = 40, 5e-324
+    clean = np.arange(n, dtype=float)
+    probes = [
+        lambda r, d, b: dpmo.select_exponential(r, d, sensitivity=1.0, epsilon=tiny, budget=b),
+        lambda r, d, b: dpmo.select_permute_and_flip(r, d, sensitivity=1.0, epsilon=tiny, budget=b),
+        # top-2 at 2·tiny: ε/k = 5e-324 per round (ε/k rounding to 0 is an argument error, the same on both)
+        lambda r, d, b: dpmo.select_top_k(r, d, 2, sensitivity=1.0, epsilon=2 * tiny, budget=b),
+        lambda r, d, b: dpmo.select_top_k_gumbel(r, d, 2, sensitivity=1.0, epsilon=2 * tiny, budget=b),
+        lambda r, d, b: dpmo.select_local_dampening(
+            r, d, dpmo.Sensitivity.per_candidate(np.where(np.isnan(d), NAN, 1.0), global_sensitivity=1.0, t_max=4),
+            epsilon=tiny, budget=b),
+        lambda r, d, b: dpmo.select_privpareto(r, np.column_stack([d, clean]), epsilon=tiny, budget=b),
+        lambda r, d, b: dpmo.select_privagg(r, np.column_stack([d, clean]), [1, 1], epsilon=tiny,
+                                            globals=[1, 1], budget=b),
+    ]
+    for where in (0, 17, n - 1):
+        with_nan = clean.copy()
+        with_nan[where] = NAN
+        b_nan = dpmo.Budget(1.0, allow_simulation=True)
+        b_clean = dpmo.Budget(1.0, allow_simulation=True)
+        r_nan, r_clean = dpmo.Rng.for_simulation(where), dpmo.Rng.for_simulation(where)
+        for i in range(20):
+            for probe in probes:
+                out_nan = probe(r_nan, with_nan, b_nan)  # never raises
+                out_clean = probe(r_clean, clean, b_clean)
+                assert np.all((np.asarray(out_nan) >= 0) & (np.asarray(out_nan) < n))
+                assert np.asarray(out_nan).shape == np.asarray(out_clean).shape
+                assert b_nan.spent == b_clean.spent > 0.0
+        assert r_nan.sample("uniform") == r_clean.sample("uniform")
+    # Arithmetic on a negligible ε: the probes were charged (20 · 9 · 5e-324, not rounded away).
+    assert b_nan.spent == b_clean.spent >= 180 * tiny
 
 
 BUDGETED_RELEASES = [
@@ -205,6 +291,9 @@ def test_stream_keys_pickle_and_derive_distinct_streams():
 
 
 def test_a_callback_that_raises_is_a_data_failure_with_its_cause(rng):
+    """An exception in the caller's own δ callback is the caller's bug, visible to the caller whatever the
+    data: the call still fails (its exception as __cause__) and keeps the charge. A NaN it returns is a value
+    and counts as Δ (test_private_data_never_fails_and_is_charged_by_the_public_rule)."""
     def delta(r, t):
         if r == 1:
             raise KeyError("secret row")

@@ -282,6 +282,31 @@ class Ledger(unittest.TestCase):
         self.assertIn(con.execute("SELECT dp_select(id, 1, s, 1) FROM t").fetchone()[0], (1, 2, 3))
 
 
+    def test_no_free_probing_the_40_probe_attack_locates_nothing(self):
+        # Issue 20: a NULL score (or a NaN/negative delta) used to fail after the charge, at the prober's own
+        # tiny epsilon; 40 probes found the NULL record among 40. Now every probe selects and is charged alike.
+        grant(self.db, 1.0)
+        con = self.open()
+        con.execute("CREATE TABLE p(id INTEGER PRIMARY KEY, s REAL, d REAL)")
+        con.executemany("INSERT INTO p VALUES (?, ?, ?)",
+                        [(i, None if i == 17 else float(i), float("nan") if i == 23 else 1.0) for i in range(1, 41)])
+        answers = []
+        for i in range(1, 41):
+            for q in ("SELECT dp_select(id, 1e-3, s, 1) FROM p WHERE id = ?",
+                      "SELECT dp_select(id, 5e-324, s, 1, 'exact') FROM p WHERE id = ?",
+                      "SELECT dp_select_local(id, 1e-3, s, d, 1) FROM p WHERE id = ?",
+                      "SELECT dp_select_local(id, 1e-3, s, CASE WHEN id = 29 THEN -1 ELSE d END, 1) FROM p WHERE id = ?"):
+                answers.append(con.execute(q, (i,)).fetchone()[0] == i)
+        self.assertEqual(answers, [True] * 160)
+        self.assertAlmostEqual(con.execute("SELECT dp_budget_remaining()").fetchone()[0], 1.0 - 120 * 1e-3, places=12)
+        # The same over groups: a NULL in the group or not, the call succeeds and charges the same.
+        before = con.execute("SELECT dp_budget_remaining()").fetchone()[0]
+        for lo, hi in ((1, 20), (21, 40), (10, 20), (21, 30)):
+            self.assertIn(con.execute("SELECT dp_select(id, 1e-3, s, 1) FROM p WHERE id BETWEEN ? AND ?",
+                                      (lo, hi)).fetchone()[0], range(lo, hi + 1))
+        self.assertAlmostEqual(con.execute("SELECT dp_budget_remaining()").fetchone()[0], before - 4e-3, places=12)
+
+
 @unittest.skipUnless(FIXTURE_DB, "FIXTURE_DB not set")
 class Fixture(unittest.TestCase):
     """The enron300 fixture (bindings/testdata), loaded by run.sh into an SQLite database."""

@@ -287,6 +287,10 @@ impl<'o> Fast<'o> {
     ) -> Result<(), Error> {
         let n = self.obj.n();
         let k = out.len();
+        // select_privpareto draws its call's key once and runs every round on that stream: public `select`
+        // per global round (which draws its own key from the stream), the key-less local dampening per
+        // local round.
+        let rng = &mut dpmo::rng::call_stream(rng);
         let eps = div_down(epsilon, k as f64);
         let limit = distance_beyond_cap(eps);
         for (i, x) in w.map.iter_mut().enumerate() {
@@ -303,9 +307,18 @@ impl<'o> Fast<'o> {
                 }
                 if local {
                     let map = &w.map;
-                    let f = |j: usize, t: usize| self.delta_ps(map[j], t, &removed);
+                    // Beyond the table the value is unknown: the library would take it as Δ (its public
+                    // rule), which is not δ^PS, so the run is redone by the core instead.
+                    let shallow = core::cell::Cell::new(false);
+                    let f = |j: usize, t: usize| {
+                        let v = self.delta_ps(map[j], t, &removed);
+                        if v.is_nan() {
+                            shallow.set(true);
+                        }
+                        v
+                    };
                     let ls = LocalSensitivity::new(DeltaSource::Function(&f), (live - 1) as f64, limit, live)?;
-                    select_local_dampening(
+                    let pick = dpmo::testing::select_local_dampening(
                         rng,
                         &w.scores[..live],
                         &ls,
@@ -315,7 +328,11 @@ impl<'o> Fast<'o> {
                         &mut w.damp[..2 * live],
                         &mut [],
                         Arithmetic::Exact,
-                    )?
+                    )?;
+                    if shallow.get() {
+                        return Err(Error::InvalidSensitivityValue);
+                    }
+                    pick
                 } else {
                     select(
                         rng,

@@ -15,14 +15,16 @@ package org.dpmo;
  *       or flags argument runs that call in floating point instead (dpmo 0.1's samplers), where an output can
  *       be impossible on one dataset and possible on its neighbour. Report-noisy-max with Laplace noise exists
  *       only in floating point: without {@link #FLOAT} it raises {@link DpmoException#UNSUPPORTED}.</li>
- *   <li>Any invalid input (null, empty, NaN or ∞, ε ≤ 0, Δ ≤ 0, mismatched lengths, k ≤ 0 or k &gt; n,
+ *   <li>Any invalid argument (null, empty, ε or Δ NaN, ∞ or ≤ 0, mismatched lengths, k ≤ 0 or k &gt; n,
  *       unknown selector, exhausted budget...) raises {@link DpmoException} with the C status code and
  *       message; nothing is written and the generator is unchanged.</li>
+ *   <li>Private data never makes a selection fail (no free probing): a NaN score or utility counts as the
+ *       lowest score (-MAX), ±∞ as ±MAX, local dampening clamps utilities to ±2<sup>60</sup> Δ, and a local
+ *       sensitivity value that is NaN, negative or infinite counts as Δ (one above Δ as Δ). Only the helpers
+ *       that return private values ({@link #paretoScores}) still refuse NaN.</li>
  *   <li>{@code budget} (nullable) is charged ε by every selection once its arguments are valid, before the
  *       private data is examined; the call is refused with BUDGET_EXHAUSTED (nothing else happens) when less
- *       is left. A failure caused by the data (NON_FINITE_INPUT, INVALID_SENSITIVITY_VALUE, OVERFLOW) keeps
- *       the charge, because the failure itself depends on the data; a failure caused by the arguments
- *       charges nothing.</li>
+ *       is left. A failure caused by the arguments charges nothing; the data cannot make a selection fail.</li>
  *   <li>Input arrays are read in place (pinned with {@code GetPrimitiveArrayCritical}, not copied); do not
  *       modify them from another thread during a call.</li>
  *   <li>Privacy holds for the sensitivity you pass: the library cannot check that Δ bounds your utility's
@@ -154,13 +156,13 @@ public final class Dpmo {
      * (The floating-point sampler: {@code select(rng, SELECTOR_EXPONENTIAL | FLOAT, ...)}.)
      *
      * @param rng the generator the draw comes from
-     * @param scores one score per candidate, larger is better (finite)
+     * @param scores one score per candidate, larger is better (NaN is the lowest, ±∞ ±MAX: never an error)
      * @param sensitivity Δ, the global sensitivity of every score (finite, &gt; 0)
      * @param epsilon ε (finite, &gt; 0)
      * @param budget charged ε once the arguments are valid, or refuses the call; null for none
      * @return the index of the selected candidate
      * @throws DpmoException on invalid input, an exhausted budget or an unsupported arithmetic (nothing drawn;
-     *     the budget stays charged only when the data made the call fail)
+     *     nothing charged)
      */
     public static native int selectExponential(DpmoRng rng, double[] scores, double sensitivity,
             double epsilon, PrivacyBudget budget);
@@ -169,7 +171,7 @@ public final class Dpmo {
      * {@link #selectExponential(DpmoRng, double[], double, double, PrivacyBudget)} without a budget.
      *
      * @param rng the generator the draw comes from
-     * @param scores one score per candidate, larger is better (finite)
+     * @param scores one score per candidate, larger is better (NaN is the lowest, ±∞ ±MAX: never an error)
      * @param sensitivity Δ, the global sensitivity of every score (finite, &gt; 0)
      * @param epsilon ε (finite, &gt; 0)
      * @return the index of the selected candidate
@@ -185,13 +187,13 @@ public final class Dpmo {
      * {@code select(rng, SELECTOR_PERMUTE_AND_FLIP | FLOAT, ...)}.)
      *
      * @param rng the generator the draws come from
-     * @param scores one score per candidate, larger is better (finite)
+     * @param scores one score per candidate, larger is better (NaN is the lowest, ±∞ ±MAX: never an error)
      * @param sensitivity Δ, the global sensitivity of every score (finite, &gt; 0)
      * @param epsilon ε (finite, &gt; 0)
      * @param budget charged ε once the arguments are valid, or refuses the call; null for none
      * @return the index of the selected candidate
      * @throws DpmoException on invalid input, an exhausted budget or an unsupported arithmetic (nothing drawn;
-     *     the budget stays charged only when the data made the call fail)
+     *     nothing charged)
      */
     public static native int selectPermuteAndFlip(DpmoRng rng, double[] scores, double sensitivity,
             double epsilon, PrivacyBudget budget);
@@ -200,7 +202,7 @@ public final class Dpmo {
      * {@link #selectPermuteAndFlip(DpmoRng, double[], double, double, PrivacyBudget)} without a budget.
      *
      * @param rng the generator the draws come from
-     * @param scores one score per candidate, larger is better (finite)
+     * @param scores one score per candidate, larger is better (NaN is the lowest, ±∞ ±MAX: never an error)
      * @param sensitivity Δ, the global sensitivity of every score (finite, &gt; 0)
      * @param epsilon ε (finite, &gt; 0)
      * @return the index of the selected candidate
@@ -216,7 +218,7 @@ public final class Dpmo {
      * pass {@code NOISE_LAPLACE | FLOAT}. Any noise may carry {@link #FLOAT}.
      *
      * @param rng the generator the noise comes from
-     * @param scores one score per candidate, larger is better (finite)
+     * @param scores one score per candidate, larger is better (NaN is the lowest, ±∞ ±MAX: never an error)
      * @param sensitivity Δ, the global sensitivity of every score (finite, &gt; 0)
      * @param epsilon ε (finite, &gt; 0)
      * @param noise {@link #NOISE_GUMBEL}, {@link #NOISE_EXPONENTIAL} or {@link #NOISE_LAPLACE}, optionally
@@ -224,7 +226,7 @@ public final class Dpmo {
      * @param budget charged ε once the arguments are valid, or refuses the call; null for none
      * @return the index of the selected candidate
      * @throws DpmoException on invalid input, an exhausted budget or an unsupported arithmetic (nothing drawn;
-     *     the budget stays charged only when the data made the call fail)
+     *     nothing charged)
      */
     public static native int selectNoisyMax(DpmoRng rng, double[] scores, double sensitivity, double epsilon,
             int noise, PrivacyBudget budget);
@@ -233,7 +235,7 @@ public final class Dpmo {
      * {@link #selectNoisyMax(DpmoRng, double[], double, double, int, PrivacyBudget)} without a budget.
      *
      * @param rng the generator the noise comes from
-     * @param scores one score per candidate, larger is better (finite)
+     * @param scores one score per candidate, larger is better (NaN is the lowest, ±∞ ±MAX: never an error)
      * @param sensitivity Δ, the global sensitivity of every score (finite, &gt; 0)
      * @param epsilon ε (finite, &gt; 0)
      * @param noise {@link #NOISE_GUMBEL}, {@link #NOISE_EXPONENTIAL} or {@link #NOISE_LAPLACE}, optionally
@@ -252,7 +254,7 @@ public final class Dpmo {
      * @param rng the generator the draws come from
      * @param selector one of the {@code SELECTOR_*} constants, optionally {@code | FLOAT} or
      *     {@code | ISOCHRONOUS}
-     * @param scores one score per candidate, larger is better (finite)
+     * @param scores one score per candidate, larger is better (NaN is the lowest, ±∞ ±MAX: never an error)
      * @param sensitivity Δ, the global sensitivity of every score (finite, &gt; 0)
      * @param epsilon ε (finite, &gt; 0)
      * @param budget charged ε once the arguments are valid, or refuses the call; null for none
@@ -286,7 +288,7 @@ public final class Dpmo {
      * The output distribution of the exponential mechanism, computed in floating point in log space (finite for
      * any finite input, sums to 1). For audits and tests; not private by itself: it reads the scores.
      *
-     * @param scores one score per candidate (finite)
+     * @param scores one score per candidate (NaN is the lowest, ±∞ ±MAX: never an error)
      * @param sensitivity Δ (finite, &gt; 0)
      * @param epsilon ε (finite, &gt; 0)
      * @return P(r) for every candidate r
@@ -300,14 +302,14 @@ public final class Dpmo {
      *
      * @param rng the generator the draws come from
      * @param selector one of the {@code SELECTOR_*} constants, optionally {@code | FLOAT}
-     * @param scores one score per candidate, larger is better (finite)
+     * @param scores one score per candidate, larger is better (NaN is the lowest, ±∞ ±MAX: never an error)
      * @param sensitivity Δ, the global sensitivity of every score (finite, &gt; 0)
      * @param epsilon ε for the whole top-k (finite, &gt; 0)
      * @param k how many candidates, 1 ≤ k ≤ n
      * @param budget charged ε once the arguments are valid, or refuses the call; null for none
      * @return the k indices in pick order
      * @throws DpmoException on invalid input, an exhausted budget or an unsupported arithmetic (nothing drawn;
-     *     the budget stays charged only when the data made the call fail)
+     *     nothing charged)
      */
     public static native int[] selectTopK(DpmoRng rng, int selector, double[] scores, double sensitivity,
             double epsilon, int k, PrivacyBudget budget);
@@ -317,7 +319,7 @@ public final class Dpmo {
      *
      * @param rng the generator the draws come from
      * @param selector one of the {@code SELECTOR_*} constants, optionally {@code | FLOAT}
-     * @param scores one score per candidate, larger is better (finite)
+     * @param scores one score per candidate, larger is better (NaN is the lowest, ±∞ ±MAX: never an error)
      * @param sensitivity Δ, the global sensitivity of every score (finite, &gt; 0)
      * @param epsilon ε for the whole top-k (finite, &gt; 0)
      * @param k how many candidates, 1 ≤ k ≤ n
@@ -335,7 +337,7 @@ public final class Dpmo {
      * 2kΔ/ε added once and the k largest reported in decreasing order (O(n + k log k)).
      *
      * @param rng the generator the noise comes from
-     * @param scores one score per candidate, larger is better (finite)
+     * @param scores one score per candidate, larger is better (NaN is the lowest, ±∞ ±MAX: never an error)
      * @param sensitivity Δ, the global sensitivity of every score (finite, &gt; 0)
      * @param epsilon ε for the whole top-k (finite, &gt; 0)
      * @param k how many candidates, 1 ≤ k ≤ n
@@ -343,7 +345,7 @@ public final class Dpmo {
      * @param budget charged ε once the arguments are valid, or refuses the call; null for none
      * @return the k indices in pick order
      * @throws DpmoException on invalid input (flags other than 0 or FLOAT: INVALID_ARGUMENT) or an exhausted
-     *     budget (nothing drawn; the budget stays charged only when the data made the call fail)
+     *     budget (nothing drawn, nothing charged)
      */
     public static native int[] selectTopKGumbel(DpmoRng rng, double[] scores, double sensitivity,
             double epsilon, int k, int flags, PrivacyBudget budget);
@@ -352,7 +354,7 @@ public final class Dpmo {
      * {@link #selectTopKGumbel(DpmoRng, double[], double, double, int, int, PrivacyBudget)} in exact arithmetic.
      *
      * @param rng the generator the noise comes from
-     * @param scores one score per candidate, larger is better (finite)
+     * @param scores one score per candidate, larger is better (NaN is the lowest, ±∞ ±MAX: never an error)
      * @param sensitivity Δ, the global sensitivity of every score (finite, &gt; 0)
      * @param epsilon ε for the whole top-k (finite, &gt; 0)
      * @param k how many candidates, 1 ≤ k ≤ n
@@ -370,7 +372,7 @@ public final class Dpmo {
      * The dampened scores D(u, δ), plain (Local Dampening paper, Def. 3.6) or shifted (Def. 4.3): their global
      * sensitivity is 1, so any selector may follow with Δ = 1. Not private by itself.
      *
-     * @param utilities one utility per candidate (finite)
+     * @param utilities one utility per candidate (NaN is the lowest, ±∞ ±MAX: never an error)
      * @param delta the local sensitivity δ(x, t, r), which must be admissible (Def. 3.3)
      * @param dampening {@link #DAMPENING_PLAIN} or {@link #DAMPENING_SHIFTED}
      * @return D(u, δ)(r) for every candidate r
@@ -382,7 +384,7 @@ public final class Dpmo {
      * The output distribution of local dampening followed by the exponential mechanism, P(r) ∝ exp(ε D(r) / 2),
      * computed in floating point. For audits and tests.
      *
-     * @param utilities one utility per candidate (finite)
+     * @param utilities one utility per candidate (NaN is the lowest, ±∞ ±MAX: never an error)
      * @param delta the local sensitivity δ(x, t, r), which must be admissible
      * @param dampening {@link #DAMPENING_PLAIN} or {@link #DAMPENING_SHIFTED}
      * @param epsilon ε (finite, &gt; 0)
@@ -399,7 +401,7 @@ public final class Dpmo {
      * without rounding.
      *
      * @param rng the generator the draws come from
-     * @param utilities one utility per candidate, larger is better (finite)
+     * @param utilities one utility per candidate, larger is better (NaN is the lowest, ±∞ ±MAX: never an error)
      * @param delta the local sensitivity δ(x, t, r), which must be admissible (Def. 3.3)
      * @param dampening {@link #DAMPENING_PLAIN} or {@link #DAMPENING_SHIFTED}
      * @param selector one of the {@code SELECTOR_*} constants, optionally {@code | FLOAT}
@@ -407,7 +409,7 @@ public final class Dpmo {
      * @param budget charged ε once the arguments are valid, or refuses the call; null for none
      * @return the index of the selected candidate
      * @throws DpmoException on invalid input, an exhausted budget or an unsupported arithmetic (nothing drawn;
-     *     the budget stays charged only when the data made the call fail)
+     *     nothing charged)
      */
     public static native int selectLocalDampening(DpmoRng rng, double[] utilities, Sensitivity delta,
             int dampening, int selector, double epsilon, PrivacyBudget budget);
@@ -417,7 +419,7 @@ public final class Dpmo {
      * budget.
      *
      * @param rng the generator the draws come from
-     * @param utilities one utility per candidate, larger is better (finite)
+     * @param utilities one utility per candidate, larger is better (NaN is the lowest, ±∞ ±MAX: never an error)
      * @param delta the local sensitivity δ(x, t, r), which must be admissible (Def. 3.3)
      * @param dampening {@link #DAMPENING_PLAIN} or {@link #DAMPENING_SHIFTED}
      * @param selector one of the {@code SELECTOR_*} constants, optionally {@code | FLOAT}
@@ -434,7 +436,7 @@ public final class Dpmo {
      * yet chosen; ε-DP in total when δ is admissible.
      *
      * @param rng the generator the draws come from
-     * @param utilities one utility per candidate, larger is better (finite)
+     * @param utilities one utility per candidate, larger is better (NaN is the lowest, ±∞ ±MAX: never an error)
      * @param delta the local sensitivity δ(x, t, r), which must be admissible (Def. 3.3)
      * @param dampening {@link #DAMPENING_PLAIN} or {@link #DAMPENING_SHIFTED}
      * @param selector one of the {@code SELECTOR_*} constants, optionally {@code | FLOAT}
@@ -443,7 +445,7 @@ public final class Dpmo {
      * @param budget charged ε once the arguments are valid, or refuses the call; null for none
      * @return the k indices in pick order
      * @throws DpmoException on invalid input, an exhausted budget or an unsupported arithmetic (nothing drawn;
-     *     the budget stays charged only when the data made the call fail)
+     *     nothing charged)
      */
     public static native int[] selectLocalDampeningTopK(DpmoRng rng, double[] utilities, Sensitivity delta,
             int dampening, int selector, double epsilon, int k, PrivacyBudget budget);
@@ -456,7 +458,7 @@ public final class Dpmo {
      * the candidates left. ε-DP in total.
      *
      * @param rng the generator the draws come from
-     * @param utilities n × m utilities, row-major: {@code utilities[r * m + i]} = u_i(r) (finite)
+     * @param utilities n × m utilities, row-major: {@code utilities[r * m + i]} = u_i(r) (NaN is the lowest, ±∞ ±MAX: never an error)
      * @param m the number of objectives, 1 ≤ m ≤ {@link #MAX_OBJECTIVES}
      * @param dominance {@link #DOMINANCE_TEXTBOOK} or {@link #DOMINANCE_WEAK}
      * @param deltas null for the global mechanism (Δ = n′ − 1 for n′ candidates left; {@code maxDistance} and
@@ -472,7 +474,7 @@ public final class Dpmo {
      * @param budget charged ε once the arguments are valid, or refuses the call; null for none
      * @return the k indices in pick order
      * @throws DpmoException on invalid input, an exhausted budget or an unsupported arithmetic (nothing drawn;
-     *     the budget stays charged only when the data made the call fail)
+     *     nothing charged)
      */
     public static native int[] selectPrivPareto(DpmoRng rng, double[] utilities, int m, int dominance,
             Sensitivity[] deltas, int maxDistance, int dampening, int selector, double epsilon, int k,
@@ -482,7 +484,7 @@ public final class Dpmo {
      * Global PrivPareto: {@code selectPrivPareto(rng, utilities, m, dominance, null, 0, DAMPENING_PLAIN, ...)}.
      *
      * @param rng the generator the draws come from
-     * @param utilities n × m utilities, row-major (finite)
+     * @param utilities n × m utilities, row-major (NaN is the lowest, ±∞ ±MAX: never an error)
      * @param m the number of objectives, 1 ≤ m ≤ {@link #MAX_OBJECTIVES}
      * @param dominance {@link #DOMINANCE_TEXTBOOK} or {@link #DOMINANCE_WEAK}
      * @param selector one of the {@code SELECTOR_*} constants, optionally {@code | FLOAT}
@@ -501,7 +503,7 @@ public final class Dpmo {
      * The output distribution of PrivPareto with the exponential mechanism and k = 1, in floating point:
      * global, ∝ exp(ε PS(r) / 2(n − 1)); local, ∝ exp(ε D(PS, δ^PS)(r) / 2).
      *
-     * @param utilities n × m utilities, row-major (finite)
+     * @param utilities n × m utilities, row-major (NaN is the lowest, ±∞ ±MAX: never an error)
      * @param m the number of objectives, 1 ≤ m ≤ {@link #MAX_OBJECTIVES}
      * @param dominance {@link #DOMINANCE_TEXTBOOK} or {@link #DOMINANCE_WEAK}
      * @param deltas null (global) or m admissible local sensitivities
@@ -520,7 +522,7 @@ public final class Dpmo {
      * computed exactly on a grid of about 2<sup>-56</sup> Δ_agg.
      *
      * @param rng the generator the draws come from
-     * @param utilities n × m utilities, row-major: {@code utilities[r * m + i]} = u_i(r) (finite)
+     * @param utilities n × m utilities, row-major: {@code utilities[r * m + i]} = u_i(r) (NaN is the lowest, ±∞ ±MAX: never an error)
      * @param m the number of objectives, 1 ≤ m ≤ {@link #MAX_OBJECTIVES}
      * @param weights the m weights w_i (finite)
      * @param globals the m global sensitivities Δ_i for the global mechanism (Δ_agg = Σ |w_i| Δ_i); unused (may
@@ -536,7 +538,7 @@ public final class Dpmo {
      * @param budget charged ε once the arguments are valid, or refuses the call; null for none
      * @return the k indices in pick order
      * @throws DpmoException on invalid input, an exhausted budget or an unsupported arithmetic (nothing drawn;
-     *     the budget stays charged only when the data made the call fail)
+     *     nothing charged)
      */
     public static native int[] selectPrivAgg(DpmoRng rng, double[] utilities, int m, double[] weights,
             double[] globals, Sensitivity[] deltas, int maxDistance, int dampening, int selector, double epsilon,
@@ -546,7 +548,7 @@ public final class Dpmo {
      * Global PrivAgg: {@code selectPrivAgg(rng, utilities, m, weights, globals, null, 0, DAMPENING_PLAIN, ...)}.
      *
      * @param rng the generator the draws come from
-     * @param utilities n × m utilities, row-major (finite)
+     * @param utilities n × m utilities, row-major (NaN is the lowest, ±∞ ±MAX: never an error)
      * @param m the number of objectives, 1 ≤ m ≤ {@link #MAX_OBJECTIVES}
      * @param weights the m weights w_i (finite)
      * @param globals the m global sensitivities Δ_i
@@ -565,7 +567,7 @@ public final class Dpmo {
     /**
      * The output distribution of PrivAgg with the exponential mechanism and k = 1, in floating point.
      *
-     * @param utilities n × m utilities, row-major (finite)
+     * @param utilities n × m utilities, row-major (NaN is the lowest, ±∞ ±MAX: never an error)
      * @param m the number of objectives, 1 ≤ m ≤ {@link #MAX_OBJECTIVES}
      * @param weights the m weights w_i (finite)
      * @param globals the m global sensitivities Δ_i (global mechanism)

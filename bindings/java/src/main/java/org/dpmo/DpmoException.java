@@ -3,9 +3,10 @@ package org.dpmo;
 /**
  * A dpmo call failed: {@link #status()} is the {@code dpmo_status} code of the C library and the message is
  * its {@code dpmo_status_message} sentence. On any failure nothing was written and the generator state is
- * unchanged. A privacy budget given to the call is unchanged too, except after a failure caused by the data
- * ({@link #NON_FINITE_INPUT}, {@link #INVALID_SENSITIVITY_VALUE}, {@link #OVERFLOW}): the charge is kept, because
- * whether the call fails depends on the private data.
+ * unchanged, and a privacy budget given to the call is unchanged too. Selections never fail because of the
+ * private data (NaN, ±∞ and invalid local sensitivity values follow a public rule, see {@link Dpmo}), so no
+ * status depends on it; {@link #NON_FINITE_INPUT} remains for public arguments (PrivAgg weights) and for helpers
+ * that return private values ({@link Dpmo#paretoScores}).
  */
 public final class DpmoException extends RuntimeException {
     private static final long serialVersionUID = 1L;

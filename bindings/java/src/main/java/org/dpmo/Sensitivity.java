@@ -5,9 +5,9 @@ package org.dpmo;
  * global sensitivity Δ and forced to Δ for distances t ≥ tMax. Its admissibility (Local Dampening paper,
  * Def. 3.3) is the caller's responsibility: an inadmissible δ voids the privacy guarantee.
  *
- * <p>The values array is used in place, not copied: do not modify it while a call is running. Shapes and
- * values are checked by the C library at each call (LENGTH_MISMATCH, INVALID_SENSITIVITY,
- * INVALID_SENSITIVITY_VALUE).
+ * <p>The values array is used in place, not copied: do not modify it while a call is running. Shapes are
+ * checked by the C library at each call (LENGTH_MISMATCH, INVALID_SENSITIVITY). Values are private data and
+ * never refused: one that is NaN, negative or infinite counts as Δ, one above Δ as Δ.
  */
 public final class Sensitivity {
     /** δ(t, r) = values[r] for every t &lt; tMax (values.length = n). */
@@ -34,7 +34,7 @@ public final class Sensitivity {
     /**
      * One value per candidate, constant in t (for t &lt; tMax).
      *
-     * @param values n values δ(r) (finite, ≥ 0; clamped to Δ), used in place
+     * @param values n values δ(r) (clamped to Δ; NaN, negative or infinite count as Δ), used in place
      * @param global Δ, the global sensitivity (finite, &gt; 0)
      * @param tMax the saturation distance: δ = Δ for t ≥ tMax
      * @return the sensitivity
@@ -46,7 +46,7 @@ public final class Sensitivity {
     /**
      * A row-major n × columns table: values[r · columns + t] = δ(t, r), and Δ for t ≥ columns.
      *
-     * @param values n · columns values (finite, ≥ 0; clamped to Δ), used in place
+     * @param values n · columns values (clamped to Δ; NaN, negative or infinite count as Δ), used in place
      * @param columns the number of distances tabulated per candidate
      * @param global Δ, the global sensitivity (finite, &gt; 0)
      * @param tMax the saturation distance: δ = Δ for t ≥ tMax
@@ -59,7 +59,7 @@ public final class Sensitivity {
     /**
      * One δ(t) shared by every candidate: values[t], and Δ for t ≥ values.length.
      *
-     * @param values δ(0), δ(1), ... (finite, ≥ 0; clamped to Δ), used in place
+     * @param values δ(0), δ(1), ... (clamped to Δ; NaN, negative or infinite count as Δ), used in place
      * @param global Δ, the global sensitivity (finite, &gt; 0)
      * @param tMax the saturation distance: δ = Δ for t ≥ tMax
      * @return the sensitivity

@@ -18,6 +18,11 @@ public final class DpmoTest {
         void run() throws Exception;
     }
 
+    /** A selecting call on the bad data (clean = false) or on the data rewritten by the public rule. */
+    interface Sel {
+        int[] run(DpmoRng rng, PrivacyBudget budget, boolean clean);
+    }
+
     private static final List<String> NAMES = new ArrayList<>();
     private static final List<Body> BODIES = new ArrayList<>();
 
@@ -150,8 +155,6 @@ public final class DpmoTest {
     static final double[] UTIL = {3, 3, 1, 2, 2, 1, 0, 0};
     static final double[] PS_TEXTBOOK = {0, -1, -1, -3};
     static final int F = Dpmo.FLOAT;
-    /** The budget the data-failure calls charge (replaced per call; a field because lambdas capture it). */
-    static PrivacyBudget budgetUnderTest;
     /** The selectors that run exactly (report-noisy-max with Laplace noise needs FLOAT). */
     static final int[] EXACT_SELECTORS = {0, 1, 3, 4};
     /** Every selector in both arithmetics: the exact ones, and all five in floating point. */
@@ -576,7 +579,7 @@ public final class DpmoTest {
 
         // ------------------------------------------------------------------ budget
 
-        test("privacy budget: charges, exhaustion; argument errors are free, data errors are charged", () -> {
+        test("privacy budget: charges, exhaustion; argument errors are free, private data never fails", () -> {
             PrivacyBudget b = new PrivacyBudget(1.0);
             close(1.0, b.remaining(), 0, "fresh");
             DpmoRng r = rng(21), twin = rng(21);
@@ -608,10 +611,12 @@ public final class DpmoTest {
             close(0.625, b.remaining(), 1e-15, "refusals spend nothing");
             // the generator did not move either: r and its twin still agree
             check(Arrays.equals(r.sample(0, 16), twin.sample(0, 16)), "generator advanced by a refused call");
-            // a failure caused by the data keeps the charge: whether it fails depends on the private data
-            raises(DpmoException.NON_FINITE_INPUT, () -> Dpmo.selectExponential(r, new double[] {1, Double.NaN}, 1, 0.125, b));
-            close(0.5, b.remaining(), 1e-15, "a NaN in the data is charged");
-            check(Arrays.equals(r.sample(0, 16), twin.sample(0, 16)), "generator advanced by a failed call");
+            // private data never makes a call fail (issue 20.4): a NaN is the lowest score by the public rule, and
+            // the call is charged and draws from the generator exactly as on the data where it is -MAX
+            int j = Dpmo.selectExponential(r, new double[] {1, Double.NaN}, 1, 0.125, b);
+            check(j == Dpmo.selectExponential(twin, new double[] {1, -Double.MAX_VALUE}, 1, 0.125), "NaN is -MAX");
+            close(0.5, b.remaining(), 1e-15, "a NaN in the data is charged like any selection");
+            check(Arrays.equals(r.sample(0, 16), twin.sample(0, 16)), "a NaN changed the generator's consumption");
             Dpmo.selectPrivPareto(r, UTIL, 2, 0, 0, 0.25, 2, b);
             Dpmo.selectPrivAgg(r, UTIL, 2, new double[] {1, 1}, new double[] {1, 1}, 0, 0.125, 1, b);
             Dpmo.selectLocalDampening(r, SCORES, ones(4), 1, 1, 0.125, b);
@@ -633,58 +638,127 @@ public final class DpmoTest {
             raises(DpmoException.INVALID_EPSILON, () -> new PrivacyBudget(Double.POSITIVE_INFINITY));
         });
 
-        test("privacy budget: every selecting method charges a failure caused by the data (attack: free probing)", () -> {
-            // An analyst who could learn for free whether the data holds a NaN (or an overflow) would probe the
-            // private data without spending anything. Each method below fails because of the data and must keep its
-            // charge, which the binding writes back from the C ABI's budget; an argument error must cost nothing.
+        test("no free probing: every selecting method succeeds on NaN/±∞ utilities and bad δ values, charged ε,"
+                + " by the public rule (attack: free probing)", () -> {
+            // Issue 20.4: a status that depends on the private data would let an analyst probe it at a negligible ε
+            // (6 calls at ε = 5e-324 located the NaN record among 40). Private values now follow a public rule
+            // instead: a NaN utility is the lowest score (-MAX), ±∞ is ±MAX, and a δ value that is NaN, negative or
+            // infinite counts as Δ (values above Δ clamp to Δ). Every call below must succeed, be charged its ε,
+            // and return what the same seed returns on the data rewritten by that rule, leaving the generator in
+            // the same state (so neither the output, the status nor the randomness consumed can tell them apart).
+            final double mx = Double.MAX_VALUE, nan = Double.NaN, inf = Double.POSITIVE_INFINITY;
+            // +∞ would win every single pick whatever the rule for NaN: it is tested in the top-k calls only
+            final double[] badScores = {1, nan, 3, -inf, 2, 2.5}, ruleScores = {1, -mx, 3, -mx, 2, 2.5};
+            final double[] badTop = {1, nan, inf, -inf, 2, 2.5}, ruleTop = {1, -mx, mx, -mx, 2, 2.5};
+            // n = 5 candidates × m = 2 objectives
+            final double[] badUtil = {3, 3, 1, nan, 2, 1, -inf, 0, inf, 1}, ruleUtil = {3, 3, 1, -mx, 2, 1, -mx, 0, mx, 1};
+            final double[] badVals = {1, nan, -1, inf, 5, 0.5}, ruleVals = {1, 1, 1, 1, 1, 0.5};
+            final double[] badTable = {1, 0, nan, 0.5, -1, 1, inf, 0, 0, 0, 0.5, -0.0};
+            final double[] ruleTable = {1, 0, 1, 0.5, 1, 1, 1, 0, 0, 0, 0.5, 0};
+            final double[] badShared = {0, nan, 0.5, -2, inf}, ruleShared = {0, 1, 0.5, 1, 1};
+            List<String> names = new ArrayList<>();
+            List<Sel> calls = new ArrayList<>();
+            final int iso = Dpmo.ISOCHRONOUS;
+            int[] selectors = {0, 1, 3, 4, 0 | F, 1 | F, 2 | F, 3 | F, 4 | F, 0 | iso, 1 | iso, 3 | iso, 4 | iso};
+            for (int sel : selectors) {
+                names.add("select " + sel);
+                calls.add((r, b, clean) -> new int[] {Dpmo.select(r, sel, clean ? ruleScores : badScores, 1, 0.5, b)});
+                names.add("top-3 " + sel);
+                calls.add((r, b, clean) -> Dpmo.selectTopK(r, sel, clean ? ruleTop : badTop, 1, 0.5, 3, b));
+            }
+            names.add("exponential");
+            calls.add((r, b, clean) -> new int[] {Dpmo.selectExponential(r, clean ? ruleScores : badScores, 1, 0.5, b)});
+            names.add("permute-and-flip");
+            calls.add((r, b, clean) -> new int[] {Dpmo.selectPermuteAndFlip(r, clean ? ruleScores : badScores, 1, 0.5, b)});
+            names.add("noisy-max exponential");
+            calls.add((r, b, clean) -> new int[] {Dpmo.selectNoisyMax(r, clean ? ruleScores : badScores, 1, 0.5,
+                    Dpmo.NOISE_EXPONENTIAL, b)});
+            names.add("noisy-max Laplace | FLOAT");
+            calls.add((r, b, clean) -> new int[] {Dpmo.selectNoisyMax(r, clean ? ruleScores : badScores, 1, 0.5,
+                    Dpmo.NOISE_LAPLACE | F, b)});
+            for (int flags : new int[] {0, F, iso}) {
+                names.add("one-shot Gumbel top-3 " + flags);
+                calls.add((r, b, clean) -> Dpmo.selectTopKGumbel(r, clean ? ruleTop : badTop, 1, 0.5, 3, flags, b));
+            }
+            for (int kind = 0; kind < 3; kind++) {
+                final Sensitivity badDelta = kind == 0 ? Sensitivity.perCandidate(badVals, 1, 8)
+                        : kind == 1 ? Sensitivity.table(badTable, 2, 1, 8) : Sensitivity.shared(badShared, 1, 8);
+                final Sensitivity ruleDelta = kind == 0 ? Sensitivity.perCandidate(ruleVals, 1, 8)
+                        : kind == 1 ? Sensitivity.table(ruleTable, 2, 1, 8) : Sensitivity.shared(ruleShared, 1, 8);
+                for (int damp = 0; damp <= 1; damp++) {
+                    for (int sel : new int[] {0, 1 | F, 0 | iso}) {
+                        final int d = damp;
+                        names.add("local dampening, δ kind " + kind + ", dampening " + damp + ", selector " + sel);
+                        calls.add((r, b, clean) -> new int[] {Dpmo.selectLocalDampening(r,
+                                clean ? ruleScores : badScores, clean ? ruleDelta : badDelta, d, sel, 0.5, b)});
+                        names.add("local dampening top-2, δ kind " + kind + ", dampening " + damp + ", selector " + sel);
+                        calls.add((r, b, clean) -> Dpmo.selectLocalDampeningTopK(r,
+                                clean ? ruleScores : badScores, clean ? ruleDelta : badDelta, d, sel, 0.5, 2, b));
+                    }
+                }
+            }
+            // multi-objective: 5 candidates, 2 objectives; objective 1's δ holds the bad values
+            final Sensitivity[] badDeltas = {Sensitivity.perCandidate(new double[] {1, nan, -1, inf, 7}, 1, 8),
+                    Sensitivity.perCandidate(new double[] {1, 1, 0.5, 1, 1}, 1, 8)};
+            final Sensitivity[] ruleDeltas = {Sensitivity.perCandidate(new double[] {1, 1, 1, 1, 1}, 1, 8),
+                    Sensitivity.perCandidate(new double[] {1, 1, 0.5, 1, 1}, 1, 8)};
+            final double[] w = {1, 2}, g = {1, 1};
+            for (int sel : new int[] {0, 1 | F}) {
+                for (int dom = 0; dom <= 1; dom++) {
+                    final int dm = dom;
+                    names.add("PrivPareto global, dominance " + dom + ", selector " + sel);
+                    calls.add((r, b, clean) -> Dpmo.selectPrivPareto(r, clean ? ruleUtil : badUtil, 2, dm, sel, 0.5, 2, b));
+                    for (int damp = 0; damp <= 1; damp++) {
+                        final int d = damp;
+                        names.add("PrivPareto local, dominance " + dom + ", dampening " + damp + ", selector " + sel);
+                        calls.add((r, b, clean) -> Dpmo.selectPrivPareto(r, clean ? ruleUtil : badUtil, 2, dm,
+                                clean ? ruleDeltas : badDeltas, 0, d, sel, 0.5, 2, b));
+                    }
+                }
+            }
+            for (int sel : new int[] {0, 1 | F, 0 | iso, 1 | iso}) {
+                names.add("PrivAgg global, selector " + sel);
+                calls.add((r, b, clean) -> Dpmo.selectPrivAgg(r, clean ? ruleUtil : badUtil, 2, w, g, sel, 0.5, 2, b));
+                for (int damp = 0; damp <= 1; damp++) {
+                    final int d = damp;
+                    names.add("PrivAgg local, dampening " + damp + ", selector " + sel);
+                    calls.add((r, b, clean) -> Dpmo.selectPrivAgg(r, clean ? ruleUtil : badUtil, 2, w, null,
+                            clean ? ruleDeltas : badDeltas, 0, d, sel, 0.5, 2, b));
+                }
+            }
+            List<String> wrong = new ArrayList<>();
+            for (int i = 0; i < calls.size(); i++) {
+                DpmoRng r = rng(300 + i), twin = rng(300 + i);
+                PrivacyBudget b = new PrivacyBudget(1.0);
+                int[] got;
+                try {
+                    got = calls.get(i).run(r, b, false);
+                } catch (DpmoException e) {
+                    wrong.add(names.get(i) + ": raised " + e.getMessage());
+                    continue;
+                }
+                int[] want = calls.get(i).run(twin, null, true);
+                int n = names.get(i).startsWith("Priv") ? 5 : 6;
+                distinct(got, n, got.length, names.get(i));
+                if (b.spent() != 0.5) wrong.add(names.get(i) + ": spent " + b.spent());
+                if (!Arrays.equals(got, want)) {
+                    wrong.add(names.get(i) + ": " + Arrays.toString(got) + " vs the rule's " + Arrays.toString(want));
+                }
+                if (!Arrays.equals(r.sample(0, 8), twin.sample(0, 8))) wrong.add(names.get(i) + ": consumption");
+            }
+            check(wrong.isEmpty(), wrong.size() + " of " + calls.size() + " calls broke the rule: " + wrong);
+            // argument errors are still raised before any data is read, and charge nothing
             DpmoRng r = rng(22);
-            double[] nan = {1, Double.NaN, 3, 4};
-            double[] nanUtil = {3, 3, 1, Double.NaN, 2, 1, 0, 0};
-            Sensitivity badDelta = Sensitivity.perCandidate(new double[] {1, Double.NaN, 1, 1}, 1, 8);
-            Sensitivity[] badDeltas = {ones(4), badDelta};
-            double[] w = {1, 1}, g = {1, 1};
-            List<Body> dataFailures = Arrays.asList(
-                    () -> Dpmo.selectExponential(r, nan, 1, 0.5, budgetUnderTest),
-                    () -> Dpmo.selectPermuteAndFlip(r, nan, 1, 0.5, budgetUnderTest),
-                    () -> Dpmo.selectNoisyMax(r, nan, 1, 0.5, Dpmo.NOISE_EXPONENTIAL, budgetUnderTest),
-                    () -> Dpmo.selectNoisyMax(r, nan, 1, 0.5, Dpmo.NOISE_LAPLACE | F, budgetUnderTest),
-                    () -> Dpmo.select(r, Dpmo.SELECTOR_EXPONENTIAL | F, nan, 1, 0.5, budgetUnderTest),
-                    () -> Dpmo.selectTopK(r, Dpmo.SELECTOR_PERMUTE_AND_FLIP, nan, 1, 0.5, 2, budgetUnderTest),
-                    () -> Dpmo.selectTopKGumbel(r, nan, 1, 0.5, 2, 0, budgetUnderTest),
-                    () -> Dpmo.selectTopKGumbel(r, nan, 1, 0.5, 2, F, budgetUnderTest),
-                    () -> Dpmo.selectLocalDampening(r, nan, ones(4), 1, 0, 0.5, budgetUnderTest),
-                    () -> Dpmo.selectLocalDampeningTopK(r, nan, ones(4), 0, 1, 0.5, 2, budgetUnderTest),
-                    () -> Dpmo.selectPrivPareto(r, nanUtil, 2, 0, 0, 0.5, 1, budgetUnderTest),
-                    () -> Dpmo.selectPrivPareto(r, nanUtil, 2, 0, onesFor(4, 2), 0, 1, 0, 0.5, 1, budgetUnderTest),
-                    () -> Dpmo.selectPrivAgg(r, nanUtil, 2, w, g, 0, 0.5, 1, budgetUnderTest),
-                    () -> Dpmo.selectPrivAgg(r, nanUtil, 2, w, null, onesFor(4, 2), 0, 0, 0, 0.5, 2, budgetUnderTest));
-            List<String> free = new ArrayList<>();
-            for (int i = 0; i < dataFailures.size(); i++) {
-                budgetUnderTest = new PrivacyBudget(1.0);
-                raises(DpmoException.NON_FINITE_INPUT, dataFailures.get(i));
-                if (budgetUnderTest.spent() != 0.5) free.add(i + " (spent " + budgetUnderTest.spent() + ")");
-            }
-            check(free.isEmpty(), "data failures not charged: " + free);
-            // A δ table holding a NaN is data too: INVALID_SENSITIVITY_VALUE keeps the charge (the C ABI validates
-            // δ tables only after the budget is charged).
-            List<Body> deltaFailures = Arrays.asList(
-                    () -> Dpmo.selectLocalDampening(r, SCORES, badDelta, 1, 0, 0.5, budgetUnderTest),
-                    () -> Dpmo.selectLocalDampeningTopK(r, SCORES, badDelta, 0, 1, 0.5, 2, budgetUnderTest),
-                    () -> Dpmo.selectPrivPareto(r, UTIL, 2, 0, badDeltas, 0, 1, 0, 0.5, 1, budgetUnderTest),
-                    () -> Dpmo.selectPrivAgg(r, UTIL, 2, w, null, badDeltas, 0, 0, 0, 0.5, 2, budgetUnderTest));
-            for (int i = 0; i < deltaFailures.size(); i++) {
-                budgetUnderTest = new PrivacyBudget(1.0);
-                raises(DpmoException.INVALID_SENSITIVITY_VALUE, deltaFailures.get(i));
-                close(0.5, budgetUnderTest.spent(), 0, "δ-table failure " + i + " keeps its charge");
-            }
-            budgetUnderTest = null;
-            // the same calls with an argument error first (ε = 0 is checked before any data): nothing charged
             PrivacyBudget b = new PrivacyBudget(1.0);
-            raises(DpmoException.INVALID_EPSILON, () -> Dpmo.selectExponential(r, nan, 1, 0, b));
-            raises(DpmoException.INVALID_EPSILON, () -> Dpmo.selectTopKGumbel(r, nan, 1, 0, 2, b));
-            raises(DpmoException.INVALID_EPSILON, () -> Dpmo.selectLocalDampening(r, nan, ones(4), 1, 0, 0, b));
-            raises(DpmoException.INVALID_EPSILON, () -> Dpmo.selectPrivPareto(r, nanUtil, 2, 0, 0, 0, 1, b));
-            raises(DpmoException.INVALID_EPSILON, () -> Dpmo.selectPrivAgg(r, nanUtil, 2, w, g, 0, 0, 1, b));
+            raises(DpmoException.INVALID_EPSILON, () -> Dpmo.selectExponential(r, badScores, 1, 0, b));
+            raises(DpmoException.INVALID_EPSILON, () -> Dpmo.selectTopKGumbel(r, badScores, 1, 0, 2, b));
+            raises(DpmoException.INVALID_EPSILON,
+                    () -> Dpmo.selectLocalDampening(r, badScores, Sensitivity.perCandidate(badVals, 1, 8), 1, 0, 0, b));
+            raises(DpmoException.INVALID_EPSILON, () -> Dpmo.selectPrivPareto(r, badUtil, 2, 0, 0, 0, 1, b));
+            raises(DpmoException.INVALID_EPSILON, () -> Dpmo.selectPrivAgg(r, badUtil, 2, w, g, 0, 0, 1, b));
+            // a PrivAgg weight is a public parameter: NaN is an argument error, free
+            raises(DpmoException.NON_FINITE_INPUT,
+                    () -> Dpmo.selectPrivAgg(r, badUtil, 2, new double[] {1, nan}, g, 0, 0.5, 1, b));
             close(0, b.spent(), 0, "argument errors spend nothing");
         });
 
@@ -730,9 +804,10 @@ public final class DpmoTest {
                 raises(DpmoException.NULL_POINTER, () -> Dpmo.select(r, s, null, 1, 1, null));
                 raises(DpmoException.NULL_POINTER, () -> Dpmo.select(null, s, SCORES, 1, 1, null));
                 raises(DpmoException.EMPTY_INPUT, () -> Dpmo.select(r, s, new double[0], 1, 1, null));
-                raises(DpmoException.NON_FINITE_INPUT, () -> Dpmo.select(r, s, new double[] {1, Double.NaN}, 1, 1, null));
-                raises(DpmoException.NON_FINITE_INPUT,
-                        () -> Dpmo.select(r, s, new double[] {Double.NEGATIVE_INFINITY, 1}, 1, 1, null));
+                // private scores are never refused (issue 20.4): NaN is the lowest score, -∞ is -MAX
+                check(Dpmo.select(r, s, new double[] {Double.NaN, 1}, 1, 1000, null) == 1, "NaN lowest, " + s);
+                check(Dpmo.select(r, s, new double[] {Double.NEGATIVE_INFINITY, 1}, 1, 1000, null) == 1, "-inf, " + s);
+                check(Dpmo.select(r, s, new double[] {1, Double.POSITIVE_INFINITY}, 1, 1000, null) == 1, "+inf, " + s);
                 for (double eps : new double[] {0, -1, Double.NaN, Double.POSITIVE_INFINITY}) {
                     raises(DpmoException.INVALID_EPSILON, () -> Dpmo.select(r, s, SCORES, 1, eps, null));
                 }
@@ -745,7 +820,10 @@ public final class DpmoTest {
             raises(DpmoException.INVALID_ARGUMENT, () -> Dpmo.select(r, 5, SCORES, 1, 1, null));
             raises(DpmoException.NULL_POINTER, () -> Dpmo.exponentialProbabilities(null, 1, 1));
             raises(DpmoException.EMPTY_INPUT, () -> Dpmo.exponentialProbabilities(new double[0], 1, 1));
-            raises(DpmoException.NON_FINITE_INPUT, () -> Dpmo.exponentialProbabilities(new double[] {Double.NaN}, 1, 1));
+            // the probabilities follow the same public rule as the selectors
+            closeAll(Dpmo.exponentialProbabilities(new double[] {2, -Double.MAX_VALUE, 1, Double.MAX_VALUE}, 1, 1),
+                    Dpmo.exponentialProbabilities(new double[] {2, Double.NaN, 1, Double.POSITIVE_INFINITY}, 1, 1), 0,
+                    "probabilities: NaN is -MAX, +inf is MAX");
             raises(DpmoException.INVALID_EPSILON, () -> Dpmo.exponentialProbabilities(SCORES, 1, 0));
             raises(DpmoException.INVALID_SENSITIVITY, () -> Dpmo.exponentialProbabilities(SCORES, -1, 1));
         });
@@ -764,8 +842,9 @@ public final class DpmoTest {
             raises(DpmoException.NULL_POINTER, () -> Dpmo.selectTopK(null, 0, SCORES, 1, 1, 2));
             raises(DpmoException.NULL_POINTER, () -> Dpmo.selectTopKGumbel(null, SCORES, 1, 1, 2, null));
             raises(DpmoException.EMPTY_INPUT, () -> Dpmo.selectTopKGumbel(r, new double[0], 1, 1, 1, null));
-            raises(DpmoException.NON_FINITE_INPUT, () -> Dpmo.selectTopK(r, 1, new double[] {1, Double.NaN}, 1, 1, 1));
-            raises(DpmoException.NON_FINITE_INPUT, () -> Dpmo.selectTopKGumbel(r, new double[] {Double.NaN}, 1, 1, 1, null));
+            // private scores are never refused: the NaN candidate is the lowest, picked last
+            check(Dpmo.selectTopK(r, 1, new double[] {1, Double.NaN}, 1, 1000, 2)[1] == 1, "NaN picked last");
+            distinct(Dpmo.selectTopKGumbel(r, new double[] {Double.NaN}, 1, 1, 1, null), 1, 1, "NaN alone");
             raises(DpmoException.INVALID_EPSILON, () -> Dpmo.selectTopK(r, 0, SCORES, 1, -1, 2));
             raises(DpmoException.INVALID_EPSILON, () -> Dpmo.selectTopKGumbel(r, SCORES, 1, Double.NaN, 2, null));
             raises(DpmoException.INVALID_SENSITIVITY, () -> Dpmo.selectTopK(r, 0, SCORES, 0, 1, 2));
@@ -795,10 +874,20 @@ public final class DpmoTest {
             raisesOneOf(new int[] {DpmoException.EMPTY_INPUT, DpmoException.LENGTH_MISMATCH},
                     () -> Dpmo.dampen(new double[0], ok, 0));
             raises(DpmoException.EMPTY_INPUT, () -> Dpmo.selectLocalDampeningTopK(r, new double[0], ok, 0, 0, 1, 1, null));
-            raises(DpmoException.NON_FINITE_INPUT,
-                    () -> Dpmo.selectLocalDampening(r, new double[] {1, 2, Double.NaN, 3}, ok, 0, 0, 1));
-            raises(DpmoException.NON_FINITE_INPUT,
-                    () -> Dpmo.localDampeningProbabilities(new double[] {1, 2, Double.POSITIVE_INFINITY, 3}, ok, 0, 1));
+            // private utilities are never refused (issue 20.4): NaN is the lowest, ±∞ is ±MAX, and dampening clamps
+            // utilities to ±2^60 Δ, so no data overflows (u = ±1e300 at Δ = 1e-10 used to raise OVERFLOW)
+            distinct(new int[] {Dpmo.selectLocalDampening(r, new double[] {1, 2, Double.NaN, 3}, ok, 0, 0, 1)}, 4, 1, "NaN");
+            closeAll(Dpmo.localDampeningProbabilities(new double[] {1, 2, Double.MAX_VALUE, 3}, ok, 0, 1),
+                    Dpmo.localDampeningProbabilities(new double[] {1, 2, Double.POSITIVE_INFINITY, 3}, ok, 0, 1), 0,
+                    "+inf is MAX");
+            double limit = Math.scalb(1.0, 60);
+            Sensitivity tiny = Sensitivity.perCandidate(new double[] {1, 1, 1, 1}, 1e-10, 4);
+            for (int damp = 0; damp <= 1; damp++) {
+                double[] dd = Dpmo.dampen(new double[] {1e300, -1e300, Double.NaN, Double.NEGATIVE_INFINITY}, tiny, damp);
+                closeAll(new double[] {limit, -limit, -limit, -limit}, dd, limit * 1e-15, "clamped to ±2^60 Δ, " + damp);
+                distinct(new int[] {Dpmo.selectLocalDampening(r, new double[] {1e300, -1e300, 0, 1}, tiny, damp, 0, 1)},
+                        4, 1, "huge utilities select");
+            }
             raises(DpmoException.INVALID_EPSILON, () -> Dpmo.selectLocalDampening(r, SCORES, ok, 0, 0, 0));
             raises(DpmoException.INVALID_EPSILON, () -> Dpmo.localDampeningProbabilities(SCORES, ok, 0, -3));
             raises(DpmoException.INVALID_ARGUMENT, () -> Dpmo.selectLocalDampening(r, SCORES, ok, 2, 0, 1));
@@ -809,13 +898,6 @@ public final class DpmoTest {
                     () -> Dpmo.dampen(SCORES, Sensitivity.perCandidate(new double[] {1, 1, 1}, 1, 4), 0));
             raises(DpmoException.LENGTH_MISMATCH,
                     () -> Dpmo.dampen(SCORES, Sensitivity.table(new double[7], 2, 1, 4), 0));
-            raises(DpmoException.INVALID_SENSITIVITY_VALUE,
-                    () -> Dpmo.dampen(SCORES, Sensitivity.perCandidate(new double[] {1, Double.NaN, 1, 1}, 1, 4), 0));
-            raises(DpmoException.INVALID_SENSITIVITY_VALUE,
-                    () -> Dpmo.selectLocalDampening(r, SCORES, Sensitivity.perCandidate(new double[] {1, -1, 1, 1}, 1, 4),
-                            0, 0, 1));
-            raises(DpmoException.INVALID_SENSITIVITY_VALUE,
-                    () -> Dpmo.dampen(SCORES, Sensitivity.shared(new double[] {Double.POSITIVE_INFINITY}, 1, 4), 0));
             raises(DpmoException.INVALID_SENSITIVITY,
                     () -> Dpmo.dampen(SCORES, Sensitivity.perCandidate(new double[] {1, 1, 1, 1}, 0, 4), 0));
             raises(DpmoException.INVALID_SENSITIVITY,
@@ -832,6 +914,45 @@ public final class DpmoTest {
                     () -> Dpmo.dampen(SCORES, Sensitivity.of(1, new double[] {1, 1, 1, 1}, -1, 1, 4), 0));
         });
 
+        test("δ values by the public rule: NaN, negative, infinite and above-Δ values count as Δ (every source,"
+                + " plain and shifted)", () -> {
+            // δ values are private data: never a status. Each bad value must give exactly the dampened scores and
+            // probabilities of Δ in its place, for per-candidate, table and shared sensitivities.
+            DpmoRng r = rng(45);
+            List<String> wrong = new ArrayList<>();
+            for (int damp = 0; damp <= 1; damp++) {
+                for (double bad : new double[] {Double.NaN, -1, Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY, 3}) {
+                    double[] ruleV = {0.5, 1, 1, 1}, badV = {0.5, bad, bad, bad};
+                    double[] ruleT = {0.5, 0.25, 1, 0.5, 0.5, 1, 0, 0}, badT = {0.5, 0.25, bad, 0.5, 0.5, bad, 0, 0};
+                    double[] ruleS = {0.5, 1, 0.25}, badS = {0.5, bad, 0.25};
+                    Sensitivity[][] pairs = {
+                        {Sensitivity.perCandidate(ruleV, 1, 4), Sensitivity.perCandidate(badV, 1, 4)},
+                        {Sensitivity.table(ruleT, 2, 1, 4), Sensitivity.table(badT, 2, 1, 4)},
+                        {Sensitivity.shared(ruleS, 1, 4), Sensitivity.shared(badS, 1, 4)}};
+                    String[] kinds = {"per-candidate", "table", "shared"};
+                    for (int kind = 0; kind < 3; kind++) {
+                        String what = kinds[kind] + " δ " + bad + (damp == 0 ? ", plain" : ", shifted");
+                        double[] want = Dpmo.dampen(SCORES, pairs[kind][0], damp);
+                        double[] got = Dpmo.dampen(SCORES, pairs[kind][1], damp);
+                        if (!Arrays.equals(want, got)) {
+                            wrong.add(what + ": " + Arrays.toString(got) + " instead of " + Arrays.toString(want));
+                        }
+                        if (!Arrays.equals(Dpmo.localDampeningProbabilities(SCORES, pairs[kind][0], damp, 1),
+                                Dpmo.localDampeningProbabilities(SCORES, pairs[kind][1], damp, 1))) {
+                            wrong.add(what + ": probabilities");
+                        }
+                        distinct(new int[] {Dpmo.selectLocalDampening(r, SCORES, pairs[kind][1], damp, 0, 1)}, 4, 1, what);
+                    }
+                    // the comparison has power: reading the bad values as 0 or as 0.5 would give other scores
+                    double[] want = Dpmo.dampen(SCORES, Sensitivity.perCandidate(ruleV, 1, 4), damp);
+                    check(!Arrays.equals(want, Dpmo.dampen(SCORES, Sensitivity.perCandidate(new double[] {0.5, 0.5, 0.5,
+                            0.5}, 1, 4), damp)) && !Arrays.equals(want, Dpmo.dampen(SCORES, Sensitivity.perCandidate(
+                            new double[] {0.5, 0, 0, 0}, 1, 4), damp)), "δ 0.5 or 0 would be told apart from Δ");
+                }
+            }
+            check(wrong.isEmpty(), wrong.size() + " departures from the public rule: " + wrong);
+        });
+
         test("bad input: PrivPareto", () -> {
             DpmoRng r = rng(43);
             Sensitivity[] d = onesFor(4, 2);
@@ -845,8 +966,12 @@ public final class DpmoTest {
             raises(DpmoException.INVALID_ARGUMENT, () -> Dpmo.selectPrivPareto(r, UTIL, -2, 0, 0, 1, 1, null));
             raises(DpmoException.CAPACITY_EXCEEDED, () -> Dpmo.selectPrivPareto(r, new double[17 * 2], 17, 0, 0, 1, 1, null));
             raises(DpmoException.CAPACITY_EXCEEDED, () -> Dpmo.paretoScores(new double[17], 17, 0));
-            raises(DpmoException.NON_FINITE_INPUT,
-                    () -> Dpmo.selectPrivPareto(r, new double[] {1, 2, Double.NaN, 1}, 2, 0, 0, 1, 1, null));
+            // private utilities are never refused by a release (issue 20.4): NaN is the lowest value
+            distinct(Dpmo.selectPrivPareto(r, new double[] {1, 2, Double.NaN, 1}, 2, 0, 0, 1, 2, null), 2, 2, "NaN");
+            closeAll(Dpmo.privParetoProbabilities(new double[] {1, 2, -Double.MAX_VALUE, 1, 0, 0}, 2, 0, null, 0, 0, 1),
+                    Dpmo.privParetoProbabilities(new double[] {1, 2, Double.NaN, 1, 0, 0}, 2, 0, null, 0, 0, 1), 0,
+                    "PrivPareto probabilities: NaN is -MAX");
+            // the Pareto scores are a private intermediate, not a release: they still validate
             raises(DpmoException.NON_FINITE_INPUT, () -> Dpmo.paretoScores(new double[] {Double.NaN, 1}, 2, 0));
             raises(DpmoException.INVALID_EPSILON, () -> Dpmo.selectPrivPareto(r, UTIL, 2, 0, 0, 0, 1, null));
             raises(DpmoException.INVALID_EPSILON, () -> Dpmo.privParetoProbabilities(UTIL, 2, 0, null, 0, 0, Double.NaN));
@@ -863,9 +988,12 @@ public final class DpmoTest {
                     () -> Dpmo.selectPrivPareto(r, UTIL, 2, 0, new Sensitivity[] {ones(4), null}, 8, 0, 0, 1, 1, null));
             raises(DpmoException.LENGTH_MISMATCH,
                     () -> Dpmo.selectPrivPareto(r, UTIL, 2, 0, new Sensitivity[] {ones(4), ones(3)}, 8, 0, 0, 1, 1, null));
-            raises(DpmoException.INVALID_SENSITIVITY_VALUE, () -> Dpmo.privParetoProbabilities(UTIL, 2, 0,
-                    new Sensitivity[] {ones(4), Sensitivity.perCandidate(new double[] {1, 1, Double.NaN, 1}, 1, 8)}, 8,
-                    0, 1));
+            // a NaN δ value counts as Δ
+            closeAll(Dpmo.privParetoProbabilities(UTIL, 2, 0, new Sensitivity[] {ones(4),
+                    Sensitivity.perCandidate(new double[] {0.5, 0.5, 1, 0.5}, 1, 8)}, 8, 0, 1),
+                    Dpmo.privParetoProbabilities(UTIL, 2, 0, new Sensitivity[] {ones(4),
+                    Sensitivity.perCandidate(new double[] {0.5, 0.5, Double.NaN, 0.5}, 1, 8)}, 8, 0, 1), 0,
+                    "PrivPareto: NaN δ is Δ");
             distinct(Dpmo.selectPrivPareto(r, UTIL, 2, 0, d, 0, 0, 0, 1, 1, null), 4, 1, "maxDistance 0 is automatic");
             raises(DpmoException.INVALID_ARGUMENT, () -> Dpmo.selectPrivPareto(r, UTIL, 2, 0, d, -1, 0, 0, 1, 1, null));
             raises(DpmoException.INVALID_ARGUMENT, () -> Dpmo.selectPrivPareto(r, UTIL, 2, 0, d, 8, 3, 0, 1, 1, null));
@@ -891,8 +1019,11 @@ public final class DpmoTest {
                     () -> Dpmo.selectPrivAgg(r, new double[18], 18, new double[18], new double[18], 0, 1, 1, null));
             raises(DpmoException.NON_FINITE_INPUT,
                     () -> Dpmo.selectPrivAgg(r, UTIL, 2, new double[] {1, Double.NaN}, g, 0, 1, 1, null));
-            raises(DpmoException.NON_FINITE_INPUT,
-                    () -> Dpmo.selectPrivAgg(r, new double[] {1, 1, Double.NaN, 0}, 2, w, g, 0, 1, 1, null));
+            // a utility is private: NaN is the lowest value, never a status (a weight is public: refused above)
+            distinct(Dpmo.selectPrivAgg(r, new double[] {1, 1, Double.NaN, 0}, 2, w, g, 0, 1, 2, null), 2, 2, "NaN");
+            closeAll(Dpmo.privAggProbabilities(new double[] {1, 1, -Double.MAX_VALUE, 0}, 2, w, g, null, 0, 0, 1),
+                    Dpmo.privAggProbabilities(new double[] {1, 1, Double.NaN, 0}, 2, w, g, null, 0, 0, 1), 0,
+                    "PrivAgg probabilities: NaN is -MAX");
             raises(DpmoException.INVALID_SENSITIVITY,
                     () -> Dpmo.selectPrivAgg(r, UTIL, 2, w, new double[] {1, 0}, 0, 1, 1, null));
             raises(DpmoException.INVALID_ARGUMENT,
@@ -906,17 +1037,21 @@ public final class DpmoTest {
             raises(DpmoException.INVALID_ARGUMENT, () -> Dpmo.selectPrivAgg(r, UTIL, 2, w, null, d, -1, 0, 0, 1, 1, null));
             distinct(Dpmo.selectPrivAgg(r, UTIL, 2, w, null, d, 0, 0, 0, 1, 1, null), 4, 1, "maxDistance 0 is automatic");
             raises(DpmoException.INVALID_ARGUMENT, () -> Dpmo.selectPrivAgg(r, UTIL, 2, w, null, d, 8, 9, 0, 1, 1, null));
-            raises(DpmoException.INVALID_SENSITIVITY_VALUE, () -> Dpmo.privAggProbabilities(UTIL, 2, w, null,
-                    new Sensitivity[] {ones(4), Sensitivity.perCandidate(new double[] {1, -1, 1, 1}, 1, 8)}, 8, 0, 1));
+            // a negative δ value counts as Δ
+            closeAll(Dpmo.privAggProbabilities(UTIL, 2, w, null, new Sensitivity[] {ones(4),
+                    Sensitivity.perCandidate(new double[] {0.5, 1, 0.5, 0.5}, 1, 8)}, 8, 0, 1),
+                    Dpmo.privAggProbabilities(UTIL, 2, w, null, new Sensitivity[] {ones(4),
+                    Sensitivity.perCandidate(new double[] {0.5, -1, 0.5, 0.5}, 1, 8)}, 8, 0, 1), 0,
+                    "PrivAgg: negative δ is Δ");
         });
 
-        test("bad input leaves the generator untouched", () -> {
+        test("bad arguments leave the generator untouched", () -> {
             DpmoRng a = rng(50), b = rng(50);
-            raises(DpmoException.NON_FINITE_INPUT, () -> Dpmo.selectExponential(a, new double[] {Double.NaN}, 1, 1));
+            raises(DpmoException.INVALID_EPSILON, () -> Dpmo.selectExponential(a, new double[] {Double.NaN}, 1, 0));
             raises(DpmoException.INVALID_EPSILON, () -> Dpmo.selectTopK(a, 1, SCORES, 1, 0, 2));
             raises(DpmoException.INVALID_ARGUMENT, () -> Dpmo.selectPrivPareto(a, UTIL, 2, 0, 9, 1, 1, null));
-            raises(DpmoException.INVALID_SENSITIVITY_VALUE, () -> Dpmo.selectLocalDampening(a, SCORES,
-                    Sensitivity.perCandidate(new double[] {1, 1, 1, Double.NaN}, 1, 4), 0, 0, 1));
+            raises(DpmoException.INVALID_ARGUMENT, () -> Dpmo.selectLocalDampening(a, SCORES,
+                    Sensitivity.perCandidate(new double[] {1, 1, 1, Double.NaN}, 1, 4), 0, 7, 1));
             check(Arrays.equals(a.sample(0, 32), b.sample(0, 32)), "state changed by failing calls");
         });
 
@@ -927,7 +1062,7 @@ public final class DpmoTest {
                 try {
                     switch (i % 4) {
                         case 0:
-                            Dpmo.selectTopK(r, 0, new double[] {1, Double.NaN, 3}, 1, 1, 2);
+                            Dpmo.selectTopK(r, 0, new double[] {1, Double.NaN, 3}, 1, 1, 4);
                             break;
                         case 1:
                             Dpmo.selectPrivPareto(r, UTIL, 2, 0, onesFor(4, 2), 8, 0, 0, -1, 1, null);
