@@ -222,6 +222,7 @@ def test_top_k_argument_errors_charge_nothing_and_draw_nothing(kw, error):
         dpmo.select_top_k_from_events(r, u, i, np.ones(len(u)), k=3, k_bar=10, max_items=2, epsilon=1.0,
                                       delta=1e-6, score="sum", bounds=(-1.0, 1.0), budget=b, **SIM)
     unchanged(b, r, 2)
+    r = sim(2)
     with pytest.raises(dpmo.LengthMismatchError):
         dpmo.discover_partitions(r, u[:-1], i, max_items=2, epsilon=1.0, delta=1e-6, budget=b, **SIM)
     unchanged(b, r, 2)
