@@ -29,7 +29,7 @@ LIBDIR      ?= $(PREFIX)/lib
 INCLUDEDIR  ?= $(PREFIX)/include
 DESTDIR     ?=
 
-.PHONY: msrv publish-check demo test lib header header-check bare-metal tools rust-tests ffi-tests examples bindings java sqlite postgres duckdb eval-smoke reproduce bench clean install uninstall install-test java-install readme-test wheel python python-bench
+.PHONY: msrv publish-check demo test lib header header-check bare-metal tools rust-tests ffi-tests examples bindings java sqlite postgres duckdb eval-smoke reproduce bench clean install uninstall install-test java-install readme-test wheel python python-bench discovery-bench
 
 ## Build the C artifacts target/release/libdpmo.a and libdpmo.so.
 lib:
@@ -128,6 +128,9 @@ python: lib
 	$(MAKE) -C bindings/python test
 python-bench:
 	$(MAKE) -C bindings/python bench
+## Discovery + top-k on 10^7 events / 10^6 items against PipelineDP (optional dependency, its own venv).
+discovery-bench:
+	$(MAKE) -C bindings/python bench-discovery
 
 ## A small, fast version of every experiment of the evaluation harness (the full one is `make reproduce`): the
 ## unit tests, then every experiment run through --graph/--table on the CSV fixtures of eval/fixtures, each

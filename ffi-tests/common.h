@@ -209,6 +209,7 @@ static inline size_t topk_indices_len(size_t n, uint32_t sel) {
 
 static inline dpmo_budget make_budget(double total, double spent) {
     dpmo_budget b;
+    memset(&b, 0, sizeof b); /* a pure-epsilon budget: delta_total = delta_spent = 0 */
     b.total = total;
     b.spent = spent;
     return b;

@@ -270,13 +270,15 @@ static void test_parameters(void) {
         }
     }
 
-    TEST("derived quantities (hand-computed: eta = 4.08, t = 84, s = 1, T = 90)");
+    TEST("derived quantities (hand-computed: eta = 4.08, t = 84; the Gaussian noise of L': sigma^2 = 1.6869, T = 6)");
     CHECK_STATUS(dpmo_generalize_derive(H, 2, LEAF, 14, &p, &d), DPMO_OK);
     CHECK_NEAR(d.eta, 4.08, 1e-10);
     CHECK_NEAR(d.epsilon_prime, ep, 1e-12);
     CHECK_EQ(d.min_t, 84);
-    CHECK_EQ(d.noise_scale, 1);
-    CHECK_EQ(d.noise_threshold, 8); /* t - 1 + ceil(ln(9 / 0.01)) = 1 + 7 */
+    /* sigma^2 = N/(2 rho) for N = 9 and the zCDP rho of (9, 0.005); T = t - 1 + 5: 9 P(Z >= 5) <= 0.005
+       (the conversion and the tail bound are checked in the core's tests) */
+    CHECK(d.noise_variance > 1.6868 && d.noise_variance < 1.6869);
+    CHECK_EQ(d.noise_threshold, 6);
     CHECK_DEQ(d.total_epsilon, 10.0);
     CHECK_NEAR(d.total_delta, 0.11, 1e-15);
     CHECK_EQ(d.max_chain_product, 9);
@@ -303,7 +305,7 @@ static void test_parameters(void) {
     p.frequency_epsilon = -1;
     CHECK_STATUS(dpmo_generalize_derive(H, 2, LEAF, 14, &p, &d), DPMO_INVALID_EPSILON);
     p = base_params(2);
-    p.frequency_epsilon = 1e-12; /* noise scale beyond 2^32 */
+    p.frequency_delta = 1e-300; /* half of it below 2^-300 */
     CHECK_STATUS(dpmo_generalize_derive(H, 2, LEAF, 14, &p, &d), DPMO_INVALID_ARGUMENT);
     p = base_params(2);
     p.kappa = 65;
@@ -381,14 +383,24 @@ static void test_release(void) {
     int ok = 1;
 
     make_records();
-    TEST("release, Lagrangian: about half the records, sorted generalizations; budget charged 10");
-    CHECK_STATUS(dpmo_budget_init(&budget, 25.0), DPMO_OK);
+    TEST("release, Lagrangian: about half the records, sorted generalizations; budget charged (10, 0.11)");
+    CHECK_STATUS(dpmo_budget_init_approx(&budget, 35.0, 0.5), DPMO_OK);
     CHECK_STATUS(run(&rng, records, M, w, 2, &p, 9, out, M * 2, &released, &budget), DPMO_OK);
     CHECK(released > 120 && released < 280);
     CHECK(rows_sorted(out, released));
     for (i = 0; i < released; i++) ok &= row_generalizes_some_record(out + 2 * i);
     CHECK(ok);
     CHECK_DEQ(budget.spent, 10.0);
+    CHECK_NEAR(budget.delta_spent, 0.11, 1e-15);
+    {
+        /* a pure-epsilon budget has no delta for the release: refused, nothing else happens */
+        dpmo_budget pure;
+        dpmo_rng before_pure = rng;
+        CHECK_STATUS(dpmo_budget_init(&pure, 25.0), DPMO_OK);
+        CHECK_STATUS(run(&rng, records, M, w, 2, &p, 9, out, M * 2, &released, &pure), DPMO_BUDGET_EXHAUSTED);
+        CHECK_DEQ(pure.spent, 0.0);
+        CHECK(memcmp(&rng, &before_pure, sizeof rng) == 0);
+    }
 
     TEST("release, threshold objective with per-record weights and no budget");
     p.objective = DPMO_OBJECTIVE_THRESHOLD;
@@ -416,7 +428,6 @@ static void test_release(void) {
     p.t = 83; /* below the smallest t of condition (10) */
     CHECK_STATUS(run(&rng, records, M, w, 2, &p, 9, out, M * 2, &released, &budget), DPMO_INVALID_ARGUMENT);
     p = base_params(84);
-    CHECK_STATUS(run(&rng, records, 0, w, 2, &p, 9, out, M * 2, &released, &budget), DPMO_EMPTY_INPUT);
     CHECK_STATUS(run(&rng, records, M, w, 3, &p, 9, out, M * 2, &released, &budget), DPMO_LENGTH_MISMATCH);
     CHECK_STATUS(run(&rng, records, M, NULL, 2, &p, 9, out, M * 2, &released, &budget), DPMO_LENGTH_MISMATCH);
     CHECK_STATUS(run(&rng, records, M, w, 2, &p, 8, out, M * 2, &released, &budget), DPMO_SCRATCH_TOO_SMALL);
@@ -444,6 +455,25 @@ static void test_release(void) {
     CHECK_STATUS(run(&rng, records, M, neg, 2, &p, 9, out, M * 2, &released, NULL), DPMO_INVALID_ARGUMENT);
     CHECK(guards_intact());
     CHECK_DEQ(budget.spent, budget_before.spent + 10.0);
+
+    TEST("release: no record is a database (nothing released, charged); one key drawn whatever the records");
+    {
+        dpmo_rng a = rng, b = rng;
+        budget_before = budget;
+        released = SENTINEL_Z;
+        CHECK_STATUS(run(&a, records, 0, NULL, 0, &p, 9, out, M * 2, &released, &budget), DPMO_OK);
+        CHECK_EQ(released, 0);
+        CHECK_DEQ(budget.spent, budget_before.spent + 10.0);
+        /* all M records against the first M - 1 (a neighbour): the same generator state afterwards, and the
+           same as with no record at all */
+        a = rng;
+        CHECK_STATUS(run(&a, records, M, NULL, 0, &p, 9, out, M * 2, &released, NULL), DPMO_OK);
+        CHECK_STATUS(run(&b, records, M - 1, NULL, 0, &p, 9, out, M * 2, &released, NULL), DPMO_OK);
+        CHECK(memcmp(&a, &b, sizeof a) == 0);
+        b = rng;
+        CHECK_STATUS(run(&b, records, 0, NULL, 0, &p, 9, out, M * 2, &released, NULL), DPMO_OK);
+        CHECK(memcmp(&a, &b, sizeof a) == 0);
+    }
 
     TEST("release: an invalid generator");
     {

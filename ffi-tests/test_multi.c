@@ -1256,7 +1256,7 @@ static void test_budget(void) {
     int i;
     union {
         dpmo_budget b;
-        double d[3];
+        double d[5];
     } mem;
 
     TEST("budget_init");
@@ -1385,7 +1385,7 @@ static void test_budget(void) {
     CHECK_STATUS(dpmo_advanced_composition(710.0, 10, 0.5, &e), DPMO_OVERFLOW);
     CHECK_STATUS(dpmo_advanced_composition(0.1, 10, 1e-5, NULL), DPMO_NULL_POINTER);
     CHECK_DEQ(e, SENTINEL_D);
-    CHECK(sizeof(dpmo_budget) == 2 * sizeof(double));
+    CHECK(sizeof(dpmo_budget) == 4 * sizeof(double));
 }
 
 int main(void) {

@@ -266,6 +266,56 @@
 #define DPMO_CONTINGENCY_MAX_CLASSES 16
 
 /**
+ * Partition selection: truncated geometric thresholding (Desfontaines et al. 2022; optimal for L = 1).
+ */
+#define DPMO_PARTITION_TRUNCATED_GEOMETRIC 0
+
+/**
+ * Partition selection: unit counts plus discrete Laplace noise, thresholded.
+ */
+#define DPMO_PARTITION_LAPLACE 1
+
+/**
+ * Partition selection: unit counts plus discrete Gaussian noise, thresholded.
+ */
+#define DPMO_PARTITION_GAUSSIAN 2
+
+/**
+ * Partition selection: weights 1/√|S_u| per unit, plus discrete Gaussian noise, thresholded (Gopi et al.).
+ */
+#define DPMO_PARTITION_WEIGHTED_GAUSSIAN 3
+
+/**
+ * Partition selection: DP-SIPS (Swanberg et al. 2023), `rounds` rounds of weighted Gaussian thresholding.
+ */
+#define DPMO_PARTITION_SIPS 4
+
+/**
+ * The most DP-SIPS rounds.
+ */
+#define DPMO_PARTITION_MAX_ROUNDS 8
+
+/**
+ * Top-k score: distinct units with a kept contribution to the item (a unit adds at most 1).
+ */
+#define DPMO_SCORE_UNITS 0
+
+/**
+ * Top-k score: kept events on the item (a unit adds at most C).
+ */
+#define DPMO_SCORE_EVENTS 1
+
+/**
+ * Top-k score: the sum of the kept values, clamped to [lo, hi] with 0 ≤ lo < hi (a unit adds at most C·hi).
+ */
+#define DPMO_SCORE_SUM 2
+
+/**
+ * The most items per unit, L.
+ */
+#define DPMO_DISCOVER_MAX_ITEMS 1048576
+
+/**
  * The largest number of attributes k.
  */
 #define DPMO_GENERALIZE_MAX_ATTRIBUTES 16
@@ -387,18 +437,26 @@ typedef struct dpmo_rng {
 } dpmo_rng;
 
 /**
- * A privacy budget under sequential (basic) composition: mechanisms that are ε₁-, ε₂-, … -DP run on the
- * same data are (Σ ε_j)-DP together. Plain data owned by the caller; initialise it with
- * `dpmo_budget_init` and let every mechanism taking a `dpmo_budget *` charge it (or charge it yourself
- * with `dpmo_budget_charge`).
+ * A privacy budget under sequential (basic) composition: mechanisms that are (ε₁, δ₁)-, (ε₂, δ₂)-, … -DP
+ * run on the same data are (Σ ε_j, Σ δ_j)-DP together. Plain data owned by the caller; initialise it with
+ * `dpmo_budget_init` (pure ε: δ total 0) or `dpmo_budget_init_approx` and let every mechanism taking a
+ * `dpmo_budget *` charge it (or charge it yourself with `dpmo_budget_charge` or
+ * `dpmo_budget_charge_approx`). A pure-ε budget accepts every pure-ε charge and refuses any charge with
+ * δ > 0 (`DPMO_BUDGET_EXHAUSTED`).
  *
- * `spent` is kept as an upper bound of the exact sum of the successful charges, and `remaining` is rounded
- * down, so the exact sum never exceeds `total`, and charging exactly `dpmo_budget_remaining` always
- * succeeds. No tolerance is applied: ten charges of 0.1 against a total of 1 are refused at the tenth (the
- * double 0.1 is slightly above 1/10); charge the remaining amount last, or use dyadic shares (0.125).
+ * `spent` and `delta_spent` are kept as upper bounds of the exact sums of the successful charges, and the
+ * remaining amounts are rounded down, so neither exact sum ever exceeds its total, and charging exactly
+ * what `dpmo_budget_remaining_approx` reports always succeeds. No tolerance is applied: ten charges of 0.1
+ * against a total of 1 are refused at the tenth (the double 0.1 is slightly above 1/10); charge the
+ * remaining amount last, or use dyadic shares (0.125).
  *
  * Every function taking a budget refuses, with `DPMO_INVALID_ARGUMENT`, one that is not finite with
- * 0 < `total` and 0 ≤ `spent` ≤ `total` (that is, one `dpmo_budget_init` could not have produced).
+ * 0 < `total`, 0 ≤ `spent` ≤ `total`, 0 ≤ `delta_total` < 1 and 0 ≤ `delta_spent` ≤ `delta_total` (that
+ * is, one the init and charge functions could not have produced).
+ *
+ * Source compatibility: the δ fields come last, so code written for the two-field struct of dpmo 0.2 still
+ * compiles; such code must initialise the budget with `dpmo_budget_init` (or zero the whole struct) rather
+ * than set `total` and `spent` alone, since uninitialised δ fields make it invalid.
  */
 typedef struct dpmo_budget {
   /**
@@ -409,6 +467,14 @@ typedef struct dpmo_budget {
    * The ε spent so far (0 ≤ spent ≤ total).
    */
   double spent;
+  /**
+   * The total δ (0 ≤ delta_total < 1; 0 for a pure-ε budget).
+   */
+  double delta_total;
+  /**
+   * The δ spent so far (0 ≤ delta_spent ≤ delta_total).
+   */
+  double delta_spent;
 } dpmo_budget;
 
 /**
@@ -458,6 +524,50 @@ typedef struct dpmo_sensitivity {
 } dpmo_sensitivity;
 
 /**
+ * The bounded contributions of one item (`dpmo_bound_events`).
+ */
+typedef struct dpmo_item_total {
+  /**
+   * The item.
+   */
+  uint64_t item;
+  /**
+   * The distinct units with a kept contribution (a unit adds at most 1 to one item, L in all).
+   */
+  uint64_t units;
+  /**
+   * The kept events (a unit adds at most C to one item, L·C in all).
+   */
+  uint64_t events;
+  /**
+   * The sum of the kept, clamped values, in units of the value grid (multiply by the grid).
+   */
+  int64_t sum;
+} dpmo_item_total;
+
+/**
+ * The outcome of `dpmo_discover_top_k`.
+ */
+typedef struct dpmo_top_k_result {
+  /**
+   * The number of items written, ℓ ≤ k, in selection order.
+   */
+  size_t count;
+  /**
+   * 1 when the run stopped at the threshold candidate ⊥ (ℓ < k), else 0.
+   */
+  uint32_t stopped;
+  /**
+   * The ε spent (pay what you get): ε/k · (ℓ + 1) when stopped, ε otherwise.
+   */
+  double epsilon;
+  /**
+   * The δ spent.
+   */
+  double delta;
+} dpmo_top_k_result;
+
+/**
  * One value generalization hierarchy: `parents[v]` is the parent of node v (0 ≤ v < n); the root ⊥ is its
  * own parent.
  */
@@ -474,8 +584,8 @@ typedef struct dpmo_hierarchy {
 
 /**
  * The settings of Algorithm 3 (`dpmo_generalize_release`). The frequent set 𝓛′ is always released
- * privately (noisy counts, `frequency_epsilon`, `frequency_delta`): the paper's exact 𝓛′ is not
- * differentially private and is not offered through the C ABI.
+ * privately (counts with exact discrete Gaussian noise, `frequency_epsilon`, `frequency_delta`): the
+ * paper's exact 𝓛′ is not differentially private and is not offered through the C ABI.
  */
 typedef struct dpmo_generalize_params {
   /**
@@ -515,7 +625,8 @@ typedef struct dpmo_generalize_params {
    */
   double frequency_epsilon;
   /**
-   * δ_F ∈ (0, 1), the probability that an element with fewer than t records enters 𝓛′.
+   * δ_F ∈ [2^-299, 1): half for the Gaussian release of the counts, half for an element with fewer than t
+   * records entering 𝓛′.
    */
   double frequency_delta;
   /**
@@ -558,7 +669,7 @@ typedef struct dpmo_generalize_derived {
    */
   double total_epsilon;
   /**
-   * The total δ of the guarantee (δ + δ_F).
+   * The total δ the release spends (δ + δ_F), charged to the budget.
    */
   double total_delta;
   /**
@@ -566,9 +677,9 @@ typedef struct dpmo_generalize_derived {
    */
   uint64_t min_t;
   /**
-   * The scale s of the discrete Laplace noise on the counts of 𝓛′.
+   * The variance σ² of the discrete Gaussian noise on the counts of 𝓛′ (rounded up to a double).
    */
-  uint64_t noise_scale;
+  double noise_variance;
   /**
    * The threshold T on the noisy counts: x ∈ 𝓛′ when |ρ(x)| + Z_x ≥ T.
    */
@@ -660,7 +771,7 @@ enum dpmo_status dpmo_sample_discrete_laplace(struct dpmo_rng *rng,
                                               size_t count);
 
 /**
- * Initialises `*budget` to a fresh budget of `total_epsilon` (spent = 0).
+ * Initialises `*budget` to a fresh pure-ε budget of `total_epsilon` (spent = 0, δ total 0).
  *
  * Errors: a null or misaligned `budget`; `total_epsilon` not finite or ≤ 0 → `DPMO_INVALID_EPSILON`.
  *
@@ -671,7 +782,51 @@ enum dpmo_status dpmo_budget_init(struct dpmo_budget *budget,
                                   double total_epsilon);
 
 /**
- * Records a mechanism run with `epsilon` outside dpmo (sequential composition): adds it to `spent`.
+ * Initialises `*budget` to a fresh (ε, δ) budget: `total_epsilon` > 0, `total_delta` ∈ [0, 1) (0 gives
+ * the pure-ε budget of `dpmo_budget_init`); nothing spent.
+ *
+ * Errors: a null or misaligned `budget`; `total_epsilon` not finite or ≤ 0 → `DPMO_INVALID_EPSILON`;
+ * `total_delta` not finite or outside [0, 1) → `DPMO_INVALID_ARGUMENT`.
+ *
+ * # Safety
+ * `budget`: one writable `dpmo_budget`.
+ */
+enum dpmo_status dpmo_budget_init_approx(struct dpmo_budget *budget,
+                                         double total_epsilon,
+                                         double total_delta);
+
+/**
+ * Records an (ε, δ)-DP mechanism run outside dpmo (sequential composition): adds `epsilon` to `spent`
+ * and `delta` to `delta_spent`.
+ *
+ * Errors (budget unchanged): a null, misaligned or invalid budget; `epsilon` not finite or ≤ 0 →
+ * `DPMO_INVALID_EPSILON`; `delta` not finite or outside [0, 1) → `DPMO_INVALID_ARGUMENT`; the exact sum of
+ * the ε charges would exceed `total`, or that of the δ charges `delta_total` → `DPMO_BUDGET_EXHAUSTED`.
+ *
+ * # Safety
+ * `budget`: one readable and writable `dpmo_budget`.
+ */
+enum dpmo_status dpmo_budget_charge_approx(struct dpmo_budget *budget,
+                                           double epsilon,
+                                           double delta);
+
+/**
+ * Writes the ε and the δ still available to `*out_epsilon` and `*out_delta`: lower bounds of
+ * total − spent and delta_total − delta_spent, never negative (δ is 0 for a pure-ε budget). Charging
+ * exactly these values succeeds when the ε is > 0.
+ *
+ * Errors: a null, misaligned or invalid budget; a null, misaligned or overlapping output.
+ *
+ * # Safety
+ * `budget`: one readable `dpmo_budget`; `out_epsilon`, `out_delta`: one writable double each.
+ */
+enum dpmo_status dpmo_budget_remaining_approx(const struct dpmo_budget *budget,
+                                              double *out_epsilon,
+                                              double *out_delta);
+
+/**
+ * Records a pure ε-DP mechanism run with `epsilon` outside dpmo (sequential composition): adds it to
+ * `spent` (the charge (ε, 0) of `dpmo_budget_charge_approx`).
  *
  * Errors (budget unchanged): a null, misaligned or invalid budget; `epsilon` not finite or ≤ 0 →
  * `DPMO_INVALID_EPSILON`; the exact sum of the charges would exceed `total` → `DPMO_BUDGET_EXHAUSTED`.
@@ -1669,6 +1824,153 @@ enum dpmo_status dpmo_delta_max_into(double *acc,
                                      size_t len);
 
 /**
+ * Writes to `*out_words` the scratch size, in `uint64_t` words, of every discovery function for n events:
+ * 4 n.
+ *
+ * Errors: a null or misaligned `out_words`; 4 n beyond `SIZE_MAX` → `DPMO_OVERFLOW`.
+ *
+ * # Safety
+ * `out_words`: one writable size_t.
+ */
+enum dpmo_status dpmo_discover_scratch_len(size_t n_events,
+                                           size_t *out_words);
+
+/**
+ * Writes to `*out_words` the work size, in `uint64_t` words, of `dpmo_discover_top_k` for k̄: 6 (k̄ + 1).
+ *
+ * Errors: a null or misaligned `out_words`; an overflow → `DPMO_OVERFLOW`.
+ *
+ * # Safety
+ * `out_words`: one writable size_t.
+ */
+enum dpmo_status dpmo_discover_top_k_work_len(size_t k_bar,
+                                              size_t *out_words);
+
+/**
+ * Contribution bounding alone, with the bounded aggregates per item: writes one `dpmo_item_total` per
+ * distinct kept item, sorted by item, to `out_totals` (at least n entries: the public bound on the
+ * number of items), their number to `*out_count` and the value grid g to `*out_value_grid` (1 without
+ * values). Not a release: the totals are exact, for a mechanism of the caller's to add noise to with the
+ * sensitivities of `dpmo_item_total`. No budget is charged. Draws one key (four words) from the generator.
+ *
+ * `values`: null for counts only (then `lo` = `hi` = 0); otherwise n doubles clamped to [lo, hi] (finite,
+ * lo ≤ hi, max(|lo|, |hi|) 0 or within [2^-600, 2^600]).
+ *
+ * n = 0 is valid (no item). Errors (nothing written, generator unchanged): L = 0 or above
+ * `DPMO_DISCOVER_MAX_ITEMS`, C = 0 or above 2^32 − 1, or an invalid clamp → `DPMO_INVALID_ARGUMENT`; a
+ * scratch shorter than `dpmo_discover_scratch_len(n)` → `DPMO_SCRATCH_TOO_SMALL`; `out_totals_len` < n →
+ * `DPMO_LENGTH_MISMATCH`; an invalid generator; the common pointer errors.
+ *
+ * # Safety
+ * `rng`: an initialised generator; `units`, `items`: n readable words; `values`: null or n readable
+ * doubles; `scratch`: `scratch_len` writable words; `out_totals`: `out_totals_len` writable entries;
+ * `out_count`, `out_value_grid`: one writable value each. No output may overlap another buffer.
+ */
+enum dpmo_status dpmo_bound_events(struct dpmo_rng *rng,
+                                   const uint64_t *units,
+                                   const uint64_t *items,
+                                   const double *values,
+                                   size_t n,
+                                   size_t max_items,
+                                   size_t max_per_item,
+                                   double lo,
+                                   double hi,
+                                   uint64_t *scratch,
+                                   size_t scratch_len,
+                                   struct dpmo_item_total *out_totals,
+                                   size_t out_totals_len,
+                                   size_t *out_count,
+                                   double *out_value_grid);
+
+/**
+ * Private partition selection from raw events: bounds each unit's contributions to at most `max_items`
+ * (L) items, then releases the items chosen by `mechanism` (`DPMO_PARTITION_*`; `rounds` is the number of
+ * DP-SIPS rounds, 1 to `DPMO_PARTITION_MAX_ROUNDS`, and must be 0 for the other mechanisms) at
+ * (epsilon, delta): writes them to `out_items`, sorted ascending, and their number to `*out_count`. An
+ * item no unit has is never released. (epsilon, delta)-DP for adding or removing all the events of one
+ * unit; `budget` (nullable) is charged (epsilon, delta) before the events are read (a pure-ε budget
+ * refuses the charge: initialise it with `dpmo_budget_init_approx`). Draws one key (four words) from the
+ * generator, whatever the events; n = 0 is an empty dataset (nothing released, still charged).
+ *
+ * Every noise is exact (discrete Laplace, truncated, discrete Gaussian) and every comparison an integer
+ * one; the thresholds are computed from (epsilon, delta, L) and rounded in the safe direction.
+ *
+ * Errors (nothing written, nothing charged, generator unchanged): epsilon not finite or ≤ 0 → `DPMO_INVALID_EPSILON`; delta outside [2^-300, 1), an unknown mechanism, a wrong
+ * `rounds`, L = 0 or above `DPMO_DISCOVER_MAX_ITEMS`, or parameters beyond the exact samplers' ranges (L/ε
+ * above 2^32 for the Laplace-type noises, a Gaussian variance above 2^62) → `DPMO_INVALID_ARGUMENT`; a
+ * scratch shorter than `dpmo_discover_scratch_len(n)` → `DPMO_SCRATCH_TOO_SMALL`; `out_items_len` < n →
+ * `DPMO_LENGTH_MISMATCH`; an invalid generator or budget; too little budget left →
+ * `DPMO_BUDGET_EXHAUSTED`; the common pointer errors.
+ *
+ * # Safety
+ * `rng`: an initialised generator; `units`, `items`: n readable words; `scratch`: `scratch_len` writable
+ * words; `out_items`: `out_items_len` writable words; `out_count`: one writable size_t; `budget`: null or
+ * a valid budget. No output may overlap another buffer.
+ */
+enum dpmo_status dpmo_discover_partitions(struct dpmo_rng *rng,
+                                          const uint64_t *units,
+                                          const uint64_t *items,
+                                          size_t n,
+                                          size_t max_items,
+                                          uint32_t mechanism,
+                                          uint32_t rounds,
+                                          double epsilon,
+                                          double delta,
+                                          uint64_t *scratch,
+                                          size_t scratch_len,
+                                          uint64_t *out_items,
+                                          size_t out_items_len,
+                                          size_t *out_count,
+                                          struct dpmo_budget *budget);
+
+/**
+ * Top-k over an unknown domain (Durfee & Rogers 2019), from raw events: bounds the contributions (L items
+ * per unit, C events per (unit, item), values clamped to [lo, hi]), takes the k̄ items with the largest
+ * `score` (`DPMO_SCORE_*`) and a threshold candidate ⊥ at h₍k̄₊₁₎ + Δ∞ (1 + ln(min(L, k̄)/delta)/ε₀),
+ * ε₀ = epsilon/k, and picks up to k of them by the exact exponential mechanism (exp(ε₀ h/Δ∞)), stopping at
+ * ⊥. Writes the items to `out_items` in selection order and the outcome to `*out_result`.
+ *
+ * Pay what you get: a run that stops at ⊥ after ℓ items costs (ε₀ (ℓ + 1), delta), one that outputs k
+ * items (epsilon, delta) (`out_result->epsilon`, `->delta`). `budget` (nullable) is charged (epsilon,
+ * delta) before the events are read and refunded the difference after the run. Draws one key (four
+ * words) from the generator, whatever the events; n = 0 is an empty dataset (⊥ competes alone).
+ *
+ * `values`: null for `DPMO_SCORE_UNITS` and `DPMO_SCORE_EVENTS` if wanted (then lo = hi = 0); required by
+ * `DPMO_SCORE_SUM`, with 0 ≤ lo ≤ hi and hi > 0. `work`: `dpmo_discover_top_k_work_len(k_bar)` words.
+ *
+ * Errors (nothing written, nothing charged, generator unchanged): those of `dpmo_discover_partitions` for
+ * the events, bounds, scratch and budget; k = 0, k > k̄, k̄ above 2^32 − 1, an unknown score, or a sum score
+ * without values or with lo < 0 → `DPMO_INVALID_ARGUMENT`; a short `work` → `DPMO_SCRATCH_TOO_SMALL`;
+ * `out_items_len` < k → `DPMO_LENGTH_MISMATCH`.
+ *
+ * # Safety
+ * As `dpmo_discover_partitions`, plus `values`: null or n readable doubles; `work`: `work_len` writable
+ * words; `out_result`: one writable `dpmo_top_k_result`.
+ */
+enum dpmo_status dpmo_discover_top_k(struct dpmo_rng *rng,
+                                     const uint64_t *units,
+                                     const uint64_t *items,
+                                     const double *values,
+                                     size_t n,
+                                     size_t max_items,
+                                     size_t max_per_item,
+                                     double lo,
+                                     double hi,
+                                     uint32_t score,
+                                     size_t k,
+                                     size_t k_bar,
+                                     double epsilon,
+                                     double delta,
+                                     uint64_t *scratch,
+                                     size_t scratch_len,
+                                     uint64_t *work,
+                                     size_t work_len,
+                                     uint64_t *out_items,
+                                     size_t out_items_len,
+                                     struct dpmo_top_k_result *out_result,
+                                     struct dpmo_budget *budget);
+
+/**
  * Writes to `*out_len` the number of `uint32_t` of leaf scratch every function of this module needs:
  * the total number of nodes Σ n_i. Only the pointers and k are checked here.
  *
@@ -1821,7 +2123,8 @@ enum dpmo_status dpmo_generalize_min_beta(double epsilon,
  *
  * Errors (besides the common ones): ε or ε_F not finite or ≤ 0 → `DPMO_INVALID_EPSILON`; β < e^{−ε} or
  * β ∉ (0, 1), δ, δ_F or τ₁ ∉ (0, 1), t = 0 (t < 2 for the threshold objective), n₀ = 0, λ < 0, κ > 64,
- * φ ≤ 0, an unknown objective or utility, a noise scale N/ε_F above 2³², or condition (10) unsatisfiable
+ * φ ≤ 0, an unknown objective or utility, δ_F below 2^-299, a noise variance above 2^62, or condition (10)
+ * unsatisfiable
  * → `DPMO_INVALID_ARGUMENT`; a non-finite λ, c or φ → `DPMO_NON_FINITE_INPUT`; ν^κ, η or ε′ not finite →
  * `DPMO_OVERFLOW`.
  *
@@ -1839,9 +2142,10 @@ enum dpmo_status dpmo_generalize_derive(const struct dpmo_hierarchy *hierarchies
 /**
  * Algorithm 3 (Fouad et al.) with a private frequent set: keeps each of the m records independently with
  * probability 1 − β (an exact Bernoulli trial on the bits of β), releases 𝓛′ = {x : |ρ(x, D)| + Z_x ≥ T}
- * with exact discrete Laplace noise, and for each kept record draws a generalization from a⁺ ∩ 𝓛′
- * (threshold objective: those with u ≥ c) by the exponential mechanism in exact arithmetic with
- * P(x) ∝ exp(ε′ f(x)/m̄) (or exp(−ε′ r(x)/m̄)). Writes the released generalizations, k node ids each, sorted lexicographically (a
+ * with exact discrete Gaussian noise (one record moves N counts by 1: ℓ2 sensitivity √N; σ and T from
+ * (ε_F, δ_F), see the core's `generalize::frequency`), and for each kept record draws a generalization
+ * from a⁺ ∩ 𝓛′ (threshold objective: those with u ≥ c) by the exponential mechanism in exact arithmetic
+ * with P(x) ∝ exp(ε′ f(x)/m̄) (or exp(−ε′ r(x)/m̄)). Writes the released generalizations, k node ids each, sorted lexicographically (a
  * multiset: the rows carry no record order), to `out_rows`, and their number to `*out_released`. A kept
  * record without any admissible generalization is not released.
  *
@@ -1851,16 +2155,18 @@ enum dpmo_status dpmo_generalize_derive(const struct dpmo_hierarchy *hierarchies
  * `weights`: `weights_len` = 0 for Model II (`weights` may then be NULL), k shared Model I weights, or m · k
  * per-record weights.
  * Scratch: `counts`, `scores` and `candidates` each N entries (`dpmo_lattice_check`); `out_rows`: m · k
- * ids. `budget` (nullable) is charged ε + ε_F after the arguments are checked and before the records are
- * read; a failure caused by the records or their weights (an id out of range, a non-finite or negative
- * weight) keeps the charge.
+ * ids. `budget` (nullable) is charged (ε + ε_F, δ + δ_F) after the arguments are checked and before the
+ * records are read; a failure caused by the records or their weights (an id out of range, a non-finite or
+ * negative weight) keeps the charge. m = 0 is a database like any other: nothing released, charged as
+ * always. The generator advances by one key (four words) whatever the records: every draw comes from
+ * that key's private stream.
  *
  * Errors (besides the common ones): those of `dpmo_generalize_derive`; t below the smallest admissible t
- * → `DPMO_INVALID_ARGUMENT`; m = 0 → `DPMO_EMPTY_INPUT`; `weights_len` not 0, k or m · k, or NULL weights
+ * → `DPMO_INVALID_ARGUMENT`; `weights_len` not 0, k or m · k, or NULL weights
  * with a nonzero length → `DPMO_LENGTH_MISMATCH`; `out_rows_len` < m · k → `DPMO_LENGTH_MISMATCH`; a
  * short scratch → `DPMO_SCRATCH_TOO_SMALL`; an invalid generator or budget; the budget left smaller than
- * ε + ε_F → `DPMO_BUDGET_EXHAUSTED` (nothing else happens); every argument error, an invalid generator
- * included, is reported before the budget is charged.
+ * (ε + ε_F, δ + δ_F) (a pure-ε budget has no δ) → `DPMO_BUDGET_EXHAUSTED` (nothing else happens); every
+ * argument error, an invalid generator included, is reported before the budget is charged.
  *
  * # Safety
  * `rng`: an initialised generator; the hierarchies and leaf scratch as for `dpmo_lattice_check`;

@@ -27,6 +27,7 @@
 #![warn(missing_docs)]
 
 pub mod dampen;
+pub mod discover;
 mod error;
 pub mod exact;
 mod fenwick;

@@ -546,10 +546,6 @@ fn release_validates_before_drawing_and_writes_nothing_on_error() {
             Err(Error::ScratchTooSmall)
         );
         assert_eq!(
-            run(&[], RiskWeights::ModelII, 9, &mut out, &mut g),
-            Err(Error::EmptyInput)
-        );
-        assert_eq!(
             run(&DB, RiskWeights::ModelII, 9, &mut out[..11], &mut g),
             Err(Error::LengthMismatch)
         );
@@ -581,6 +577,10 @@ fn release_validates_before_drawing_and_writes_nothing_on_error() {
             reference.clone().next_u64(),
             "no random draw on error"
         );
+        // No record is a database like any other (nothing released), not a status: whether D is empty
+        // must not show. It draws the call's one key, as every release does.
+        let mut h = reference.clone();
+        assert_eq!(run(&[], RiskWeights::ModelII, 9, &mut out, &mut h), Ok(0));
         // Parameters made for a lattice with another N are refused.
         let mut other_scratch = [0u32; 8];
         let other = Lattice::build(&[&CITY], &mut other_scratch).unwrap();
@@ -664,4 +664,76 @@ fn released_rows_are_sorted_frequent_generalizations() {
             }
         }
     });
+}
+
+/// P(Z ≥ m) for the discrete Gaussian of variance σ², summed term by term.
+fn discrete_gaussian_tail(s2: f64, m: i64) -> f64 {
+    let w = (40.0 * s2.sqrt()) as i64 + 5;
+    let mass = |z: i64| (-((z * z) as f64) / (2.0 * s2)).exp();
+    let total: f64 = (-w..=w).map(mass).sum();
+    (m..=w).map(mass).sum::<f64>() / total
+}
+
+#[test]
+fn the_gaussian_frequent_set_threshold_and_noise() {
+    use dpmo::generalize::frequency::frequency_noise_gaussian;
+    use dpmo::generalize::gaussian_threshold;
+    // N = 9, t = 84, (ε_F, δ_F) = (9, 0.01): T = t − 1 + m with 9 P(Z ≥ m) ≤ δ_F/2 for the exact tail (the
+    // bound the library uses is above it, so m may be one more than the exact least, never less).
+    let g = gaussian_threshold(9, 84, 9.0, 0.01).unwrap();
+    let s2 = g.variance.value();
+    let m = (g.threshold - 83) as i64;
+    assert!(9.0 * discrete_gaussian_tail(s2, m) <= 0.005, "σ² {s2}, m {m}");
+    assert!(
+        9.0 * discrete_gaussian_tail(s2, m - 2) > 0.005,
+        "the threshold is not wastefully high"
+    );
+    // The variance meets (9, 0.005) through zCDP with Δ₂² = N = 9, and barely more noise than needed.
+    let rho = 9.0 / (2.0 * s2);
+    assert!(dpmo::discover::accounting::zcdp_delta(rho, 9.0) <= 0.005);
+    assert!(dpmo::discover::accounting::zcdp_delta(rho * 1.01, 9.0) > 0.005);
+    // On Adult's lattice (N = 2,160) at (ε_F, δ_F) = (1, 10⁻⁶) the threshold is 1,354 above t − 1, against
+    // 46,426 for the Laplace frequent set.
+    let adult = gaussian_threshold(2160, 1, 1.0, 1e-6).unwrap();
+    assert_eq!(adult.threshold, 1354);
+    assert_eq!(noisy_threshold(2160, 1, 1.0, 1e-6).unwrap().threshold, 46_426);
+    // The errors.
+    assert_eq!(gaussian_threshold(9, 84, 0.0, 0.01), Err(Error::InvalidEpsilon));
+    assert_eq!(gaussian_threshold(9, 84, 1.0, 1.0), Err(Error::InvalidArgument));
+    assert_eq!(gaussian_threshold(9, 84, 1.0, 1e-300), Err(Error::InvalidArgument));
+    assert_eq!(gaussian_threshold(9, 0, 1.0, 0.01), Err(Error::InvalidArgument));
+    assert_eq!(gaussian_threshold(0, 84, 1.0, 0.01), Err(Error::InvalidArgument));
+    // The noise of element x is a function of (key, x), discrete Gaussian across elements.
+    let key = [3u8; 32];
+    let v = g.variance;
+    assert_eq!(
+        frequency_noise_gaussian(&key, 5, &v),
+        frequency_noise_gaussian(&key, 5, &v)
+    );
+    let width = 8i64;
+    let mut counts = vec![0u64; (2 * width + 3) as usize];
+    for index in 0..200_000 {
+        let z = frequency_noise_gaussian(&key, index, &v);
+        let cell = if z < -width {
+            0
+        } else if z > width {
+            (2 * width + 2) as usize
+        } else {
+            (z + width + 1) as usize
+        };
+        counts[cell] += 1;
+    }
+    let mut probs = vec![discrete_gaussian_tail(s2, width + 1)];
+    for z in -width..=width {
+        probs.push(discrete_gaussian_tail(s2, z) - discrete_gaussian_tail(s2, z + 1));
+    }
+    probs.push(discrete_gaussian_tail(s2, width + 1));
+    assert_fits("the Gaussian frequent set's noise", &counts, &probs);
+    // rejected against a variance 20 % larger
+    let mut wrong = vec![discrete_gaussian_tail(1.2 * s2, width + 1)];
+    for z in -width..=width {
+        wrong.push(discrete_gaussian_tail(1.2 * s2, z) - discrete_gaussian_tail(1.2 * s2, z + 1));
+    }
+    wrong.push(discrete_gaussian_tail(1.2 * s2, width + 1));
+    assert!(chi_square_p_value(&counts, &wrong) < ALPHA);
 }

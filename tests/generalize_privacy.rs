@@ -12,17 +12,45 @@
 //!   𝓛′ fixed or released privately, the mass outside e^{±ε} stays below δ (resp. e^{±(ε + ε_F)} and
 //!   δ + δ_F); the published algorithm (𝓛′ recomputed on each database), the algorithm without sampling
 //!   (β → 0) and without the frequency restriction (the paper's Example 1) all exceed δ.
+//!
+//! The private 𝓛′ is checked with both noises, discrete Laplace ([`FrequentSet::Private`]) and discrete
+//! Gaussian ([`FrequentSet::Gaussian`]): the same samples fits, Claim 1 and the regime of condition (10).
 
 mod common;
 mod generalize_support;
 
 use common::{assert_fits, chi_square_p_value, rng, ALPHA};
 use dpmo::generalize::{
-    lattice_scratch_len, record_probabilities, release, release_scratch_len, FrequentSet, Lattice, NoisyThreshold,
-    Objective, Parameters, ReleaseScratch, RiskWeights, Settings, UtilityMeasure,
+    lattice_scratch_len, record_probabilities, release, release_scratch_len, FrequentNoise, FrequentSet, Lattice,
+    NoisyThreshold, Objective, Parameters, ReleaseScratch, RiskWeights, Settings, UtilityMeasure,
 };
 use dpmo::select::Arithmetic;
-use generalize_support::{laplace_tail, profile, Element, Key, Measure, Model, Obj, Profile, Vgh, Weights};
+use generalize_support::{
+    gaussian_tail, laplace_tail, profile, Element, Key, Measure, Model, Obj, Profile, Vgh, Weights,
+};
+
+/// P(|ρ| + Z ≥ T): the probability that an element of `count` records enters the private 𝓛′.
+fn enter(noise: FrequentNoise, count: u64) -> f64 {
+    let gap = noise.threshold() as i64 - count as i64;
+    match noise {
+        FrequentNoise::Laplace(nt) => laplace_tail(gap, nt.scale),
+        FrequentNoise::Gaussian(g) => gaussian_tail(gap, g.variance.value()),
+    }
+}
+
+/// The same noise with the threshold moved by `by` (a broken variant).
+fn shifted(noise: FrequentNoise, by: i64) -> FrequentNoise {
+    match noise {
+        FrequentNoise::Laplace(nt) => FrequentNoise::Laplace(NoisyThreshold {
+            threshold: (nt.threshold as i64 + by) as u64,
+            ..nt
+        }),
+        FrequentNoise::Gaussian(mut g) => {
+            g.threshold = (g.threshold as i64 + by) as u64;
+            FrequentNoise::Gaussian(g)
+        }
+    }
+}
 use std::collections::{HashMap, HashSet};
 
 // k = 2: A = ⊥(0) → A1(1), A2(2); A1 → a(3), b(4) (height 2); B = ⊥(0) → x(1), y(2) (height 1). N = 6.
@@ -254,13 +282,10 @@ fn per_record_distributions_equal_the_reference() {
 
 /// The exact distribution of the released multiset with the private 𝓛′: a mixture over the memberships
 /// of the reachable elements, each independent with P[x ∈ 𝓛′] = P[Z ≥ T − |ρ(x, D)|].
-fn private_distribution(m: &Model, db: &[Element], keep: f64, nt: NoisyThreshold) -> HashMap<Key, f64> {
+fn private_distribution(m: &Model, db: &[Element], keep: f64, noise: FrequentNoise) -> HashMap<Key, f64> {
     let reach = m.reachable(db);
     assert!(reach.len() <= 14, "too many elements to enumerate 𝓛′: {}", reach.len());
-    let probs: Vec<f64> = reach
-        .iter()
-        .map(|x| laplace_tail(nt.threshold as i64 - m.rho(x, db) as i64, nt.scale))
-        .collect();
+    let probs: Vec<f64> = reach.iter().map(|x| enter(noise, m.rho(x, db))).collect();
     let mut total: HashMap<Key, f64> = HashMap::new();
     for mask in 0u32..(1 << reach.len()) {
         let mut w = 1.0;
@@ -371,12 +396,31 @@ fn release_samples_fit_the_exact_output_distribution() {
         let nt = p.noisy_threshold().unwrap();
         assert_eq!(nt, NoisyThreshold { scale: 1, threshold: 4 });
         let m = model(&parents, &cp, &p);
-        let exact = private_distribution(&m, &db, 1.0 - cp.beta, nt);
+        let noise = p.frequent_noise().unwrap();
+        let exact = private_distribution(&m, &db, 1.0 - cp.beta, noise);
         eprintln!("private 𝓛′: {} possible outputs", exact.len());
         // broken: the noise threshold one lower (T = 3 instead of 4)
-        let lower = NoisyThreshold { threshold: 3, ..nt };
-        let wrong = private_distribution(&m, &db, 1.0 - cp.beta, lower);
+        let wrong = private_distribution(&m, &db, 1.0 - cp.beta, shifted(noise, -1));
         fit_release("release, private 𝓛′", l, &m, &p, &db, &exact, &wrong);
+
+        // The Gaussian 𝓛′ (σ² ≈ 1.5, T = 4 here): the same fit, and its threshold one lower rejected.
+        let cg = Config {
+            frequent: FrequentSet::Gaussian {
+                epsilon: 6.0,
+                delta: 0.25,
+            },
+            ..cp
+        };
+        let p = Parameters::without_condition_10(l, settings(&cg)).unwrap();
+        let noise = p.frequent_noise().unwrap();
+        let FrequentNoise::Gaussian(g) = noise else {
+            panic!("a Gaussian frequent set has Gaussian noise")
+        };
+        eprintln!("Gaussian 𝓛′: σ² = {:.4}, T = {}", g.variance.value(), g.threshold);
+        let m = model(&parents, &cg, &p);
+        let exact = private_distribution(&m, &db, 1.0 - cg.beta, noise);
+        let wrong = private_distribution(&m, &db, 1.0 - cg.beta, shifted(noise, -1));
+        fit_release("release, Gaussian 𝓛′", l, &m, &p, &db, &exact, &wrong);
     });
 }
 
@@ -395,7 +439,7 @@ enum Variant {
     NoFrequency,
 }
 
-fn pair(m: &Model, db: &[Element], nb: &[Element], v: Variant, keep: f64, nt: Option<NoisyThreshold>) -> Profile2 {
+fn pair(m: &Model, db: &[Element], nb: &[Element], v: Variant, keep: f64, nt: Option<FrequentNoise>) -> Profile2 {
     let t = m.t;
     let fixed: HashSet<Element> = m.reachable(db).into_iter().filter(|x| m.rho(x, db) >= t).collect();
     let dist = |d: &[Element]| match v {
@@ -474,13 +518,46 @@ fn claim_1_holds_exactly_with_a_fixed_or_private_frequent_set() {
             let mbar = (db.len() as f64).max(2.0);
             let i1 = (c.epsilon + c.beta.ln()) * mbar / (2.0 * p.epsilon_prime() * p.eta());
             for (_, nb) in neighbours(&db) {
-                let (d, dn) = pair(&m, &db, &nb, Variant::Private, 1.0 - c.beta, p.noisy_threshold());
+                let (d, dn) = pair(&m, &db, &nb, Variant::Private, 1.0 - c.beta, p.frequent_noise());
                 let (ch, v) = claim_1(&d, &dn, i1, c.epsilon + 1.0);
                 totals[2].0 += ch;
                 totals[2].1 += v;
             }
         }
     });
+    // The same with the Gaussian 𝓛′ (ε_F = 1, δ_F = 0.25): Claim 1 at e^{−(ε + ε_F)}, up to the mass δ_F/2
+    // of the Gaussian release, which (unlike the Laplace one) is not pure: counted, and bounded by δ_F.
+    let cg = Config {
+        frequent: FrequentSet::Gaussian {
+            epsilon: 1.0,
+            delta: 0.25,
+        },
+        ..c
+    };
+    let mut gaussian = (0usize, 0usize, 0.0f64);
+    with_lattice(&parents, |l| {
+        let p = Parameters::without_condition_10(l, settings(&cg)).unwrap();
+        let m = model(&parents, &cg, &p);
+        for db in databases(&leaves(&parents), 3) {
+            if m.reachable(&db).len() > 10 {
+                continue;
+            }
+            for (_, nb) in neighbours(&db) {
+                let (d, dn) = pair(&m, &db, &nb, Variant::Private, 1.0 - cg.beta, p.frequent_noise());
+                let pr = profile(&d, &dn, cg.epsilon + 1.0);
+                gaussian.0 += dn.len();
+                gaussian.2 = gaussian.2.max(pr.hockey());
+                if pr.hockey() > 0.1 + 0.25 {
+                    gaussian.1 += 1;
+                }
+            }
+        }
+    });
+    eprintln!(
+        "Gaussian 𝓛′ on databases of ≤ 3 records: {} outputs, worst hockey-stick δ at ε + ε_F {:.3e} (δ + δ_F = 0.35)",
+        gaussian.0, gaussian.2
+    );
+    assert!(gaussian.0 > 100 && gaussian.1 == 0);
     eprintln!(
         "Claim 1: fixed 𝓛′ {} outputs, {} violations; private 𝓛′ {} outputs, {} violations; \
          broken β = e^(-ε)/2: {} outputs, {} violations",
@@ -645,7 +722,7 @@ fn types_variant(
     (np2, nq2): (u64, u64),
     v: Variant,
     keep: f64,
-    nt: NoisyThreshold,
+    noise: FrequentNoise,
 ) -> Profile2Types {
     let t = m.t;
     let exact = |np, nq| pq_counts(np, nq).map(|c| c >= t);
@@ -658,7 +735,7 @@ fn types_variant(
             Variant::NoFrequency => types_distribution(m, np, nq, keep, [true; 3]),
             Variant::Private => {
                 let counts = pq_counts(np, nq);
-                let probs = counts.map(|c| laplace_tail(nt.threshold as i64 - c as i64, nt.scale));
+                let probs = counts.map(|c| enter(noise, c));
                 let mut total: HashMap<(u64, u64, u64), f64> = HashMap::new();
                 for mask in 0..8u32 {
                     let member = [mask & 1 == 1, mask & 2 == 2, mask & 4 == 4];
@@ -706,14 +783,24 @@ fn theorem_4_in_the_regime_of_condition_10() {
             let t = Parameters::without_condition_10(l, settings(&c)).unwrap().smallest_t();
             let c = Config { t, ..c };
             let p = Parameters::new(l, settings(&c)).unwrap();
-            let nt = p.noisy_threshold().unwrap();
+            let nt = p.frequent_noise().unwrap();
             let m = model(&parents, &c, &p);
             let (eps_total, delta_total) = p.guarantee().unwrap();
+            // The Gaussian 𝓛′ at the same (ε_F, δ_F), with the same t.
+            let cg = Config {
+                frequent: FrequentSet::Gaussian {
+                    epsilon: 1.0,
+                    delta: 0.05,
+                },
+                ..c
+            };
+            let pg = Parameters::new(l, settings(&cg)).unwrap();
+            let ng = pg.frequent_noise().unwrap();
             eprintln!(
-                "{obj:?}: N = 2, ε = 1, β = 0.5, δ = 0.1, τ₁ = 0.5 → smallest t = {t}; private 𝓛′ scale {} \
-                 threshold {}; ε′ = {:.4}",
-                nt.scale,
-                nt.threshold,
+                "{obj:?}: N = 2, ε = 1, β = 0.5, δ = 0.1, τ₁ = 0.5 → smallest t = {t}; private 𝓛′ threshold {} \
+                 (Laplace), {} (Gaussian); ε′ = {:.4}",
+                nt.threshold(),
+                ng.threshold(),
                 p.epsilon_prime()
             );
             // The reference's per-record distribution is the library's on a database of this size.
@@ -743,6 +830,7 @@ fn theorem_4_in_the_regime_of_condition_10() {
 
             let keep = 1.0 - c.beta;
             let mut worst: HashMap<Variant, Profile> = HashMap::new();
+            let mut gaussian = Profile::default();
             let mut published_at_t = Profile::default();
             let mut cases = 0;
             for np in [t, t + 1, t + 3, t + 10, 2 * t, 200] {
@@ -768,6 +856,8 @@ fn theorem_4_in_the_regime_of_condition_10() {
                                 published_at_t.merge(&pr);
                             }
                         }
+                        let (d, dn) = types_variant(&m, (np, nq), nb, Variant::Private, keep, ng);
+                        gaussian.merge(&profile(&d, &dn, eps_total));
                     }
                 }
             }
@@ -786,9 +876,12 @@ fn theorem_4_in_the_regime_of_condition_10() {
             ] {
                 summarize(name, &worst[&v], cases);
             }
+            summarize("Gaussian 𝓛′ (at ε + ε_F)", &gaussian, cases);
             summarize("published, a₀ under an element of count t", &published_at_t, 3);
             assert!(worst[&Variant::Fixed].outside() <= 0.1, "mass outside e^±ε must be ≤ δ");
             assert!(worst[&Variant::Private].outside() <= delta_total);
+            // The Gaussian release is approximate DP itself: its hockey-stick divergence is what δ bounds.
+            assert!(gaussian.hockey() <= delta_total);
             assert!(published_at_t.outside() > 0.5, "the published algorithm must be caught");
             assert!(worst[&Variant::NoSampling].outside() > 0.5);
             assert!(worst[&Variant::NoFrequency].outside() > 0.1);

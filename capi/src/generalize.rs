@@ -23,8 +23,8 @@ use crate::buffers::{check_disjoint, check_out, input, output, Region};
 use crate::rng::{dpmo_rng, rng_region, with_generator};
 use crate::status::{dpmo_status, status_of};
 use dpmo_core::generalize::{
-    self, lattice_scratch_len, FrequentSet, Lattice, Objective, Parameters, ReleaseScratch, RiskModel, RiskWeights,
-    Settings, UtilityMeasure, MAX_ATTRIBUTES,
+    self, lattice_scratch_len, FrequentNoise, FrequentSet, Lattice, Objective, Parameters, ReleaseScratch, RiskModel,
+    RiskWeights, Settings, UtilityMeasure, MAX_ATTRIBUTES,
 };
 use dpmo_core::select::Arithmetic;
 use dpmo_core::Error;
@@ -62,8 +62,8 @@ pub struct dpmo_hierarchy {
 }
 
 /// The settings of Algorithm 3 (`dpmo_generalize_release`). The frequent set 𝓛′ is always released
-/// privately (noisy counts, `frequency_epsilon`, `frequency_delta`): the paper's exact 𝓛′ is not
-/// differentially private and is not offered through the C ABI.
+/// privately (counts with exact discrete Gaussian noise, `frequency_epsilon`, `frequency_delta`): the
+/// paper's exact 𝓛′ is not differentially private and is not offered through the C ABI.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct dpmo_generalize_params {
@@ -85,7 +85,8 @@ pub struct dpmo_generalize_params {
     pub phi_max: f64,
     /// ε_F > 0, the cost of releasing 𝓛′.
     pub frequency_epsilon: f64,
-    /// δ_F ∈ (0, 1), the probability that an element with fewer than t records enters 𝓛′.
+    /// δ_F ∈ [2^-299, 1): half for the Gaussian release of the counts, half for an element with fewer than t
+    /// records entering 𝓛′.
     pub frequency_delta: f64,
     /// The frequency threshold t; must satisfy condition (10) (`dpmo_generalize_derive` reports the
     /// smallest admissible t).
@@ -110,12 +111,12 @@ pub struct dpmo_generalize_derived {
     pub eta: f64,
     /// The total ε the release spends (ε + ε_F), charged to the budget.
     pub total_epsilon: f64,
-    /// The total δ of the guarantee (δ + δ_F).
+    /// The total δ the release spends (δ + δ_F), charged to the budget.
     pub total_delta: f64,
     /// The smallest t admissible by condition (10).
     pub min_t: u64,
-    /// The scale s of the discrete Laplace noise on the counts of 𝓛′.
-    pub noise_scale: u64,
+    /// The variance σ² of the discrete Gaussian noise on the counts of 𝓛′ (rounded up to a double).
+    pub noise_variance: f64,
     /// The threshold T on the noisy counts: x ∈ 𝓛′ when |ρ(x)| + Z_x ≥ T.
     pub noise_threshold: u64,
     /// N = ∏(height_i + 1).
@@ -152,7 +153,7 @@ fn settings_of(p: &dpmo_generalize_params) -> Result<Settings, Error> {
         min_records: p.min_records,
         objective,
         utility: utility_of(p.utility)?,
-        frequent: FrequentSet::Private {
+        frequent: FrequentSet::Gaussian {
             epsilon: p.frequency_epsilon,
             delta: p.frequency_delta,
         },
@@ -582,7 +583,8 @@ pub unsafe extern "C" fn dpmo_generalize_min_beta(epsilon: f64, out_beta: *mut f
 ///
 /// Errors (besides the common ones): ε or ε_F not finite or ≤ 0 → `DPMO_INVALID_EPSILON`; β < e^{−ε} or
 /// β ∉ (0, 1), δ, δ_F or τ₁ ∉ (0, 1), t = 0 (t < 2 for the threshold objective), n₀ = 0, λ < 0, κ > 64,
-/// φ ≤ 0, an unknown objective or utility, a noise scale N/ε_F above 2³², or condition (10) unsatisfiable
+/// φ ≤ 0, an unknown objective or utility, δ_F below 2^-299, a noise variance above 2^62, or condition (10)
+/// unsatisfiable
 /// → `DPMO_INVALID_ARGUMENT`; a non-finite λ, c or φ → `DPMO_NON_FINITE_INPUT`; ν^κ, η or ε′ not finite →
 /// `DPMO_OVERFLOW`.
 ///
@@ -616,7 +618,10 @@ pub unsafe extern "C" fn dpmo_generalize_derive(
                 &outs,
                 |l| {
                     let q = Parameters::without_condition_10(l, settings)?;
-                    let noisy = q.noisy_threshold().ok_or(Error::InvalidArgument)?;
+                    let noisy = match q.frequent_noise() {
+                        Some(FrequentNoise::Gaussian(g)) => g,
+                        _ => return Err(Error::InvalidArgument),
+                    };
                     let (total_epsilon, total_delta) = q.guarantee().ok_or(Error::InvalidArgument)?;
                     Ok(dpmo_generalize_derived {
                         epsilon_prime: q.epsilon_prime(),
@@ -624,7 +629,7 @@ pub unsafe extern "C" fn dpmo_generalize_derive(
                         total_epsilon,
                         total_delta,
                         min_t: q.smallest_t(),
-                        noise_scale: noisy.scale,
+                        noise_variance: noisy.variance.upper(),
                         noise_threshold: noisy.threshold,
                         max_chain_product: q.max_chain_product(),
                     })
@@ -639,9 +644,10 @@ pub unsafe extern "C" fn dpmo_generalize_derive(
 
 /// Algorithm 3 (Fouad et al.) with a private frequent set: keeps each of the m records independently with
 /// probability 1 − β (an exact Bernoulli trial on the bits of β), releases 𝓛′ = {x : |ρ(x, D)| + Z_x ≥ T}
-/// with exact discrete Laplace noise, and for each kept record draws a generalization from a⁺ ∩ 𝓛′
-/// (threshold objective: those with u ≥ c) by the exponential mechanism in exact arithmetic with
-/// P(x) ∝ exp(ε′ f(x)/m̄) (or exp(−ε′ r(x)/m̄)). Writes the released generalizations, k node ids each, sorted lexicographically (a
+/// with exact discrete Gaussian noise (one record moves N counts by 1: ℓ2 sensitivity √N; σ and T from
+/// (ε_F, δ_F), see the core's `generalize::frequency`), and for each kept record draws a generalization
+/// from a⁺ ∩ 𝓛′ (threshold objective: those with u ≥ c) by the exponential mechanism in exact arithmetic
+/// with P(x) ∝ exp(ε′ f(x)/m̄) (or exp(−ε′ r(x)/m̄)). Writes the released generalizations, k node ids each, sorted lexicographically (a
 /// multiset: the rows carry no record order), to `out_rows`, and their number to `*out_released`. A kept
 /// record without any admissible generalization is not released.
 ///
@@ -651,16 +657,18 @@ pub unsafe extern "C" fn dpmo_generalize_derive(
 /// `weights`: `weights_len` = 0 for Model II (`weights` may then be NULL), k shared Model I weights, or m · k
 /// per-record weights.
 /// Scratch: `counts`, `scores` and `candidates` each N entries (`dpmo_lattice_check`); `out_rows`: m · k
-/// ids. `budget` (nullable) is charged ε + ε_F after the arguments are checked and before the records are
-/// read; a failure caused by the records or their weights (an id out of range, a non-finite or negative
-/// weight) keeps the charge.
+/// ids. `budget` (nullable) is charged (ε + ε_F, δ + δ_F) after the arguments are checked and before the
+/// records are read; a failure caused by the records or their weights (an id out of range, a non-finite or
+/// negative weight) keeps the charge. m = 0 is a database like any other: nothing released, charged as
+/// always. The generator advances by one key (four words) whatever the records: every draw comes from
+/// that key's private stream.
 ///
 /// Errors (besides the common ones): those of `dpmo_generalize_derive`; t below the smallest admissible t
-/// → `DPMO_INVALID_ARGUMENT`; m = 0 → `DPMO_EMPTY_INPUT`; `weights_len` not 0, k or m · k, or NULL weights
+/// → `DPMO_INVALID_ARGUMENT`; `weights_len` not 0, k or m · k, or NULL weights
 /// with a nonzero length → `DPMO_LENGTH_MISMATCH`; `out_rows_len` < m · k → `DPMO_LENGTH_MISMATCH`; a
 /// short scratch → `DPMO_SCRATCH_TOO_SMALL`; an invalid generator or budget; the budget left smaller than
-/// ε + ε_F → `DPMO_BUDGET_EXHAUSTED` (nothing else happens); every argument error, an invalid generator
-/// included, is reported before the budget is charged.
+/// (ε + ε_F, δ + δ_F) (a pure-ε budget has no δ) → `DPMO_BUDGET_EXHAUSTED` (nothing else happens); every
+/// argument error, an invalid generator included, is reported before the budget is charged.
 ///
 /// # Safety
 /// `rng`: an initialised generator; the hierarchies and leaf scratch as for `dpmo_lattice_check`;
@@ -703,9 +711,6 @@ pub unsafe extern "C" fn dpmo_generalize_release(
         check_out(params.cast_mut())?;
         // SAFETY: non-null and aligned; the caller promises a readable struct.
         let settings = settings_of(&unsafe { params.read() })?;
-        if m == 0 {
-            return Err(Error::EmptyInput);
-        }
         // SAFETY: the caller promises m · k readable ids.
         let db = unsafe { records_of(records, m, k) }?;
         let weights_slice: &[f64] = if weights.is_null() {
@@ -735,7 +740,7 @@ pub unsafe extern "C" fn dpmo_generalize_release(
         unsafe {
             with_lattice(hierarchies, k, leaf_scratch, leaf_scratch_len, &more, &outs, |l| {
                 let p = Parameters::new(l, settings)?;
-                let (total_epsilon, _) = p.guarantee().ok_or(Error::InvalidArgument)?;
+                let (total_epsilon, total_delta) = p.guarantee().ok_or(Error::InvalidArgument)?;
                 let n = l.max_chain_product();
                 if counts_len < n || scores_len < n || candidates_len < n {
                     return Err(Error::ScratchTooSmall);
@@ -755,7 +760,7 @@ pub unsafe extern "C" fn dpmo_generalize_release(
                 dpmo_core::rng::GeneratorState { words: (*rng).opaque }.kind()?;
                 // Every argument is checked: charge the budget before the records are read. Every failure
                 // after this point is caused by the records or their weights, and keeps the charge.
-                let _kept = Charged::charge(budget, total_epsilon)?;
+                let _kept = Charged::charge_approx(budget, total_epsilon, total_delta)?;
                 let scratch = ReleaseScratch {
                     counts: output(counts, counts_len)?,
                     scores: output(scores, scores_len)?,

@@ -34,6 +34,9 @@ mod multi;
 // the applications' utilities and sensitivities,
 mod applications;
 
+// candidate discovery over an unknown domain (partition selection, unknown-domain top-k),
+mod discover;
+
 // private data generalization.
 mod generalize;
 
@@ -42,6 +45,7 @@ mod selection;
 
 pub use applications::*;
 pub use budget::*;
+pub use discover::*;
 pub use generalize::*;
 pub use local::*;
 pub use multi::*;

@@ -12,7 +12,9 @@
 //!   Steinke 2020, §5.1);
 //! * [`grid`] — scores as exact integers on a binary grid fitted to Δ, and their gaps to the best score;
 //! * [`scale`] — γ = ε G / (2N) as an exact rational, and the coin exp(−γ);
-//! * [`discrete`] — exact discrete Laplace noise, for values that are released (not for selection).
+//! * [`discrete`] — exact discrete Laplace noise, for values that are released (not for selection);
+//! * [`gaussian`] — exact discrete Gaussian noise (CKS20 Algorithm 3), for the thresholds of partition
+//!   selection ([`crate::discover`]) and the private frequent set of [`crate::generalize`].
 //!
 //! What is exact, and the two preprocessing steps that make fixed-width integers suffice (both proved in
 //! [`grid`] and [`scale`] to keep the sensitivity, so the ε-DP guarantee holds exactly in the arithmetic
@@ -27,6 +29,7 @@
 pub mod bernoulli;
 pub mod bits;
 pub mod discrete;
+pub mod gaussian;
 pub mod grid;
 pub mod scale;
 pub mod wide;

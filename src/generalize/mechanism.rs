@@ -1,7 +1,8 @@
 //! Algorithm 3 of the paper, 𝒜(D, β, ε, t): release a private multiset of generalizations of the records.
 //!
-//! 1. 𝓛′: the t-frequent elements ([`FrequentSet::Exact`], the paper) or their private version
-//!    ([`FrequentSet::Private`], see [`frequency`](super::frequency)).
+//! 1. 𝓛′: the t-frequent elements ([`FrequentSet::Exact`], the paper) or their private version, with
+//!    discrete Laplace or discrete Gaussian noise ([`FrequentSet::Private`], [`FrequentSet::Gaussian`], see
+//!    [`frequency`](super::frequency)).
 //! 2. ε′ = (ε + ln β)/(3η(k)(1 − β)) ([`Parameters::epsilon_prime`]).
 //! 3. Each record is kept independently with probability 1 − β: a Bernoulli(β) trial decided exactly on the
 //!    bits of the double β ([`bernoulli`](super::sampling::bernoulli())).
@@ -42,8 +43,10 @@ use super::models::{power, LevelTables, RiskWeights};
 use super::parameters::{Objective, Parameters};
 use super::sampling::bernoulli;
 use crate::float::next_down;
+use crate::rng::call_stream;
 use crate::select::{probabilities_in_place, select_exponential, select_exponential_float, Arithmetic};
 use crate::{sample, Error};
+use rand_chacha::ChaCha20Rng;
 use rand_core::Rng;
 
 /// The caller scratch of [`release`] and [`record_probabilities`], each of length
@@ -125,6 +128,7 @@ fn check(
     weights: RiskWeights<'_>,
     params: &Parameters,
     scratch: &ReleaseScratch<'_>,
+    allow_empty: bool,
 ) -> Result<Checked, Error> {
     let k = lattice.attributes();
     if params.max_chain_product() != lattice.max_chain_product() {
@@ -135,7 +139,7 @@ fn check(
         return Err(Error::ScratchTooSmall);
     }
     let m = lattice.check_records(records)?;
-    if m == 0 {
+    if m == 0 && !allow_empty {
         return Err(Error::EmptyInput);
     }
     weights.check(m, k)?;
@@ -189,7 +193,8 @@ fn build_candidates(
 /// `weights` the risk weights (used by both objectives through Φ^a), `params` the validated settings made
 /// for this `lattice` ([`Parameters::new`]).
 ///
-/// **Guarantee** ([`FrequentSet::Private`]): (ε + ε_F, δ + δ_F)-differential privacy for adding or removing
+/// **Guarantee** ([`FrequentSet::Private`] or [`FrequentSet::Gaussian`]): (ε + ε_F, δ + δ_F)-differential
+/// privacy for adding or removing
 /// one record, by Theorem 4 with 𝓛′ released privately, under the corrections listed in the module docs of
 /// [`generalize`](super) — whose remaining gap (the multiplicity in (24)) is checked by exact computation,
 /// not proven. [`FrequentSet::Exact`] (the paper's step 1) is **not** differentially private.
@@ -197,13 +202,20 @@ fn build_candidates(
 /// `arithmetic`: [`Arithmetic::Exact`] (the default: the exponential mechanism's coins are exact) or
 /// [`Arithmetic::Float`] (the floating-point sampler, exact only up to double rounding).
 ///
+/// No record at all is a database like any other (nothing is released), not an error: whether the data
+/// is empty must not show as a status.
+///
+/// Randomness: exactly one key (four words) from `rng` ([`crate::rng::call_stream`]), after every check;
+/// everything else comes from the call's private stream, so the caller's generator advances the same
+/// whatever the records and the number of records sampled.
+///
 /// Cost: for each kept record, O(m · k · height) to count a⁺ (skipped when the record equals the previous
 /// kept one: sort D to group equal records) and O(|a⁺| · k) for the scores, plus, with the private 𝓛′, one
 /// ChaCha20 block per element examined.
 ///
 /// Errors (all before any random draw; nothing is written): `params` made for a lattice with another N →
-/// [`Error::InvalidArgument`]; a scratch slice shorter than N → [`Error::ScratchTooSmall`]; no record →
-/// [`Error::EmptyInput`]; `out` shorter than m · k → [`Error::LengthMismatch`]; those of
+/// [`Error::InvalidArgument`]; a scratch slice shorter than N → [`Error::ScratchTooSmall`]; `out` shorter
+/// than m · k → [`Error::LengthMismatch`]; those of
 /// [`Lattice::check_records`] and [`RiskWeights::check`].
 #[allow(clippy::too_many_arguments)]
 pub fn release<R: Rng + ?Sized>(
@@ -219,12 +231,29 @@ pub fn release<R: Rng + ?Sized>(
     if arithmetic == Arithmetic::Isochronous {
         return Err(Error::Unsupported);
     }
-    let Checked { m, k } = check(lattice, records, weights, params, &scratch)?;
+    let Checked { m, k } = check(lattice, records, weights, params, &scratch, true)?;
     if out.len() < m * k {
         return Err(Error::LengthMismatch);
     }
     let settings = params.settings();
-    let membership = Membership::new(rng, settings.frequent, settings.t, params.noisy_threshold())?;
+    // One key from the caller's generator (issue 20): every draw below — 𝓛′'s key, the Bernoulli trials,
+    // the exponential mechanisms — comes from the call's private stream, so the caller's generator
+    // advances by four words whatever the records. It is drawn after every check.
+    let mut stream: Option<ChaCha20Rng> = None;
+    let membership = Membership::new(
+        || {
+            let mut key = [0u8; 32];
+            stream.get_or_insert_with(|| call_stream(rng)).fill_bytes(&mut key);
+            key
+        },
+        settings.frequent,
+        settings.t,
+        params.frequent_noise(),
+    )?;
+    let rng = &mut stream.unwrap_or_else(|| call_stream(rng));
+    if m == 0 {
+        return Ok(0); // no record: nothing to release (the key is drawn all the same)
+    }
     let mut member = |x: &[u32], count: u64| membership.contains(lattice, x, count);
     let scale = exponent_scale(params, params.score_divisor(m));
     let shared_weights = weights.shared(k);
@@ -294,7 +323,7 @@ pub fn record_probabilities(
     scratch: ReleaseScratch<'_>,
     out: &mut [f64],
 ) -> Result<usize, Error> {
-    let Checked { m, k } = check(lattice, records, weights, params, &scratch)?;
+    let Checked { m, k } = check(lattice, records, weights, params, &scratch, false)?;
     if j >= m {
         return Err(Error::InvalidArgument);
     }

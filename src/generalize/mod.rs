@@ -23,9 +23,10 @@
 //! holds in the repaired form dpmo implements:
 //! * **Step 1 leaks** (see [`frequency`]): 𝓛′ is computed from D, and the proof treats it as the same set
 //!   on D and on D₋ₐ₀. On a database where an element of a₀⁺ generalizes exactly t records, the published
-//!   algorithm puts (almost) all its output mass outside e^{±ε}. dpmo's default, [`FrequentSet::Private`],
-//!   releases 𝓛′ with noisy counts at a cost of (ε_F, δ_F); [`FrequentSet::Exact`] is the paper's step 1,
-//!   kept only for comparison.
+//!   algorithm puts (almost) all its output mass outside e^{±ε}. dpmo releases 𝓛′ with noisy counts at a
+//!   cost of (ε_F, δ_F): [`FrequentSet::Gaussian`] (discrete Gaussian noise, the C ABI's choice: a record
+//!   moves N counts, so ℓ2 noise ∝ √N beats ℓ1 noise ∝ N) or [`FrequentSet::Private`] (discrete Laplace);
+//!   [`FrequentSet::Exact`] is the paper's step 1, kept only for comparison.
 //! * **The sampling step and the frequency restriction are both necessary**, as the paper says (Example 1
 //!   and the remark after condition (10)): without sampling (β → 0) the output size reveals |D|, and
 //!   without 𝓛′ a record with a unique value is released as itself with constant probability. The tests
@@ -48,7 +49,9 @@ pub mod models;
 pub mod parameters;
 pub mod sampling;
 
-pub use frequency::{is_frequent, noisy_threshold, FrequentSet, NoisyThreshold};
+pub use frequency::{
+    gaussian_threshold, is_frequent, noisy_threshold, FrequentNoise, FrequentSet, GaussianThreshold, NoisyThreshold,
+};
 pub use hierarchy::{
     lattice_scratch_len, Hierarchy, Lattice, MAX_ATTRIBUTES, MAX_CHAIN_PRODUCT, MAX_HEIGHT, MAX_NODES,
 };

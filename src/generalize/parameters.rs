@@ -24,7 +24,7 @@
 //! * The utility version's η(k) = 2(λ/φ(k) + ν(k)^κ/|𝓓|) is kept as printed (a factor 2 above the bound
 //!   λ/φ + ν^κ/(|𝓓| − 1) that Lemma 2's computation gives).
 
-use super::frequency::{noisy_threshold, FrequentSet, NoisyThreshold};
+use super::frequency::{gaussian_threshold, noisy_threshold, FrequentNoise, FrequentSet, NoisyThreshold};
 use super::hierarchy::Lattice;
 use super::models::{check_lagrangian, max_utility, power, UtilityMeasure};
 use crate::float::{add_up, mul_up, next_down, next_up, sub_down};
@@ -88,7 +88,7 @@ pub struct Parameters {
     epsilon_prime: f64,
     score_range: f64,
     smallest_t: u64,
-    noisy: Option<NoisyThreshold>,
+    noise: Option<FrequentNoise>,
 }
 
 /// A relative margin covering the few roundings of η, ν^κ and S (each a short chain of correctly rounded
@@ -198,9 +198,14 @@ impl Parameters {
             return Err(Error::InvalidArgument);
         }
         let max_chain = lattice.max_chain_product();
-        let noisy = match s.frequent {
+        let noise = match s.frequent {
             FrequentSet::Exact => None,
-            FrequentSet::Private { epsilon, delta } => Some(noisy_threshold(max_chain, s.t, epsilon, delta)?),
+            FrequentSet::Private { epsilon, delta } => {
+                Some(FrequentNoise::Laplace(noisy_threshold(max_chain, s.t, epsilon, delta)?))
+            }
+            FrequentSet::Gaussian { epsilon, delta } => Some(FrequentNoise::Gaussian(gaussian_threshold(
+                max_chain, s.t, epsilon, delta,
+            )?)),
         };
         let nu_kappa = match s.objective {
             Objective::Lagrangian { lambda, kappa, phi_min } => {
@@ -232,7 +237,7 @@ impl Parameters {
             epsilon_prime: 0.0,
             score_range: 0.0,
             smallest_t: 0,
-            noisy,
+            noise,
         };
         let (eta, epsilon_prime, score_range) = p.derived(s.t)?;
         p.eta = eta;
@@ -353,18 +358,27 @@ impl Parameters {
         self.smallest_t
     }
 
-    /// The noise scale and threshold of the private frequent set (`None` for [`FrequentSet::Exact`]).
+    /// The noise scale and threshold of the Laplace frequent set (`None` for the other frequent sets).
     pub fn noisy_threshold(&self) -> Option<NoisyThreshold> {
-        self.noisy
+        match self.noise {
+            Some(FrequentNoise::Laplace(n)) => Some(n),
+            _ => None,
+        }
     }
 
-    /// The total (ε, δ) the release claims with [`FrequentSet::Private`]: (ε + ε_F, δ + δ_F), both rounded
-    /// up. `None` for [`FrequentSet::Exact`], which claims nothing (module docs of
-    /// [`frequency`](super::frequency)).
+    /// The noise and threshold of the private frequent set, Laplace or Gaussian (`None` for
+    /// [`FrequentSet::Exact`]).
+    pub fn frequent_noise(&self) -> Option<FrequentNoise> {
+        self.noise
+    }
+
+    /// The total (ε, δ) the release claims with a private frequent set ([`FrequentSet::Private`] or
+    /// [`FrequentSet::Gaussian`]): (ε + ε_F, δ + δ_F), both rounded up. `None` for [`FrequentSet::Exact`],
+    /// which claims nothing (module docs of [`frequency`](super::frequency)).
     pub fn guarantee(&self) -> Option<(f64, f64)> {
         match self.settings.frequent {
             FrequentSet::Exact => None,
-            FrequentSet::Private { epsilon, delta } => Some((
+            FrequentSet::Private { epsilon, delta } | FrequentSet::Gaussian { epsilon, delta } => Some((
                 add_up(self.settings.epsilon, epsilon),
                 add_up(self.settings.delta, delta),
             )),

@@ -309,6 +309,17 @@ pub fn laplace_tail(z: i64, scale: u64) -> f64 {
     }
 }
 
+/// P(Z ≥ z) for discrete Gaussian noise of variance σ² (P(Z = x) ∝ e^{−x²/(2σ²)}), summed term by term.
+pub fn gaussian_tail(z: i64, s2: f64) -> f64 {
+    let w = (40.0 * s2.sqrt()).ceil() as i64 + 5;
+    let mass = |x: i64| (-((x * x) as f64) / (2.0 * s2)).exp();
+    let total: f64 = (-w..=w).map(mass).sum();
+    if z > w {
+        return 0.0;
+    }
+    (z.max(-w)..=w).map(mass).sum::<f64>() / total
+}
+
 /// The privacy profile of two output distributions P (database D) and Q (its neighbour D′).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Profile {

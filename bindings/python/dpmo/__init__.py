@@ -3,8 +3,9 @@
 A Python binding (PyO3) over dpmo's Rust core: the exponential mechanism, permute-and-flip and
 report-noisy-max, local dampening, Pareto scores and δ^PS, PrivPareto and PrivAgg, the sensitivity functions
 of the papers' applications, exact probabilities, discrete Laplace noise, a generator and a privacy budget;
-plus contribution bounding of raw events (:func:`bound_contributions`) and a Spark pipeline
-(:mod:`dpmo.spark`).
+plus contribution bounding of raw events (:func:`bound_contributions`), private selection from raw events
+with no candidate list (:func:`discover_partitions`, :func:`select_top_k_from_events`, (ε, δ) budgets) and a
+Spark pipeline (:mod:`dpmo.spark`).
 
 Every selection is **exact** by default: each output has exactly the probability of the mathematical
 mechanism, so the ε-DP guarantee holds in the arithmetic that runs. ``arithmetic="float"`` opts into the
@@ -74,6 +75,7 @@ from ._native import (
     weighted_sum,
 )
 from .bounding import BoundedAggregates, bound_contributions
+from .discovery import TopKFromEvents, discover_partitions, select_top_k_from_events
 from .errors import (
     BudgetExhaustedError,
     CapacityExceededError,
@@ -147,6 +149,10 @@ __all__ = [
     # raw events
     "bound_contributions",
     "BoundedAggregates",
+    # raw events, no candidate list (docs/discovery.md)
+    "discover_partitions",
+    "select_top_k_from_events",
+    "TopKFromEvents",
     # errors: the module and every exception class it exports
     "errors",
     *errors.__all__,

@@ -26,10 +26,11 @@ changes
 With C = 1, ``count[r]`` is the number of distinct units on r. Bounding is part of the mechanism: its output
 is not private by itself, only what a mechanism releases from it with the sensitivities above.
 
-The random choices must be secret too. With a known seed (``Rng.for_simulation``) the bounding is a known
-function of the data, and one unit can shift the choices made for every unit after it (the draws are
-consumed in unit order), so the sensitivities above no longer bound what it moves. A reproducible generator
-is therefore refused unless ``allow_simulation=True`` (for simulations and tests).
+The random choices come from the Rust core (``dpmo::discover::bound``): each unit's from a stream of its own,
+keyed once per call by one key drawn from the generator, so one unit's events never change another unit's
+choices, and the generator advances by that one key whatever the events. They must be secret too: with a
+known seed (``Rng.for_simulation``) the bounding is a known function of the data, so a reproducible
+generator is refused unless ``allow_simulation=True`` (for simulations and tests).
 """
 
 from __future__ import annotations

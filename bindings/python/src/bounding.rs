@@ -1,29 +1,33 @@
 //! Contribution bounding of raw events (unit, candidate, value): the step that turns events into
 //! per-candidate counts and sums of known sensitivity (see `dpmo.bound_contributions`).
 //!
-//! Per privacy unit: of its distinct candidates keep at most L, chosen uniformly at random; of its events
-//! on each kept candidate keep at most C, chosen uniformly at random; clamp each kept value to [lo, hi] and
-//! truncate it toward zero onto the grid g = 2^(⌈log₂ max(|lo|, |hi|)⌉ − 20) (so |value| ≤ max(|lo|, |hi|)
-//! still). Then per candidate: count = kept events, sum = Σ kept values, summed exactly as integers of g.
-//! Adding or removing one unit moves each count by at most C and each sum by at most C · max(|lo|, |hi|)
-//! (ℓ∞, what a selection needs), and all counts together by at most L · C (ℓ1).
+//! The bounding itself is the core's (`dpmo::discover::bound`, shared with the C ABI's
+//! `dpmo_bound_events`): per privacy unit, of its distinct candidates keep at most L, chosen uniformly at
+//! random; of its events on each kept candidate keep at most C, chosen uniformly at random; clamp each kept
+//! value to [lo, hi] (NaN counts as 0) and truncate it toward zero onto the grid
+//! g = 2^(⌈log₂ max(|lo|, |hi|)⌉ − 20). Then per candidate: count = kept events, sum = Σ kept values, summed
+//! exactly as integers of g. Adding or removing one unit moves each count by at most C and each sum by at
+//! most C · max(|lo|, |hi|) (ℓ∞, what a selection needs), and all counts together by at most L · C (ℓ1).
 //!
-//! The random choices use the caller's generator, never the data. The events are sorted by (unit,
-//! candidate, value) first, so the result depends only on the multiset of events and the generator (not on
-//! the order they came in: a Spark task that is retried sees the same multiset).
+//! The random choices of a unit come from its own stream (ChaCha20 keyed by 32 bytes of the caller's
+//! generator, the unit as the stream number), never from the data or from other units: the other units'
+//! choices are identical with and without any one unit. The events are sorted by (unit, candidate, value)
+//! first, so the result depends only on the multiset of events and the generator (not on the order they
+//! came in: a Spark task that is retried sees the same multiset). This module only filters the events to
+//! the public candidate list and lays the core's per-item totals out as dense arrays.
 
 use crate::args::{count_arg, slice1, Floats1, Ints1};
 use crate::errors::err_with;
 use crate::state::Rng;
-use dpmo::sample::uniform_index;
+use dpmo::discover::{self, Bounds, Contribution, Events, ItemTotal};
 use dpmo::Error;
 use numpy::PyArray1;
 use pyo3::prelude::*;
 
 /// Bits of precision of a bounded value: values are multiples of g = 2^(⌈log₂ M⌉ − 20).
-const VALUE_BITS: i32 = 20;
+const VALUE_BITS: i32 = discover::bound::VALUE_BITS;
 
-/// The grid exponent for bound M > 0: g = 2^k with M ≤ 2^(k + 20).
+/// The grid exponent for bound M > 0: g = 2^k with M ≤ 2^(k + 20) (the core's rule).
 fn grid_exponent(m: f64) -> i32 {
     let mut k = m.log2().ceil() as i32 - VALUE_BITS;
     // Guard against log2 rounding: make sure M ≤ 2^(k + 20) and M > 2^(k + 19).
@@ -47,14 +51,8 @@ fn check_magnitude(m: f64) -> PyResult<()> {
     Ok(())
 }
 
-/// The value in grid units: clamped to [lo, hi] (NaN counts as 0 clamped), truncated toward zero.
-fn quantise(v: f64, lo: f64, hi: f64, k: i32) -> i64 {
-    let v = if v.is_nan() { 0.0 } else { v };
-    let c = v.clamp(lo, hi);
-    // |c| ≤ 2^(k + 20): the quotient is at most 2^20 in magnitude and exact (a power-of-two scaling).
-    (c * (2f64).powi(-k)).trunc() as i64
-}
-
+/// The per-candidate counts and sums (in grid units) of the events on the public candidates [0, n),
+/// bounded by the core. Events on other candidates are dropped first.
 #[allow(clippy::too_many_arguments)]
 pub fn bound(
     g: &mut dpmo::Generator,
@@ -66,64 +64,39 @@ pub fn bound(
     max_per_candidate: usize,
     lo: f64,
     hi: f64,
-    k: i32,
-) -> (Vec<i64>, Vec<i64>) {
-    // (unit, candidate, value units) of the events on a listed candidate, sorted.
-    let mut ev: Vec<(i64, u64, i64)> = units
-        .iter()
-        .zip(candidates)
-        .enumerate()
-        .filter(|(_, (_, &c))| c >= 0 && (c as u64) < n as u64)
-        .map(|(i, (&u, &c))| (u, c as u64, values.map_or(0, |v| quantise(v[i], lo, hi, k))))
+) -> Result<(Vec<i64>, Vec<i64>), Error> {
+    let keep: Vec<usize> = (0..units.len())
+        .filter(|&i| candidates[i] >= 0 && (candidates[i] as u64) < n as u64)
         .collect();
-    ev.sort_unstable();
     let mut counts = vec![0i64; n];
     let mut sums = vec![0i64; n];
-    let mut runs: Vec<(usize, usize)> = Vec::new();
-    let mut start = 0;
-    while start < ev.len() {
-        let unit = ev[start].0;
-        let mut end = start;
-        while end < ev.len() && ev[end].0 == unit {
-            end += 1;
-        }
-        // The unit's runs of equal candidates.
-        runs.clear();
-        let mut s = start;
-        while s < end {
-            let mut e = s;
-            while e < end && ev[e].1 == ev[s].1 {
-                e += 1;
-            }
-            runs.push((s, e));
-            s = e;
-        }
-        // Keep L of them uniformly (a partial Fisher–Yates shuffle).
-        let d = runs.len();
-        let keep = d.min(max_candidates);
-        if keep < d {
-            for i in 0..keep {
-                let j = i + uniform_index(g, d - i);
-                runs.swap(i, j);
-            }
-        }
-        for &(s, e) in &runs[..keep] {
-            let slice = &mut ev[s..e];
-            let len = slice.len();
-            let take = len.min(max_per_candidate);
-            if take < len {
-                for i in 0..take {
-                    let j = i + uniform_index(g, len - i);
-                    slice.swap(i, j);
-                }
-            }
-            let c = slice[0].1 as usize;
-            counts[c] += take as i64;
-            sums[c] += slice[..take].iter().map(|x| x.2).sum::<i64>();
-        }
-        start = end;
+    // No event on the list is bounded too (nothing kept): the generator advances by the call's one key
+    // whatever the events.
+    // Unit ids as 64-bit patterns (a bijection); candidates are their indices in the public list.
+    let us: Vec<u64> = keep.iter().map(|&i| units[i] as u64).collect();
+    let is: Vec<u64> = keep.iter().map(|&i| candidates[i] as u64).collect();
+    let vs: Option<Vec<f64>> = values.map(|v| keep.iter().map(|&i| v[i]).collect());
+    // A unit has at most n distinct candidates and at most `events` events on one: larger bounds keep
+    // everything, as these do.
+    let bounds = Bounds {
+        max_items: max_candidates.min(n),
+        max_per_item: max_per_candidate.min(us.len().max(1)),
+        clamp: vs.as_ref().map(|_| (lo, hi)),
+    };
+    let events = Events {
+        units: &us,
+        items: &is,
+        values: vs.as_deref(),
+    };
+    let mut scratch = vec![Contribution::default(); us.len()];
+    let mut b = discover::bound(g, &events, &bounds, &mut scratch)?;
+    let mut totals = vec![ItemTotal::default(); us.len()];
+    let k = b.totals(&mut totals)?;
+    for t in &totals[..k] {
+        counts[t.item as usize] = t.events as i64;
+        sums[t.item as usize] = t.sum;
     }
-    (counts, sums)
+    Ok((counts, sums))
 }
 
 /// Counts, sums in grid units, and the grid unit.
@@ -161,6 +134,12 @@ pub fn _bound_events<'py>(
     let m = lo.abs().max(hi.abs());
     check_magnitude(m)?;
     let k = if m > 0.0 { grid_exponent(m) } else { 0 };
+    if l.min(n) > discover::MAX_ITEMS_PER_UNIT {
+        return Err(err_with(
+            Error::InvalidArgument,
+            "max_candidates above 2**20 (with more candidates than that)",
+        ));
+    }
     let (u, cand) = (slice1(&units), slice1(&candidates));
     let vals = values.as_ref().map(|v| slice1(v));
     if u.len() != cand.len() || vals.as_ref().is_some_and(|v| v.len() != u.len()) {
@@ -170,9 +149,7 @@ pub fn _bound_events<'py>(
         ));
     }
     let (u, cand, vals) = (&*u, &*cand, vals.as_deref());
-    let (counts, sums) = rng
-        .get()
-        .with(py, move |g| Ok(bound(g, u, cand, vals, n, l, c, lo, hi, k)))?;
+    let (counts, sums) = rng.get().with(py, move |g| bound(g, u, cand, vals, n, l, c, lo, hi))?;
     Ok((
         PyArray1::from_vec(py, counts),
         PyArray1::from_vec(py, sums),

@@ -24,6 +24,21 @@ pub fn run<T: Send>(
     callback_error: impl FnOnce() -> Option<PyErr>,
     f: impl FnOnce(&mut Generator) -> Result<T, Error> + Send,
 ) -> PyResult<T> {
+    run_approx(py, rng, budget, (epsilon, 0.0), callback_error, |g| {
+        f(g).map(|v| (v, None))
+    })
+}
+
+/// [`run`] with an (ε, δ) charge up front; `f` may return the actual (ε, δ) of the run (pay what you
+/// get: never more than the charge), which then replaces the charge.
+pub fn run_approx<T: Send>(
+    py: Python<'_>,
+    rng: &Rng,
+    budget: Option<&Budget>,
+    (epsilon, delta): (f64, f64),
+    callback_error: impl FnOnce() -> Option<PyErr>,
+    f: impl FnOnce(&mut Generator) -> Result<(T, Option<(f64, f64)>), Error> + Send,
+) -> PyResult<T> {
     let (saved, process) = rng.take().map_err(|e| to_pyerr(py, e))?;
     let mut g = match saved.load() {
         Ok(g) => g,
@@ -35,7 +50,7 @@ pub fn run<T: Send>(
     let charge = match budget
         .map(|b| {
             b.check_stream(rng.is_reproducible())?;
-            b.charge_call(epsilon)
+            b.charge_call_approx(epsilon, delta)
         })
         .transpose()
     {
@@ -60,11 +75,15 @@ pub fn run<T: Send>(
         (o, _) => o,
     };
     let mut state = saved;
-    let charged = match (budget, charge) {
-        (Some(b), Some(c)) => b.settle(c, out.as_ref().err().copied()),
+    let charged = match (budget, charge, &out) {
+        (Some(b), Some(c), Ok((_, Some((eps, del))))) => {
+            b.settle_actual(c, *eps, *del);
+            true
+        }
+        (Some(b), Some(c), _) => b.settle(c, out.as_ref().err().copied()),
         _ => false,
     };
-    match out {
+    match out.map(|(v, _)| v) {
         Ok(v) => {
             state.store(&g);
             rng.give_back(state);

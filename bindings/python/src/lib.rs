@@ -9,6 +9,7 @@ mod apps;
 mod args;
 mod bounding;
 mod call;
+mod discover;
 mod distributed;
 mod errors;
 mod fork;
@@ -31,6 +32,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     multi::register(m)?;
     apps::register(m)?;
     distributed::register(m)?;
+    discover::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("MAX_OBJECTIVES", dpmo::MAX_OBJECTIVES)?;
     Ok(())

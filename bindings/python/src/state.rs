@@ -420,7 +420,8 @@ pub fn _stream_key_from_bytes(key: &[u8], reproducible: bool) -> PyResult<Stream
 }
 
 /// A privacy budget under sequential composition (Dwork & Roth, Thm. 3.16): the selections given this
-/// budget are together `total`-DP. Pass it as `budget=` to every selection; each charges its ε before it
+/// budget are together `total`-DP, or (`total`, `delta`)-DP for a budget made with a δ (the ε's add up and
+/// the δ's add up; the discovery functions charge a δ, the selections δ = 0). Pass it as `budget=` to every selection; each charges its ε before it
 /// looks at the data. `spent` is an upper bound of the exact sum of the charges and `remaining` is rounded
 /// down, so the exact sum never exceeds `total`; charging exactly `remaining` always succeeds. The budget
 /// cannot be copied or pickled (a copy would spend the same ε twice).
@@ -487,11 +488,31 @@ impl Budget {
     /// Charges `epsilon` before a call (refused with nothing changed when too little is left, or in a
     /// forked child).
     pub fn charge_call(&self, epsilon: f64) -> Result<Charge, Failure> {
+        self.charge_call_approx(epsilon, 0.0)
+    }
+
+    /// Charges (`epsilon`, `delta`) before a call (a pure-ε budget refuses δ > 0; nothing changed on
+    /// refusal).
+    pub fn charge_call_approx(&self, epsilon: f64, delta: f64) -> Result<Charge, Failure> {
         self.check_process()?;
         let mut b = self.lock();
         let before = *b;
-        b.charge(epsilon)?;
+        b.charge_approx(epsilon, delta)?;
         Ok(Charge { before, after: *b })
+    }
+
+    /// Pay what you get: replaces a charge made up front by the actual (`epsilon`, `delta`) of the run
+    /// (never more than the charge), as the C ABI does. Leaves the charge in place when the budget changed
+    /// meanwhile or the actual charge cannot be made (over-charging is the safe side).
+    pub fn settle_actual(&self, charge: Charge, epsilon: f64, delta: f64) {
+        let mut b = self.lock();
+        if *b != charge.after {
+            return;
+        }
+        let mut p = charge.before;
+        if p.charge_approx(epsilon, delta).is_ok() {
+            *b = p;
+        }
     }
 
     /// Keeps the charge on success and on failures caused by the data; refunds it on argument failures,
@@ -516,13 +537,15 @@ impl Budget {
 
 #[pymethods]
 impl Budget {
-    /// A fresh budget of `total` ε (finite, > 0), belonging to this process. `allow_fork` lets copies in
-    /// forked children charge; `allow_simulation` accepts reproducible generators and keys (see the class).
+    /// A fresh budget of `total` ε (finite, > 0) and `delta` δ (in [0, 1); 0, the default, makes a pure-ε
+    /// budget, which refuses every charge with δ > 0), belonging to this process. `allow_fork` lets copies
+    /// in forked children charge; `allow_simulation` accepts reproducible generators and keys (see the
+    /// class).
     #[new]
-    #[pyo3(signature = (total, *, allow_fork = false, allow_simulation = false))]
-    fn new(total: f64, allow_fork: bool, allow_simulation: bool) -> PyResult<Self> {
+    #[pyo3(signature = (total, *, delta = 0.0, allow_fork = false, allow_simulation = false))]
+    fn new(total: f64, delta: f64, allow_fork: bool, allow_simulation: bool) -> PyResult<Self> {
         Ok(Budget {
-            inner: Mutex::new(check(PrivacyBudget::new(total))?),
+            inner: Mutex::new(check(PrivacyBudget::new_approx(total, delta))?),
             creator: fork::current()?,
             allow_fork,
             allow_simulation,
@@ -565,11 +588,31 @@ impl Budget {
         self.lock().remaining()
     }
 
-    /// Records a mechanism run outside dpmo with `epsilon`. Raises `InvalidEpsilonError` or
-    /// `BudgetExhaustedError`, or `InvalidArgumentError` in a forked child (nothing changed).
-    fn charge(&self, epsilon: f64) -> PyResult<()> {
+    /// The total δ (0 for a pure-ε budget).
+    #[getter]
+    fn delta_total(&self) -> f64 {
+        self.lock().delta_total()
+    }
+
+    /// The δ spent so far (an upper bound of the exact sum of the charges).
+    #[getter]
+    fn delta_spent(&self) -> f64 {
+        self.lock().delta_spent()
+    }
+
+    /// The δ still available (rounded down, never negative).
+    #[getter]
+    fn remaining_delta(&self) -> f64 {
+        self.lock().remaining_delta()
+    }
+
+    /// Records a mechanism run outside dpmo with (`epsilon`, `delta`) (sequential composition: the ε's add
+    /// up and the δ's add up). Raises `InvalidEpsilonError`, `InvalidArgumentError` (δ outside [0, 1), or
+    /// in a forked child) or `BudgetExhaustedError` (a pure-ε budget refuses δ > 0); nothing changed then.
+    #[pyo3(signature = (epsilon, delta = 0.0))]
+    fn charge(&self, epsilon: f64, delta: f64) -> PyResult<()> {
         self.check_process()?;
-        check(self.lock().charge(epsilon))
+        check(self.lock().charge_approx(epsilon, delta))
     }
 
     fn __repr__(&self) -> String {
@@ -581,8 +624,18 @@ impl Budget {
         if self.allow_simulation {
             flags.push_str(", allow_simulation=True");
         }
+        let delta = if b.delta_total() > 0.0 {
+            format!(
+                ", delta={:?}, delta_spent={:?}, remaining_delta={:?}",
+                b.delta_total(),
+                b.delta_spent(),
+                b.remaining_delta()
+            )
+        } else {
+            String::new()
+        };
         format!(
-            "Budget(total={}, spent={}, remaining={}{flags})",
+            "Budget(total={}, spent={}, remaining={}{delta}{flags})",
             b.total(),
             b.spent(),
             b.remaining()

@@ -95,7 +95,9 @@ class CRng(ctypes.Structure):
 
 
 class CBudget(ctypes.Structure):
-    _fields_ = [("total", ctypes.c_double), ("spent", ctypes.c_double)]
+    """dpmo_budget: ε total and spent, then δ total and spent (0 for a pure-ε budget)."""
+    _fields_ = [("total", ctypes.c_double), ("spent", ctypes.c_double),
+                ("delta_total", ctypes.c_double), ("delta_spent", ctypes.c_double)]
 
 
 class CSensitivity(ctypes.Structure):

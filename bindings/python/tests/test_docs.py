@@ -106,3 +106,13 @@ def test_the_example_takes_candidates_from_a_public_list_only(tmp_path):
         out = subprocess.run(args + [str(cands)], capture_output=True, text=True, timeout=300)
         assert out.returncode == 0, out.stderr
         assert "6 public candidates" in out.stdout and "secret-item" not in out.stdout
+
+
+def test_discovery_example_runs_and_never_names_a_private_query():
+    out = subprocess.run([sys.executable, os.path.join(EXAMPLES, "discover_top_k.py")], capture_output=True,
+                         text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert "queries may be named" in out.stdout and "private top-" in out.stdout
+    assert "budget left" in out.stdout
+    # 20,000 queries typed by one user each: none passes the threshold or beats the threshold candidate.
+    assert "my own address" not in out.stdout

@@ -11,7 +11,7 @@ use super::space::Space;
 use crate::harness::{show_eps, show_z, sig3, thousands, z, Cell, Experiment, Job, Needs, Outcome, SummaryRow};
 use crate::output::{self, Chart, Curve, Scale};
 use anyhow::{anyhow, Result};
-use dpmo::generalize::frequency::NoisyThreshold;
+use dpmo::generalize::FrequentNoise;
 use dpmo::generalize::{Lattice, ReleaseScratch, RiskModel, RiskWeights, UtilityMeasure};
 use rayon::prelude::*;
 use std::time::Instant;
@@ -26,6 +26,10 @@ pub const EXPERIMENT: Experiment = Experiment {
 };
 
 const EPS: [f64; 5] = [0.1, 0.5, 1.0, 2.0, 5.0];
+/// The per-record models: the Lagrangian, the threshold model at c = ν/2 and at c = ν/4.
+const KINDS: [Kind; 3] = [Kind::Lagrangian, Kind::Threshold, Kind::ThresholdLow];
+/// How 𝓛′ is built: the paper's (not private), discrete Laplace noise, discrete Gaussian noise.
+const STEP1: [Step1; 3] = [Step1::Exact, Step1::Laplace, Step1::Gaussian];
 const EPS_SMOKE: [f64; 2] = [1.0, 5.0];
 /// β = e^{−sε} for s in this grid (s = 1 is the smallest β the paper allows, where ε′ = 0).
 const BETA_S: [(f64, &str); 3] = [(1.0, "e^-eps"), (0.5, "e^-eps/2"), (0.25, "e^-eps/4")];
@@ -38,12 +42,14 @@ const KS_SMOKE: [usize; 2] = [2, 5];
 const CHECKED: usize = 12;
 
 /// The public constants: λ = 5·10⁻⁴ (2,000 records sharing a generalization are worth one nat of
-/// utility), κ = 1, c = half the utility of a record released as itself, δ = 10⁻⁶, n₀ = 10⁴.
+/// utility), κ = 1, c = half the utility of a record released as itself (and a quarter of it, shown
+/// beside), δ = 10⁻⁶, n₀ = 10⁴.
 fn model(space: &Space) -> Model {
     Model {
         lambda: 5e-4,
         kappa: 1,
         c: space.max_utility() / 2.0,
+        c_low: space.max_utility() / 4.0,
         delta: 1e-6,
         min_records: 10_000,
     }
@@ -56,8 +62,8 @@ struct Private {
     eps: f64,
     beta_label: &'static str,
     beta: f64,
-    /// t, τ₁, T (private 𝓛′) or the reason there are none.
-    params: Result<(u64, f64, Option<NoisyThreshold>), String>,
+    /// t, τ₁, the noise of the private 𝓛′, or the reason there are none.
+    params: Result<(u64, f64, Option<FrequentNoise>), String>,
     runs: Vec<Released>,
 }
 
@@ -169,7 +175,7 @@ fn dataset(
 
     // Non-private per-record optima (every record released).
     let mut optima = Vec::new();
-    for kind in [Kind::Lagrangian, Kind::Threshold] {
+    for kind in KINDS {
         let per: Vec<Option<mechanism::Choice>> = (0..space.classes_len())
             .into_par_iter()
             .map(|ci| mechanism::optimum(&space, &model, kind, ci))
@@ -262,7 +268,7 @@ fn dataset(
 
     // Private settings.
     let mut settings = Vec::new();
-    for kind in [Kind::Lagrangian, Kind::Threshold] {
+    for kind in KINDS {
         for &eps in grid {
             for &(s, label) in &BETA_S {
                 let beta = if s == 1.0 {
@@ -270,8 +276,9 @@ fn dataset(
                 } else {
                     (-s * eps).exp()
                 };
-                settings.push((kind, eps, label, beta, Step1::Exact));
-                settings.push((kind, eps, label, beta, Step1::Private));
+                for step1 in STEP1 {
+                    settings.push((kind, eps, label, beta, step1));
+                }
             }
         }
     }
@@ -335,7 +342,7 @@ fn dataset(
                         mechanism::run(&mut rng, &space, p, scale, fixed.as_deref())
                     })
                     .collect::<Result<_>>()?;
-                (Ok((p.settings().t, st.tau1, p.noisy_threshold())), rs)
+                (Ok((p.settings().t, st.tau1, p.frequent_noise())), rs)
             }
         };
         results.push(Private {
@@ -352,6 +359,37 @@ fn dataset(
         return Err(anyhow!(
             "candidate probabilities differ from the core's record_probabilities by {worst_prob:e}"
         ));
+    }
+    // The whole budget at ε + ε_F = 1, split (0.9, 0.1): Algorithm 3 at ε = 0.9 (β = e^{−0.9}, the most
+    // records sampled), the Gaussian 𝓛′ at ε_F = 0.1.
+    let mut split = Vec::new();
+    if grid.contains(&1.0) {
+        let (eps, eps_f) = (0.9, 0.1);
+        let beta = dpmo::generalize::min_beta(eps).map_err(|e| anyhow!("{e:?}"))?;
+        for (ki, kind) in KINDS.into_iter().enumerate() {
+            if let Ok(st) = mechanism::setting_split(&lattice, &model, kind, eps, beta, Step1::Gaussian, eps_f) {
+                let p = &st.params;
+                let scale = mechanism::selector_scale(p, m);
+                let rs: Vec<Released> = (0..runs)
+                    .into_par_iter()
+                    .map(|r| {
+                        let mut rng = job.rng("alg3-split", &[di as u64, ki as u64, r as u64]);
+                        mechanism::run(&mut rng, &space, p, scale, None)
+                    })
+                    .collect::<Result<_>>()?;
+                let xs: Vec<f64> = rs.iter().map(|r| r.count as f64 / m as f64).collect();
+                let c = Cell::of(&xs);
+                summary.push(SummaryRow::new(
+                    name,
+                    &format!("alg3-{}-gaussian-L'-split-0.9+0.1", kind.name()),
+                    Some(1.0),
+                    None,
+                    "released",
+                    c,
+                ));
+                split.push((kind, p.settings().t, p.frequent_noise().map(|x| x.threshold()), c));
+            }
+        }
     }
     let private_s = pstart.elapsed().as_secs_f64();
 
@@ -391,7 +429,7 @@ fn dataset(
             Ok((t, tau, bt)) => (
                 t.to_string(),
                 format!("{tau:.2}"),
-                bt.map(|x| x.threshold.to_string()).unwrap_or_default(),
+                bt.map(|x| x.threshold().to_string()).unwrap_or_default(),
             ),
             Err(_) => ("none".into(), String::new(), String::new()),
         };
@@ -486,7 +524,7 @@ fn dataset(
         output::markdown_table(&["k", "levels", "smallest group", "utility", "risk"], &kanon_rows)
     ));
     // Private table per kind.
-    for kind in [Kind::Lagrangian, Kind::Threshold] {
+    for kind in KINDS {
         let mut rows = Vec::new();
         for p in results.iter().filter(|p| p.kind == kind) {
             let show = |metric: &str, dd: usize| cell_of(p, metric).map(|c| c.show(dd)).unwrap_or_else(|| "—".into());
@@ -494,7 +532,7 @@ fn dataset(
                 Ok((t, tau, bt)) => (
                     thousands(*t as usize),
                     format!("{tau:.2}"),
-                    bt.map(|x| thousands(x.threshold as usize))
+                    bt.map(|x| thousands(x.threshold() as usize))
                         .unwrap_or_else(|| "—".into()),
                 ),
                 Err(_) => ("none".into(), "—".into(), "—".into()),
@@ -533,14 +571,15 @@ fn dataset(
         ));
         // Plot: utility per record against ε.
         let mut curves = Vec::new();
-        for step1 in [Step1::Exact, Step1::Private] {
+        for step1 in STEP1 {
             for &(_, label) in &BETA_S {
                 curves.push(Curve::measured(
                     format!(
                         "{}, β = {}",
                         match step1 {
                             Step1::Exact => "paper's L′",
-                            Step1::Private => "private L′",
+                            Step1::Laplace => "Laplace L′",
+                            Step1::Gaussian => "Gaussian L′",
                         },
                         label.replace("eps", "ε")
                     ),
@@ -635,32 +674,44 @@ fn dataset(
         out.join("; ")
     };
     // The most records under an admissible element: ⊥ (|D|) for the Lagrangian, the most populous element
-    // with u ≥ c for the threshold version. The paper's 𝓛′ gives some record a candidate iff t ≤ it.
-    let most_at_c = (0..space.classes_len())
-        .into_par_iter()
-        .map(|ci| {
-            let u = space.utilities(ci);
-            space
-                .counts_of(ci)
-                .iter()
-                .zip(&u)
-                .filter(|&(_, &uj)| uj >= model.c)
-                .map(|(&c, _)| u64::from(c))
-                .max()
-                .unwrap_or(0)
-        })
-        .max()
-        .unwrap_or(0);
+    // with u ≥ c for the threshold versions. The paper's 𝓛′ gives some record a candidate iff t ≤ it.
+    let most_at = |floor: f64| {
+        (0..space.classes_len())
+            .into_par_iter()
+            .map(|ci| {
+                let u = space.utilities(ci);
+                space
+                    .counts_of(ci)
+                    .iter()
+                    .zip(&u)
+                    .filter(|&(_, &uj)| uj >= floor)
+                    .map(|(&c, _)| u64::from(c))
+                    .max()
+                    .unwrap_or(0)
+            })
+            .max()
+            .unwrap_or(0)
+    };
     let top_eps = grid.last().copied().unwrap_or(1.0);
-    for kind in [Kind::Lagrangian, Kind::Threshold] {
+    let released_at = |kind: Kind, step1: Step1, eps: f64| -> Option<(&Private, Cell)> {
+        results
+            .iter()
+            .filter(|p| p.kind == kind && p.step1 == step1 && p.eps == eps)
+            .filter_map(|p| cell_of(p, "released").map(|c| (p, c)))
+            .max_by(|a, b| a.1.mean.total_cmp(&b.1.mean))
+    };
+    for kind in KINDS {
         let opt = optima
             .iter()
             .find(|o| o.0 == kind)
             .map(|o| o.1[3].1.mean)
             .unwrap_or(f64::NAN);
-        let (cap, cap_name) = match kind {
-            Kind::Lagrangian => (m as u64, "|D|"),
-            Kind::Threshold => (most_at_c, "the most records under any element with u ≥ c"),
+        let (cap, cap_name) = match kind.floor(&model) {
+            None => (m as u64, "|D|".to_string()),
+            Some(floor) => (
+                most_at(floor),
+                format!("the most records under any element with u ≥ c = {floor:.3}"),
+            ),
         };
         let t_of = |p: &Private| p.params.as_ref().map(|x| x.0).ok();
         let exact: Vec<&Private> = results
@@ -707,84 +758,160 @@ fn dataset(
             ));
         }
         s.push('\n');
-        // The private 𝓛′: what it releases against the paper's 𝓛′ at the same (ε, β), and why it releases
-        // nothing elsewhere.
-        let private: Vec<&Private> = results
-            .iter()
-            .filter(|p| p.kind == kind && p.step1 == Step1::Private)
-            .collect();
-        let exact_twin = |p: &Private| {
-            exact
+        // The private 𝓛′s: what each releases against the paper's 𝓛′ at the same (ε, β), and why it
+        // releases nothing elsewhere.
+        for step1 in [Step1::Laplace, Step1::Gaussian] {
+            let private: Vec<&Private> = results.iter().filter(|p| p.kind == kind && p.step1 == step1).collect();
+            let exact_twin = |p: &Private| {
+                exact
+                    .iter()
+                    .find(|e| e.eps == p.eps && e.beta_label == p.beta_label)
+                    .and_then(|e| cell_of(e, "utility-per-record"))
+            };
+            let some: Vec<String> = private
                 .iter()
-                .find(|e| e.eps == p.eps && e.beta_label == p.beta_label)
-                .and_then(|e| cell_of(e, "utility-per-record"))
-        };
-        let some: Vec<String> = private
-            .iter()
-            .filter(|p| released(p))
-            .filter_map(|p| {
-                let c = cell_of(p, "utility-per-record")?;
-                let e = exact_twin(p)?;
-                Some(format!(
-                    "{}: {:.1} % released, {} nats per record against the paper's 𝓛′'s {} ({})",
-                    setting_of(p),
-                    100.0 * cell_of(p, "released").map(|c| c.mean).unwrap_or(0.0),
-                    c.show(3),
-                    e.show(3),
-                    show_z(z(c, e))
-                ))
-            })
-            .collect();
-        // Every admissible element has at most `cap` records, so it enters 𝓛′ with probability at most
-        // P(Z ≥ T − cap).
-        let silent: Vec<(&Private, NoisyThreshold)> = private
-            .iter()
-            .filter(|p| !released(p))
-            .filter_map(|p| p.params.as_ref().ok().and_then(|x| x.2).map(|nt| (*p, nt)))
-            .collect();
-        let worst = silent
-            .iter()
-            .map(|(_, nt)| enter_probability(nt.threshold as i128 - cap as i128, nt.scale))
-            .fold(0.0, f64::max);
-        let fewest = silent
-            .iter()
-            .map(|(_, nt)| (nt.threshold as f64 - cap as f64) / nt.scale as f64)
-            .fold(f64::INFINITY, f64::min);
-        s.push_str(&format!(
-            "* *{} version, private 𝓛′* (dpmo's repair of step 1, ε_F = ε and δ_F = δ, so (2ε, 2δ) in total). \
-             Settings that release: {}.",
-            kind.name(),
-            join(some)
-        ));
-        if !silent.is_empty() {
+                .filter(|p| released(p))
+                .filter_map(|p| {
+                    let c = cell_of(p, "utility-per-record")?;
+                    let e = exact_twin(p)?;
+                    Some(format!(
+                        "{}: {:.1} % released, {} nats per record against the paper's 𝓛′'s {} ({})",
+                        setting_of(p),
+                        100.0 * cell_of(p, "released").map(|c| c.mean).unwrap_or(0.0),
+                        c.show(3),
+                        e.show(3),
+                        show_z(z(c, e))
+                    ))
+                })
+                .collect();
+            // Every admissible element has at most `cap` records, so it enters 𝓛′ with probability at
+            // most P(Z ≥ T − cap).
+            let silent: Vec<(&Private, FrequentNoise)> = private
+                .iter()
+                .filter(|p| !released(p))
+                .filter_map(|p| p.params.as_ref().ok().and_then(|x| x.2).map(|nt| (*p, nt)))
+                .collect();
+            let worst = silent
+                .iter()
+                .map(|(_, nt)| enter_probability(nt, nt.threshold() as i128 - cap as i128))
+                .fold(0.0, f64::max);
+            let fewest = silent
+                .iter()
+                .map(|(_, nt)| (nt.threshold() as f64 - cap as f64) / noise_sd(nt))
+                .fold(f64::INFINITY, f64::min);
+            let noise_name = if step1 == Step1::Laplace {
+                "discrete Laplace"
+            } else {
+                "discrete Gaussian"
+            };
             s.push_str(&format!(
-                " Nothing is released at {}: there the noisy threshold T is at least {fewest:.1} noise scales s \
-                 above {} = {cap_name}, so each element a record may use enters a run's 𝓛′ with probability at most \
-                 {worst:.1e}.",
-                settings_of(&silent.iter().map(|(p, _)| *p).collect::<Vec<_>>()),
-                thousands(cap as usize),
+                "* *{} version, {noise_name} 𝓛′* (ε_F = ε and δ_F = δ, so (2ε, 2δ) in total). Settings that \
+                 release: {}.",
+                kind.name(),
+                join(some)
             ));
+            if !silent.is_empty() {
+                s.push_str(&format!(
+                    " Nothing is released at {}: there the noisy threshold T is at least {fewest:.1} standard \
+                     deviations of the noise above {} = {cap_name}, so each element a record may use enters a \
+                     run's 𝓛′ with probability at most {worst:.1e}.",
+                    settings_of(&silent.iter().map(|(p, _)| *p).collect::<Vec<_>>()),
+                    thousands(cap as usize),
+                ));
+            }
+            if let Some((p, c)) = best_private(kind, step1, top_eps) {
+                s.push_str(&format!(
+                    " At ε = {}, its best β ({}) gives {:.3} nats per record, {:.1} % of the non-private optimum; {}.",
+                    show_eps(top_eps),
+                    beta_of(p),
+                    c.mean,
+                    100.0 * c.mean / opt,
+                    versus(c)
+                ));
+            }
+            s.push('\n');
         }
-        if let Some((p, c)) = best_private(kind, Step1::Private, top_eps) {
-            s.push_str(&format!(
-                " At ε = {}, its best β ({}) gives {:.3} nats per record, {:.1} % of the non-private optimum; {}.",
-                show_eps(top_eps),
-                beta_of(p),
-                c.mean,
-                100.0 * c.mean / opt,
-                versus(c)
-            ));
-        }
-        s.push('\n');
     }
-    // Where the private 𝓛′'s threshold alone exceeds |D| (every β, both versions).
+    // The choice of the private 𝓛′, in numbers: the threshold above t − 1 and the fraction released at
+    // ε = 1 (best β), Laplace against Gaussian, for every model.
+    let margin = |step1: Step1| {
+        results
+            .iter()
+            .filter(|p| p.step1 == step1 && p.eps == 1.0)
+            .filter_map(|p| {
+                p.params
+                    .as_ref()
+                    .ok()
+                    .and_then(|x| x.2.map(|nt| nt.threshold() as i64 - x.0 as i64 + 1))
+            })
+            .next()
+    };
+    let at_one: Vec<String> = KINDS
+        .iter()
+        .map(|&kind| {
+            let frac = |step1| {
+                released_at(kind, step1, 1.0)
+                    .map(|(p, c)| {
+                        if c.mean > 0.0 {
+                            format!("{:.1} % (β = {})", 100.0 * c.mean, beta_of(p))
+                        } else {
+                            "nothing (every β)".to_string()
+                        }
+                    })
+                    .unwrap_or_else(|| "—".into())
+            };
+            format!(
+                "{}: {} with the Gaussian 𝓛′, {} with the Laplace 𝓛′, {} with the paper's",
+                kind.name(),
+                frac(Step1::Gaussian),
+                frac(Step1::Laplace),
+                frac(Step1::Exact)
+            )
+        })
+        .collect();
+    if grid.contains(&1.0) {
+        s.push_str(&format!(
+            "\n**Which private 𝓛′, and why.** 𝓛′ is a partition selection over the public lattice 𝓛 in which one \
+             record moves the counts of the N = {} elements of its chain product by 1 each: ℓ1 sensitivity N, but \
+             ℓ2 sensitivity √N. Laplace noise must be calibrated to ℓ1 (scale N/ε_F), Gaussian noise to ℓ2 \
+             (σ ∝ √N/ε_F, exact discrete Gaussian, σ² from the zCDP budget of (ε_F, δ_F/2)); both thresholds then \
+             add the margin that keeps every element of a record's a⁺ with fewer than t records out of 𝓛′ with \
+             probability 1 − δ_F (for the Gaussian, half of δ_F). At ε_F = 1 and δ_F = 10⁻⁶ the margin T − (t − 1) \
+             is {} records with the Laplace noise and {} with the Gaussian one, so the core's C ABI \
+             (`dpmo_generalize_release`) uses the Gaussian frequent set. Released at ε = 1 (ε_F = 1 too, best β): \
+             {}. With the whole budget at ε + ε_F = 1, split as ε = 0.9 for Algorithm 3 (β = e^{{−0.9}}: at most \
+             59.3 % of the records sampled) and ε_F = 0.1 for the Gaussian 𝓛′ ({runs} runs): {}.\n",
+            thousands(n),
+            margin(Step1::Laplace).map_or("—".into(), |x| thousands(x as usize)),
+            margin(Step1::Gaussian).map_or("—".into(), |x| thousands(x as usize)),
+            at_one.join("; "),
+            if split.is_empty() {
+                "no model meets condition (10)".to_string()
+            } else {
+                split
+                    .iter()
+                    .map(|(kind, t, big_t, c)| {
+                        format!(
+                            "{} {} released (t = {}, T = {})",
+                            kind.name(),
+                            c.show(4),
+                            thousands(*t as usize),
+                            big_t.map_or("—".into(), |x| thousands(x as usize))
+                        )
+                    })
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            }
+        ));
+    }
+    // Where the Laplace 𝓛′'s threshold alone exceeds |D| (every β, every model).
     let above_d: Vec<String> = grid
         .iter()
         .filter(|&&e| {
             let ts: Vec<u64> = results
                 .iter()
-                .filter(|p| p.step1 == Step1::Private && p.eps == e)
-                .filter_map(|p| p.params.as_ref().ok().and_then(|x| x.2).map(|nt| nt.threshold))
+                .filter(|p| p.step1 == Step1::Laplace && p.eps == e)
+                .filter_map(|p| p.params.as_ref().ok().and_then(|x| x.2).map(|nt| nt.threshold()))
                 .collect();
             !ts.is_empty() && ts.iter().all(|&t| t > m as u64)
         })
@@ -805,9 +932,12 @@ fn dataset(
          {} to {} here for N = {}, independent of |D| — so only coarse generalizations are candidates on a \
          table of {name}'s size; and ε′ = (ε + ln β)/(3η(1 − β)) applied to scores divided by |D| makes the \
          choice among them close to uniform (exactly uniform at β = e^{{−ε}}). Larger β raises ε′ but releases \
-         fewer records (a fraction 1 − β). With dpmo's private 𝓛′ the noisy threshold T adds s·ln(N/δ_F) with \
-         s = ⌈N/ε_F⌉ to t, so T exceeds |D| = {} at ε = {} (every β). k-anonymity has no such floor, but gives no \
-         differential privacy; the non-private optima give neither.\n\n",
+         fewer records (a fraction 1 − β). With the Laplace 𝓛′ the noisy threshold T adds s·ln(N/δ_F) with \
+         s = ⌈N/ε_F⌉ to t, so T exceeds |D| = {} at ε = {} (every β); the Gaussian 𝓛′ adds about \
+         σ √(2 ln(2N/δ_F)) with σ ∝ √N/ε_F. A smaller utility floor c admits coarser generalizations, which \
+         have more records under them, so more records find a frequent candidate (at a lower utility each). \
+         k-anonymity has no such floor, but gives no differential privacy; the non-private optima give \
+         neither.\n\n",
         thousands(t_lo as usize),
         thousands(t_hi as usize),
         thousands(n),
@@ -820,12 +950,13 @@ fn dataset(
     ));
     s.push_str(&format!(
         "Settings: Model II risk (Φ ≡ 1, so r = 1/|ρ(x, D)| with Θ = D), utility d_i = ln(n_i(⊥)/n_i(x_i)) \
-         (0 at ⊥), Lagrangian λ = {}, κ = {}, φ(k) = 1; threshold c = ν/2 = {:.3}, φ_u(k) = 1; δ = {:e}; \
+         (0 at ⊥), Lagrangian λ = {}, κ = {}, φ(k) = 1; threshold c = ν/2 = {:.3} (and, as `threshold-low-c`, \
+         c = ν/4 = {:.3}), φ_u(k) = 1; δ = {:e}; \
          n₀ = {} (public lower bound of |D|); β ∈ {{e^−ε, e^−ε/2, e^−ε/4}}; t the smallest admissible by \
          condition (10) (the core's `Parameters::smallest_t`), τ₁ chosen on the grid 0.05, 0.10, …, 0.95 to \
          make t smallest (a public choice: it depends on N, β, δ, ε only). Paper's 𝓛′: step 1 as printed (exact \
-         counts; not differentially private, see `dpmo::generalize::frequency`); private 𝓛′: the core's noisy \
-         frequent set. Metrics: `released` = fraction of |D| released; `utility`, `risk` = means over the \
+         counts; not differentially private, see `dpmo::generalize::frequency`); Laplace and Gaussian 𝓛′: the \
+         core's noisy frequent sets (`FrequentSet::Private`, `FrequentSet::Gaussian`), ε_F = ε, δ_F = δ. Metrics: `released` = fraction of |D| released; `utility`, `risk` = means over the \
          released generalizations (eq. 8 with u in place of f, and its risk version); `utility-per-record` = \
          Σ u(released)/|D| (a record not released contributes 0, as ⊥ does). Each private run draws the \
          Bernoulli sample, the private 𝓛′ and the choices afresh (core coins: exact Bernoulli(β), exact \
@@ -833,6 +964,7 @@ fn dataset(
         model.lambda,
         model.kappa,
         model.c,
+        model.c_low,
         model.delta,
         thousands(model.min_records as usize),
         "optimal full-domain generalization by exhaustive search over the N level vectors (Samarati-style, no \
@@ -841,13 +973,33 @@ fn dataset(
     Ok(s)
 }
 
-/// P(Z ≥ g) for the private 𝓛′'s discrete Laplace noise of scale s: the probability that an element `g`
-/// records short of T enters it.
-fn enter_probability(g: i128, s: u64) -> f64 {
-    if g >= 1 {
-        mechanism::noise_tail(g as u64, s)
-    } else {
-        // P(Z ≥ g) = 1 − P(Z ≥ 1 − g) by symmetry.
-        1.0 - mechanism::noise_tail((1 - g) as u64, s)
+/// P(Z ≥ g) for the noise of a private 𝓛′: the probability that an element `g` records short of T enters
+/// it.
+fn enter_probability(noise: &FrequentNoise, g: i128) -> f64 {
+    match noise {
+        FrequentNoise::Laplace(nt) => {
+            if g >= 1 {
+                mechanism::noise_tail(g as u64, nt.scale)
+            } else {
+                // P(Z ≥ g) = 1 − P(Z ≥ 1 − g) by symmetry.
+                1.0 - mechanism::noise_tail((1 - g) as u64, nt.scale)
+            }
+        }
+        FrequentNoise::Gaussian(gt) => {
+            // P(Z ≥ g) ≤ Q(g/σ) + φ(g/σ)/σ for g ≥ 1 (the core's tail bound); 1 otherwise.
+            if g >= 1 {
+                dpmo::discover::accounting::gaussian_tail(&gt.variance, g as u64)
+            } else {
+                1.0
+            }
+        }
+    }
+}
+
+/// The standard deviation of the noise of a private 𝓛′ (√2 s for the discrete Laplace of scale s, about).
+fn noise_sd(noise: &FrequentNoise) -> f64 {
+    match noise {
+        FrequentNoise::Laplace(nt) => std::f64::consts::SQRT_2 * nt.scale as f64,
+        FrequentNoise::Gaussian(g) => g.variance.value().sqrt(),
     }
 }

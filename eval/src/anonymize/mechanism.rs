@@ -11,7 +11,9 @@
 //! 2ε′η/m̄ — reading the counts from the [`Space`] instead of recounting D per record (see `space`). Every
 //! run checks the candidates' probabilities against the core's `record_probabilities` on sampled records.
 //!
-//! **The private 𝓛′ without a million noise draws.** x ∈ 𝓛′ when |ρ(x, D)| + Z_x ≥ T, with Z_x discrete
+//! **The private 𝓛′ without a million noise draws.** Two noises: the core's discrete Laplace frequent set
+//! (`FrequentSet::Private`, kept as the "before") and its discrete Gaussian one (`FrequentSet::Gaussian`,
+//! the C ABI's). The Laplace one first: x ∈ 𝓛′ when |ρ(x, D)| + Z_x ≥ T, with Z_x discrete
 //! Laplace of scale s = ⌈N/ε_F⌉ for every distinct *value vector* x of ⋃ a⁺ (the core indexes the noise by
 //! x's index in 𝓛, not by its level vector): 3,416,804 of them on Adult, against N = 2,160 level vectors.
 //! At ~5 µs per exact draw that is ~18 s per run, and no cut-off can skip them exactly: T ≈ t + 21.5 s, so
@@ -28,12 +30,19 @@
 //! variation below 10⁻¹² per run. About 77 of the 3.4 · 10⁶ coins come up per run; a run of step 1 costs
 //! ~3.4 · 10⁶ exact Bernoulli coins and a few hundred exact noise draws. The unit tests check both stages
 //! against the core's noise at α = 10⁻⁶ and catch a wrong tail and an off-by-one conditional draw.
+//!
+//! The Gaussian frequent set ([`GaussianMembership`]) splits the same way, with the split gap G = 10σ: an
+//! element whose gap is below G gets the core's `frequency_noise_gaussian` on its index; an element with gap
+//! g ≥ G is a member with probability P(Z ≥ g), flipped as one exact Bernoulli coin on the double nearest
+//! that tail (summed term by term once per run: a relative error of 10⁻¹⁵, a total variation below 10⁻¹²
+//! per run), P(Z ≥ 10σ) being about 10⁻²³. The unit tests check both stages against the core's noise.
 
 use super::space::Space;
 use anyhow::{anyhow, Result};
 use dpmo::exact::discrete::{discrete_laplace, LaplaceRate};
-use dpmo::generalize::frequency::{frequency_noise, NoisyThreshold};
+use dpmo::generalize::frequency::{frequency_noise, frequency_noise_gaussian, NoisyThreshold};
 use dpmo::generalize::sampling::bernoulli;
+use dpmo::generalize::{FrequentNoise, GaussianThreshold};
 use dpmo::generalize::{FrequentSet, Lattice, Objective, Parameters, Settings, UtilityMeasure};
 use rand_core::Rng;
 use std::collections::{HashMap, HashSet};
@@ -47,6 +56,8 @@ pub struct Model {
     pub kappa: u32,
     /// The utility threshold c of the threshold model.
     pub c: f64,
+    /// The smaller utility threshold of the threshold model shown beside it.
+    pub c_low: f64,
     /// δ of Theorem 4 (and δ_F of the private 𝓛′).
     pub delta: f64,
     /// n₀, the public lower bound of |D| in η(k).
@@ -60,6 +71,8 @@ pub enum Kind {
     Lagrangian,
     /// min r^a s.t. u ≥ c (Def. 1).
     Threshold,
+    /// The same with the smaller utility floor c_low.
+    ThresholdLow,
 }
 
 impl Kind {
@@ -68,6 +81,16 @@ impl Kind {
         match self {
             Kind::Lagrangian => "lagrangian",
             Kind::Threshold => "threshold",
+            Kind::ThresholdLow => "threshold-low-c",
+        }
+    }
+
+    /// The utility floor c of the threshold kinds.
+    pub fn floor(self, model: &Model) -> Option<f64> {
+        match self {
+            Kind::Lagrangian => None,
+            Kind::Threshold => Some(model.c),
+            Kind::ThresholdLow => Some(model.c_low),
         }
     }
 }
@@ -77,8 +100,10 @@ impl Kind {
 pub enum Step1 {
     /// The paper's exact t-frequent set (not differentially private, see `dpmo::generalize::frequency`).
     Exact,
-    /// dpmo's noisy frequent set with ε_F = ε, δ_F = δ (total (2ε, 2δ)).
-    Private,
+    /// dpmo's noisy frequent set with discrete Laplace noise, ε_F = ε, δ_F = δ (total (2ε, 2δ)).
+    Laplace,
+    /// dpmo's noisy frequent set with discrete Gaussian noise, ε_F = ε, δ_F = δ (total (2ε, 2δ)).
+    Gaussian,
 }
 
 impl Step1 {
@@ -86,7 +111,8 @@ impl Step1 {
     pub fn name(self) -> &'static str {
         match self {
             Step1::Exact => "exact-L'",
-            Step1::Private => "private-L'",
+            Step1::Laplace => "laplace-L'",
+            Step1::Gaussian => "gaussian-L'",
         }
     }
 }
@@ -99,8 +125,8 @@ pub fn objective(model: &Model, kind: Kind) -> Objective {
             kappa: model.kappa,
             phi_min: 1.0,
         },
-        Kind::Threshold => Objective::Threshold {
-            c: model.c,
+        Kind::Threshold | Kind::ThresholdLow => Objective::Threshold {
+            c: kind.floor(model).unwrap_or(model.c),
             phi_max: 1.0,
         },
     }
@@ -144,8 +170,9 @@ pub fn optimum(space: &Space, model: &Model, kind: Kind, ci: usize) -> Result<Op
                 }
                 continue;
             }
-            Kind::Threshold => {
-                u[j] >= model.c && best.is_none_or(|(b, _)| r < b.risk || (r == b.risk && u[j] > b.utility))
+            Kind::Threshold | Kind::ThresholdLow => {
+                let c = kind.floor(model).unwrap_or(model.c);
+                u[j] >= c && best.is_none_or(|(b, _)| r < b.risk || (r == b.risk && u[j] > b.utility))
             }
         };
         if better {
@@ -170,7 +197,8 @@ pub struct Setting {
     pub tau1: f64,
 }
 
-/// The parameters for (kind, ε, β, step 1), or the reason none exist (condition (10) unsatisfiable).
+/// The parameters for (kind, ε, β, step 1) with ε_F = ε, or the reason none exist (condition (10)
+/// unsatisfiable).
 pub fn setting(
     lattice: &Lattice<'_>,
     model: &Model,
@@ -178,6 +206,19 @@ pub fn setting(
     epsilon: f64,
     beta: f64,
     step1: Step1,
+) -> Result<Setting> {
+    setting_split(lattice, model, kind, epsilon, beta, step1, epsilon)
+}
+
+/// The same with ε_F = `frequency_epsilon` (a budget split other than ε_F = ε).
+pub fn setting_split(
+    lattice: &Lattice<'_>,
+    model: &Model,
+    kind: Kind,
+    epsilon: f64,
+    beta: f64,
+    step1: Step1,
+    frequency_epsilon: f64,
 ) -> Result<Setting> {
     let settings = |tau1: f64, t: u64| Settings {
         epsilon,
@@ -190,8 +231,12 @@ pub fn setting(
         utility: UtilityMeasure::LogRatio,
         frequent: match step1 {
             Step1::Exact => FrequentSet::Exact,
-            Step1::Private => FrequentSet::Private {
-                epsilon,
+            Step1::Laplace => FrequentSet::Private {
+                epsilon: frequency_epsilon,
+                delta: model.delta,
+            },
+            Step1::Gaussian => FrequentSet::Gaussian {
+                epsilon: frequency_epsilon,
                 delta: model.delta,
             },
         },
@@ -433,13 +478,126 @@ impl NoisyMembership {
     }
 }
 
+/// The memberships of one Gaussian private 𝓛′ (module docs): x ∈ 𝓛′ when |ρ(x, D)| + Z_x ≥ T.
+pub struct GaussianMembership {
+    /// The core's σ² and T.
+    pub noisy: GaussianThreshold,
+    /// G = ⌈10σ⌉ (at least 1).
+    pub gap: u64,
+    /// P(Z ≥ g) for g = G, G + 1, … (as far as it is not 0).
+    tails: Vec<f64>,
+    key: [u8; 32],
+}
+
+/// P(Z ≥ g) for g = from, from + 1, … of the discrete Gaussian of variance σ², summed term by term from
+/// the far tail (where the terms vanish) down, until it underflows beyond `from`.
+fn gaussian_tails(s2: f64, from: u64) -> Vec<f64> {
+    let sigma = s2.sqrt();
+    let w = (40.0 * sigma).ceil() as i64 + 5;
+    let mass = |z: i64| (-((z * z) as f64) / (2.0 * s2)).exp();
+    let total: f64 = (-w..=w).map(mass).sum();
+    let from = from as i64;
+    if from > w {
+        return Vec::new();
+    }
+    let mut tails = vec![0.0; (w - from + 1) as usize];
+    let mut acc = 0.0;
+    for z in (from..=w).rev() {
+        acc += mass(z) / total;
+        tails[(z - from) as usize] = acc;
+    }
+    while tails.last() == Some(&0.0) {
+        tails.pop();
+    }
+    tails
+}
+
+impl GaussianMembership {
+    /// A fresh Gaussian 𝓛′: 32 key bytes from `rng` for the core's noise of the coarse elements; G = ⌈10σ⌉.
+    pub fn new<R: Rng>(rng: &mut R, noisy: GaussianThreshold) -> Result<GaussianMembership> {
+        let gap = (10.0 * noisy.variance.value().sqrt()).ceil() as u64;
+        Self::with_gap(rng, noisy, gap)
+    }
+
+    /// The same with the split gap G = `gap` (at least 1).
+    pub fn with_gap<R: Rng>(rng: &mut R, noisy: GaussianThreshold, gap: u64) -> Result<GaussianMembership> {
+        let gap = gap.max(1);
+        let mut key = [0u8; 32];
+        rng.fill_bytes(&mut key);
+        Ok(GaussianMembership {
+            noisy,
+            gap,
+            tails: gaussian_tails(noisy.variance.value(), gap),
+            key,
+        })
+    }
+
+    /// Whether an element with `count` records under it is drawn by a tail coin (its gap T − count ≥ G).
+    pub fn two_stage(&self, count: u64) -> bool {
+        count.saturating_add(self.gap) <= self.noisy.threshold
+    }
+
+    /// The membership of an element with T − `count` ≥ G: one exact coin on P(Z ≥ T − count).
+    pub fn two_stage_member<R: Rng>(&self, rng: &mut R, count: u64) -> bool {
+        let g = self.noisy.threshold - count;
+        let p = self.tails.get((g - self.gap) as usize).copied().unwrap_or(0.0);
+        p > 0.0 && bernoulli(rng, p)
+    }
+
+    /// The membership of the element of index `index` in 𝓛, by the core's noise Z_x (as `release` draws it).
+    pub fn core_member(&self, index: u64, count: u64) -> bool {
+        let z = frequency_noise_gaussian(&self.key, index, &self.noisy.variance);
+        i128::from(count) + i128::from(z) >= i128::from(self.noisy.threshold)
+    }
+}
+
+/// One private 𝓛′, Laplace or Gaussian.
+enum Membership {
+    Laplace(NoisyMembership),
+    Gaussian(GaussianMembership),
+}
+
+impl Membership {
+    fn threshold(&self) -> u64 {
+        match self {
+            Membership::Laplace(m) => m.noisy.threshold,
+            Membership::Gaussian(m) => m.noisy.threshold,
+        }
+    }
+    fn gap(&self) -> u64 {
+        match self {
+            Membership::Laplace(m) => m.gap,
+            Membership::Gaussian(m) => m.gap,
+        }
+    }
+    fn two_stage(&self, count: u64) -> bool {
+        match self {
+            Membership::Laplace(m) => m.two_stage(count),
+            Membership::Gaussian(m) => m.two_stage(count),
+        }
+    }
+    fn two_stage_member<R: Rng>(&self, rng: &mut R, count: u64) -> bool {
+        match self {
+            Membership::Laplace(m) => m.two_stage_member(rng, count),
+            Membership::Gaussian(m) => m.two_stage_member(rng, count),
+        }
+    }
+    fn core_member(&self, index: u64, count: u64) -> Result<bool> {
+        match self {
+            Membership::Laplace(m) => m.core_member(index, count),
+            Membership::Gaussian(m) => Ok(m.core_member(index, count)),
+        }
+    }
+}
+
 /// The candidates of every class under a freshly drawn private 𝓛′: x ∈ 𝓛′ when |ρ(x, D)| + Z_x ≥ T, Z_x
 /// drawn once per distinct element of ⋃ a⁺ (module docs).
 pub fn private_candidates<R: Rng>(rng: &mut R, space: &Space, params: &Parameters) -> Result<Vec<Candidates>> {
-    let nt = params
-        .noisy_threshold()
-        .ok_or_else(|| anyhow!("the private frequent set needs its noisy threshold"))?;
-    let noisy = NoisyMembership::new(rng, nt)?;
+    let noisy = match params.frequent_noise() {
+        Some(FrequentNoise::Laplace(nt)) => Membership::Laplace(NoisyMembership::new(rng, nt)?),
+        Some(FrequentNoise::Gaussian(g)) => Membership::Gaussian(GaussianMembership::new(rng, g)?),
+        None => return Err(anyhow!("the private frequent set needs its noise")),
+    };
     // The fine elements, in index order: almost always none enters.
     let fine: HashSet<u64> = space
         .elements
@@ -452,7 +610,7 @@ pub fn private_candidates<R: Rng>(rng: &mut R, space: &Space, params: &Parameter
     let mut err = None;
     // Without fine members only the coarse elements (T − |ρ| < G) can be in 𝓛′.
     let floor = if fine.is_empty() {
-        nt.threshold.saturating_sub(noisy.gap) + 1
+        noisy.threshold().saturating_sub(noisy.gap()) + 1
     } else {
         0
     };
@@ -569,5 +727,44 @@ mod tests {
         .unwrap();
         assert_eq!(noisy.gap, 4_320);
         assert!(noisy.two_stage(9_840) && !noisy.two_stage(9_841));
+    }
+
+    #[test]
+    fn gaussian_memberships_have_the_core_probabilities() {
+        // σ² = 4, T = 20: both stages (split at G = 3) against the exact tails P(Z ≥ 20 − count), and the
+        // core's noise itself; a tail one step off is caught.
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(2);
+        let noisy = GaussianThreshold {
+            variance: dpmo::exact::gaussian::GaussianVariance::new(4, 1).unwrap(),
+            threshold: 20,
+        };
+        let m = GaussianMembership::with_gap(&mut rng, noisy, 3).unwrap();
+        assert!(m.two_stage(17) && !m.two_stage(18));
+        let exact = |g: i64| gaussian_tails(4.0, g as u64).first().copied().unwrap_or(0.0);
+        let worst = |member: &mut dyn FnMut(u64) -> bool, off: i64| {
+            let n = 1_000_000;
+            [17u64, 16, 15]
+                .iter()
+                .map(|&c| {
+                    let hits = (0..n).filter(|_| member(c)).count();
+                    z_of(hits, n, exact(20 - c as i64 + off)).abs()
+                })
+                .fold(0.0, f64::max)
+        };
+        let z = worst(&mut |c| m.two_stage_member(&mut rng, c), 0);
+        assert!(z < Z, "tail coins off by z = {z}");
+        let mut i = 0u64;
+        let z = worst(
+            &mut |c| {
+                i += 1;
+                m.core_member(i, c)
+            },
+            0,
+        );
+        assert!(z < Z, "core memberships off by z = {z}");
+        let z = worst(&mut |c| m.two_stage_member(&mut rng, c), 1);
+        assert!(z > Z, "a tail one step off passes (z = {z})");
+        // G = ⌈10σ⌉.
+        assert_eq!(GaussianMembership::new(&mut rng, noisy).unwrap().gap, 20);
     }
 }

@@ -211,6 +211,8 @@ static int take_budget(call_t *c, jobject budget) {
     if (!jni_ok(c)) return 0;
     c->budget.total = v[0];
     c->budget.spent = v[1];
+    c->budget.delta_total = 0.0; /* the Java budget is pure-epsilon */
+    c->budget.delta_spent = 0.0;
     c->budget_p = &c->budget;
     return 1;
 }
@@ -552,6 +554,8 @@ static int budget_load(JNIEnv *env, jdoubleArray state, dpmo_budget *b) {
     if ((*env)->ExceptionCheck(env)) return 0;
     b->total = v[0];
     b->spent = v[1];
+    b->delta_total = 0.0; /* the Java budget is pure-epsilon */
+    b->delta_spent = 0.0;
     return 1;
 }
 
