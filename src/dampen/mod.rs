@@ -20,7 +20,7 @@ use exact::IntDelta;
 ///
 /// For u ≥ 0, i is the largest i with b(i) ≤ u; for u < 0, i = −k with k the smallest k ≥ 1 with
 /// b(k) ≥ −u. Walking the breakpoints costs O(min(i, T)) evaluations of δ.
-/// The utility is private data and never refused: it is read through [`utility`] (NaN the lowest, and
+/// The utility is private data and never refused: it is read through `utility` (NaN the lowest, and
 /// clamped to ±2⁶⁰Δ, as the exact stage clamps it), so the result is finite. Errors: r ≥ n.
 pub fn dampen_value(u: f64, r: usize, delta: &LocalSensitivity<'_>) -> Result<f64, Error> {
     let u = utility(u, delta);

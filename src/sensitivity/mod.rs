@@ -213,7 +213,7 @@ impl<'a> LocalSensitivity<'a> {
     }
 
     /// δ(x, t, r) after clamping to [0, Δ] and saturation at T_max; a NaN, negative or infinite value counts
-    /// as Δ (the public rule for private values, [`clean_value`]).
+    /// as Δ (the public rule for private values, `clean_value`).
     ///
     /// Errors: r ≥ n → [`Error::InvalidArgument`].
     #[inline]
