@@ -35,10 +35,7 @@ use dpmo::float::{add_up, div_down, sub_down};
 use dpmo::multi::privpareto_scratch_len;
 use dpmo::pareto::{pareto_sensitivity_scratch_len, pareto_sensitivity_table};
 use dpmo::sensitivity::{DeltaSource, LocalSensitivity};
-use dpmo::{
-    select, select_local_dampening, select_privpareto, select_top_k, Arithmetic, Dampening, Error, ParetoSensitivity,
-    Selector,
-};
+use dpmo::{select, select_privpareto, select_top_k, Arithmetic, Dampening, Error, ParetoSensitivity, Selector};
 use rand_core::Rng;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicUsize, Ordering};
