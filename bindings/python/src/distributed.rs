@@ -186,6 +186,9 @@ pub fn _choose_weighted(py: Python<'_>, rng: &Bound<'_, Rng>, weights: Ints1<'_>
     }
     let w = &*w;
     rng.get().with(py, move |g| {
+        // One key from the caller's generator (rng::call_stream): the rejection sampler's consumption depends
+        // on the partitions' heads, which depend on the scores.
+        let g = &mut dpmo::rng::call_stream(g);
         let mut u = uniform_index(g, total as usize) as u64;
         for (j, &x) in w.iter().enumerate() {
             if u < x as u64 {

@@ -114,3 +114,22 @@ def test_arguments_budget_and_data_failures():
     assert dd.round_epsilon(1.0, 3) * 3 <= 1.0
     streams = {dd.stream_number(p, r, a, rep, j) for p, r, a, rep, j in itertools.product(range(1, 4), range(3), range(2), range(3), range(3))}
     assert len(streams) == 3 * 3 * 2 * 3 * 3
+
+
+@pytest.mark.parametrize("noise", ["gumbel", "exponential"])
+def test_the_callers_generator_advances_by_public_parameters_only(noise):
+    # Issue 20: tied counts against tied + 1. Permute-and-flip's choice among the partitions' heads used to draw
+    # from the caller's generator by rejection, so its state after the call depended on the scores; now each
+    # round draws one key (rng::call_stream), whatever the data.
+    tied = np.full(40, 7.0)
+    bumped = tied.copy()
+    bumped[13] += 1.0
+    after = []
+    for scores in (tied, bumped):
+        rng = dpmo.Rng.for_simulation(5)
+        mp = dd.local_partitions(np.arange(40), scores, 4)
+        for seed in range(6):
+            dd.select_partitioned(rng, mp, 40, sensitivity=1.0, epsilon=1.0, noise=noise, k=2,
+                                  key=dpmo.StreamKey.for_simulation(seed))
+        after.append([rng.sample("uniform") for _ in range(4)])
+    assert after[0] == after[1]
