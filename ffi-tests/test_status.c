@@ -1033,7 +1033,7 @@ static void test_select_local_dampening(void) {
             ld_case(L("budget short"), &rng, u, 4, &spec, damp, sel, 0.5, scratch, VL, perm, PL, &out, B, 0,
                     unsupported ? DPMO_UNSUPPORTED : DPMO_BUDGET_EXHAUSTED);
             ld_case(L("budget overlaps the spec"), &rng, u, 4, &spec, damp, sel, 0.5, scratch, VL, perm, PL, &out,
-                    (dpmo_budget *)(void *)&spec.global, 0, unsupported ? DPMO_UNSUPPORTED : DPMO_OVERLAPPING_BUFFERS);
+                    (dpmo_budget *)(void *)&spec, 0, unsupported ? DPMO_UNSUPPORTED : DPMO_OVERLAPPING_BUFFERS);
             ld_case(L("budget inside scratch"), &rng, u, 4, &spec, damp, sel, 0.5, scratch, VL, perm, PL, &out,
                     (dpmo_budget *)(void *)&scratch[2], 0, unsupported ? DPMO_UNSUPPORTED : DPMO_OVERLAPPING_BUFFERS);
             s = spec; s.global = INFINITY;
