@@ -332,7 +332,7 @@ static int each_apply(void *ctx, const dp_ledger_record *r) {
 sq_result sq_ledger_each(const char *path, int (*fn)(void *ctx, const dp_ledger_record *r), void *ctx, char *why,
                          size_t why_len) {
     sq_ledger l;
-    each_ctx e = {fn, ctx, {false, {0, 0}}};
+    each_ctx e = {fn, ctx, {false, {0, 0, 0, 0}}};
     uint64_t seq = 1;
     int64_t end = 0;
     sq_result r = sq_ledger_open(&l, path, false, why, why_len);
