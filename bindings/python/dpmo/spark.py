@@ -160,11 +160,17 @@ def check_unit_type(data_type: Any, name: str) -> None:
     )
 
 
-def _executor_versions(_: Any) -> Any:
-    # Runs on an executor: fails there if dpmo cannot be imported.
+def _report_versions(batches: Iterator[Any]) -> Iterator[Any]:
+    # Runs on an executor: its unpickling imports dpmo.spark, so it fails there if dpmo cannot be imported.
+    import pyarrow as pa
+
     import dpmo
 
-    return (dpmo.__version__, _native.__version__)
+    for _ in batches:
+        pass
+    yield pa.RecordBatch.from_arrays(
+        [pa.array([dpmo.__version__]), pa.array([_native.__version__])], names=["dpmo", "native"]
+    )
 
 
 def _failure_summary(e: BaseException) -> str:
@@ -174,23 +180,37 @@ def _failure_summary(e: BaseException) -> str:
     return text[:300]
 
 
+def default_parallelism(session: Any) -> int:
+    """The session's default parallelism: ``sparkContext.defaultParallelism`` on classic Spark; through Spark
+    Connect (no SparkContext) ``spark.default.parallelism`` if set, else ``spark.sql.shuffle.partitions``."""
+    try:
+        return max(1, int(session.sparkContext.defaultParallelism))
+    except Exception:  # Spark Connect: no SparkContext (PySparkNotImplementedError)
+        pass
+    value = session.conf.get("spark.default.parallelism", None)
+    if not value:
+        value = session.conf.get("spark.sql.shuffle.partitions", "2")
+    return max(1, int(value))
+
+
 def check_executors(spark: Any = None, *, tasks: Optional[int] = None) -> None:
-    """Runs a tiny job of ``tasks`` tasks (default: the default parallelism) that import dpmo on the executors
-    and report its version; raises ``UnsupportedError`` if a task fails or reports another version than the
-    driver's. Every release of this module runs it before it charges a budget, so a cluster that cannot run
-    dpmo costs nothing. It checks the executors its tasks reach: an executor that joins later (dynamic
-    allocation) and cannot import dpmo fails the release after the charge (the safe side)."""
+    """Runs a tiny job of ``tasks`` tasks (default: :func:`default_parallelism`) that import dpmo on the
+    executors and report its version; raises ``UnsupportedError`` if a task fails or reports another version
+    than the driver's. Every release of this module runs it before it charges a budget, so a cluster that
+    cannot run dpmo costs nothing. It checks the executors its tasks reach: an executor that joins later
+    (dynamic allocation) and cannot import dpmo fails the release after the charge (the safe side). A
+    DataFrame job (``mapInArrow``), so it runs on classic Spark and through Spark Connect alike."""
     from pyspark.sql import SparkSession
 
     session = spark or SparkSession.getActiveSession()
     if session is None:
         raise UnsupportedError(_UNSUPPORTED, "no active Spark session")
-    sc = session.sparkContext
-    n = max(1, int(tasks) if tasks else sc.defaultParallelism)
+    n = max(1, int(tasks) if tasks else default_parallelism(session))
     expected = (_native.__version__, _native.__version__)
     try:
-        seen = set(sc.parallelize(range(n), n).map(_executor_versions).collect())
-    except Exception as e:  # a Py4J or Python worker failure: the executors cannot run dpmo
+        rows = session.range(0, n, 1, n).mapInArrow(_report_versions, "dpmo string, native string").collect()
+        seen = {(r[0], r[1]) for r in rows}
+    except Exception as e:  # a JVM or Python worker failure: the executors cannot run dpmo
         raise UnsupportedError(
             _UNSUPPORTED, f"the Spark executors cannot run dpmo {expected[0]}: {_failure_summary(e)}"
         ) from e
@@ -265,7 +285,7 @@ def bound_and_aggregate(
     check_unit_type(events.schema[unit].dataType, unit)
     if key is not None and key.reproducible and not allow_simulation:
         refuse_simulation("the stream key")
-    spark = SparkSession.getActiveSession() or events.sparkSession
+    spark = events.sparkSession
     key = key if key is not None else StreamKey()
     n = len(cands)
     ctype = events.schema[candidate].dataType
@@ -274,7 +294,7 @@ def bound_and_aggregate(
     if value is not None:
         cols.append(F.col(value).cast("double").alias("value"))
     ev = events.select(*cols).join(F.broadcast(lookup), "label", "inner").drop("label")
-    parts = int(partitions) if partitions else spark.sparkContext.defaultParallelism
+    parts = int(partitions) if partitions else default_parallelism(spark)
     ev = ev.repartition(parts, "unit")
     bounded = ev.mapInArrow(
         _bound_partition(key, n, int(max_candidates), int(max_per_candidate), lo, hi, value is not None),
@@ -323,11 +343,28 @@ def _pack(batches: Iterator[Any]) -> Iterator[Any]:
 
 
 def _spark_map(packed: Any):
+    # One DataFrame job per pass (mapInArrow, as Spark Connect has no RDDs): each partition's result is
+    # pickled into one row, and the results come back in partition order.
     def run(fn):
-        def apply(row):
-            return fn(int(row[0]), np.frombuffer(row[1], dtype=np.int64), np.frombuffer(row[2], dtype=np.float64))
+        def apply(batches: Iterator[Any]) -> Iterator[Any]:
+            import pickle
 
-        return packed.rdd.map(apply).collect()
+            import pyarrow as pa
+
+            parts, out = [], []
+            for b in batches:
+                for j, c, s in zip(b.column(0).to_pylist(), b.column(1).to_pylist(), b.column(2).to_pylist()):
+                    parts.append(int(j))
+                    out.append(pickle.dumps(fn(int(j), np.frombuffer(c, dtype=np.int64),
+                                               np.frombuffer(s, dtype=np.float64))))
+            yield pa.RecordBatch.from_arrays(
+                [pa.array(parts, pa.int32()), pa.array(out, pa.binary())], names=["part", "result"]
+            )
+
+        import pickle
+
+        rows = packed.mapInArrow(apply, "part int, result binary").collect()
+        return [pickle.loads(r[1]) for r in sorted(rows, key=lambda r: r[0])]
 
     return run
 

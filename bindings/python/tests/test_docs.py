@@ -16,10 +16,23 @@ README = os.environ.get("DPMO_README", "")
 EXAMPLES = os.environ.get("DPMO_EXAMPLES", "")
 
 
-def blocks():
-    with open(README, encoding="utf-8") as f:
+CLUSTER_MARK = "tests/test_spark_cluster.py\n# runs this block"
+
+
+def all_blocks(path=None):
+    with open(path or README, encoding="utf-8") as f:
         text = f.read()
     return re.findall(r"```python\n(.*?)```", text, flags=re.S)
+
+
+def blocks():
+    """The blocks run here; those that need a cluster (they say so) are run by tests/test_spark_cluster.py."""
+    return [b for b in all_blocks() if CLUSTER_MARK not in b]
+
+
+def test_the_cluster_blocks_are_run_by_the_cluster_test():
+    cluster = [b for b in all_blocks() if CLUSTER_MARK in b]
+    assert len(cluster) == 2 and "MASTER" in cluster[0] and "REMOTE" in cluster[1]
 
 
 def test_the_readme_has_python_blocks():
