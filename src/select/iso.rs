@@ -725,7 +725,19 @@ impl U192 {
         self.0[2] = self.0[2].wrapping_add(c1 as u64 + c2 as u64);
     }
 
+    /// self − x (wrapping), without branches.
+    #[inline(always)]
+    fn sub(&mut self, x: u128) {
+        let (lo, b0) = self.0[0].overflowing_sub(x as u64);
+        let (mid, b1) = self.0[1].overflowing_sub((x >> 64) as u64);
+        let (mid, b2) = mid.overflowing_sub(b0 as u64);
+        self.0[0] = lo;
+        self.0[1] = mid;
+        self.0[2] = self.0[2].wrapping_sub(b1 as u64 + b2 as u64);
+    }
+
     /// self ≤ other, without branches (the borrow out of other − self).
+    #[cfg(test)]
     #[inline(always)]
     fn le(&self, other: &U192) -> bool {
         let (_, b0) = other.0[0].overflowing_sub(self.0[0]);
@@ -774,12 +786,14 @@ pub(crate) fn exponential<R: Rng + ?Sized>(rng: &mut R, s: &impl IsoScores, live
         }
     }
     let u = scaled_uniform(rng, &total);
-    let mut prefix = U192::default();
+    // The number of prefix sums ≤ U: the steps at which U − prefix is still ≥ 0, a 192-bit two's
+    // complement difference above −2¹⁹⁰ whose top bit is its sign.
+    let mut rest = u;
     let mut index = 0usize;
     for start in (0..n).step_by(CHUNK) {
         for w in weights(start) {
-            prefix.add(w);
-            index += usize::from(prefix.le(&u));
+            rest.sub(w);
+            index += (1 - (rest.0[2] >> 63)) as usize;
         }
     }
     index
@@ -1157,6 +1171,24 @@ mod tests {
         assert!(a.le(&b) && !b.le(&a) && a.le(&a));
         assert!(U192([0, 1, 0]).le(&U192([u64::MAX, 0, 1])));
         assert!(!U192([0, 0, 2]).le(&U192([u64::MAX, u64::MAX, 1])));
+        // U − prefix ≥ 0 (top bit clear) exactly when prefix ≤ U, across word borrows.
+        let u = U192([5, 0, 1]);
+        for (w, stays) in [
+            (5u128, true),
+            (6, true),
+            (7, false),
+            (1 << 64, false),
+            (u128::MAX, false),
+        ] {
+            let mut rest = u;
+            let mut prefix = U192::default();
+            rest.sub(u128::MAX);
+            prefix.add(u128::MAX);
+            rest.sub(w);
+            prefix.add(w);
+            assert_eq!(rest.0[2] >> 63 == 0, prefix.le(&u), "w = {w}");
+            assert_eq!(prefix.le(&u), stays, "w = {w}");
+        }
         // ⌊R T / 2²⁵⁶⌋ against a direct computation for T below 2⁶⁴ and R = (r, r, r, r).
         struct Const(u64);
         impl rand_core::TryRng for Const {
