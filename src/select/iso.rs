@@ -347,13 +347,27 @@ pub(crate) struct FloatIso<'a> {
     scale: IsoScale,
 }
 
+/// The largest of `best` and the order keys of the scaled live scores from index `from` on (0 is below
+/// every key of a finite double).
+#[inline(always)]
+fn best_key(scores: &[f64], scaling: Scaling, from: usize, best: u64, live: &impl Fn(usize) -> u64) -> u64 {
+    let mut best = best;
+    for (r, &s) in scores.iter().enumerate().skip(from) {
+        best = ct::max(best, order_key(scaling.apply(s)) & live(r));
+    }
+    best
+}
+
 impl<'a> FloatIso<'a> {
     /// `live(r)` = 0 leaves r out (at least one must be live).
     pub(crate) fn new(scores: &'a [f64], scale: IsoScale, live: impl Fn(usize) -> u64) -> Self {
-        let mut best = 0u64; // below every key of a finite double
-        for (r, &s) in scores.iter().enumerate() {
-            best = ct::max(best, order_key(scale.scaling.apply(s)) & live(r));
-        }
+        #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+        let best = match scale.scaling {
+            Scaling::Fast { lo, hi, shift } => lanes::best_key(lo, hi, shift, scores, &live),
+            Scaling::Any(_) => best_key(scores, scale.scaling, 0, 0, &live),
+        };
+        #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+        let best = best_key(scores, scale.scaling, 0, 0, &live);
         FloatIso {
             scores,
             best: from_order_key(best),
@@ -612,14 +626,93 @@ mod lanes {
         unsafe { _mm_xor_si128(b, _mm_and_si128(_mm_xor_si128(a, b), m)) }
     }
 
-    /// The public constants of [`y_of_scores`], in both lanes.
-    pub(super) struct Gap {
-        best: __m128d,
+    /// [`super::Scaling::Fast`] in both lanes.
+    pub(super) struct Fast {
         lo: __m128i,
         hi: __m128i,
         shift: __m128i,
         sign: __m128i,
         inf: __m128i,
+    }
+
+    impl Fast {
+        #[inline(always)]
+        pub(super) fn new(lo: u64, hi: u64, shift: u64) -> Self {
+            Fast {
+                lo: splat_bits(lo),
+                hi: splat_bits(hi),
+                shift: splat_bits(shift),
+                sign: splat_bits(SIGN),
+                inf: splat_bits(INF_BITS),
+            }
+        }
+
+        /// [`super::Scaling::apply`] on the bits of two scores. The magnitudes and the constants compared
+        /// with them are below 2⁶³, so that the sign of a 64-bit difference is their unsigned order.
+        #[inline(always)]
+        fn apply(&self, b: __m128i) -> __m128i {
+            // SAFETY: SSE2 intrinsics on registers only (no pointer), and SSE2 is enabled (the module's cfg).
+            unsafe {
+                let magnitude = _mm_andnot_si128(self.sign, b);
+                let nan = lt63(self.inf, magnitude);
+                let sign = _mm_and_si128(_mm_or_si128(b, nan), self.sign);
+                let magnitude = pick(lt63(magnitude, self.hi), magnitude, self.hi);
+                let tiny = lt63(magnitude, self.lo);
+                _mm_andnot_si128(tiny, _mm_or_si128(sign, _mm_sub_epi64(magnitude, self.shift)))
+            }
+        }
+    }
+
+    /// a < b (unsigned) per lane, for any a and b: the borrow out of a − b, (¬a ∧ b) ∨ (¬(a ⊕ b) ∧ (a − b))
+    /// in the top bit.
+    #[inline(always)]
+    fn lt(a: __m128i, b: __m128i) -> __m128i {
+        // SAFETY: SSE2 intrinsics on registers only (no pointer), and SSE2 is enabled (the module's cfg).
+        unsafe {
+            let borrow = _mm_or_si128(
+                _mm_andnot_si128(a, b),
+                _mm_andnot_si128(_mm_xor_si128(a, b), _mm_sub_epi64(a, b)),
+            );
+            negative(borrow)
+        }
+    }
+
+    /// The largest order key ([`super::order_key`]) of the scaled live scores, as [`super::best_key`]:
+    /// four running maxima of two lanes each (the maximum is the same in any order), then the tail.
+    #[inline(always)]
+    pub(super) fn best_key(lo: u64, hi: u64, shift: u64, scores: &[f64], live: &impl Fn(usize) -> u64) -> u64 {
+        const STEP: usize = 8;
+        let f = &Fast::new(lo, hi, shift);
+        let whole = scores.len() / STEP * STEP;
+        // SAFETY: SSE2 intrinsics on registers only (no pointer), and SSE2 is enabled (the module's cfg).
+        let best = unsafe {
+            let mut acc = [_mm_setzero_si128(); STEP / 2];
+            for (c, start) in scores[..whole].chunks_exact(STEP).zip((0..).step_by(STEP)) {
+                for (j, acc) in acc.iter_mut().enumerate() {
+                    let r = start + 2 * j;
+                    let b = f.apply(_mm_castpd_si128(load(&c[2 * j..])));
+                    let key = _mm_xor_si128(b, _mm_or_si128(negative(b), f.sign));
+                    let key = _mm_and_si128(key, _mm_set_epi64x(live(r + 1) as i64, live(r) as i64));
+                    *acc = pick(lt(*acc, key), key, *acc);
+                }
+            }
+            let mut best = 0u64;
+            for v in acc {
+                let (a, b) = (
+                    _mm_cvtsi128_si64(v) as u64,
+                    _mm_cvtsi128_si64(_mm_unpackhi_epi64(v, v)) as u64,
+                );
+                best = super::ct::max(best, super::ct::max(a, b));
+            }
+            best
+        };
+        super::best_key(scores, super::Scaling::Fast { lo, hi, shift }, whole, best, live)
+    }
+
+    /// The public constants of [`y_of_scores`], in both lanes.
+    pub(super) struct Gap {
+        best: __m128d,
+        fast: Fast,
         d_lo: __m128i,
         d_hi: __m128i,
         c: __m128d,
@@ -634,11 +727,7 @@ mod lanes {
             unsafe {
                 Gap {
                     best: _mm_set1_pd(best),
-                    lo: splat_bits(lo),
-                    hi: splat_bits(hi),
-                    shift: splat_bits(shift),
-                    sign: splat_bits(SIGN),
-                    inf: splat_bits(INF_BITS),
+                    fast: Fast::new(lo, hi, shift),
                     d_lo: splat_bits(scale.d_lo),
                     d_hi: splat_bits(scale.d_hi),
                     c: _mm_set1_pd(scale.c),
@@ -656,13 +745,7 @@ mod lanes {
     pub(super) fn y_of_scores(k: &Gap, s: &[f64]) -> [f64; 2] {
         // SAFETY: SSE2 intrinsics on registers only (no pointer), and SSE2 is enabled (the module's cfg).
         unsafe {
-            let b = _mm_castpd_si128(load(s));
-            let magnitude = _mm_andnot_si128(k.sign, b);
-            let nan = lt63(k.inf, magnitude);
-            let sign = _mm_and_si128(_mm_or_si128(b, nan), k.sign);
-            let magnitude = pick(lt63(magnitude, k.hi), magnitude, k.hi);
-            let tiny = lt63(magnitude, k.lo);
-            let scaled = _mm_andnot_si128(tiny, _mm_or_si128(sign, _mm_sub_epi64(magnitude, k.shift)));
+            let scaled = k.fast.apply(_mm_castpd_si128(load(s)));
             let d = _mm_castpd_si128(_mm_sub_pd(k.best, _mm_castsi128_pd(scaled)));
             let d = _mm_andnot_si128(lt_any(d, k.d_lo), d);
             let d = pick(lt_any(d, k.d_hi), d, k.d_hi);
@@ -912,6 +995,15 @@ mod tests {
     #[allow(clippy::needless_range_loop)]
     mod reference {
         use super::super::*;
+
+        /// The best scaled live score of `FloatIso::new`.
+        pub(super) fn best_before(scores: &[f64], scale: IsoScale, live: impl Fn(usize) -> u64) -> f64 {
+            let mut best = 0u64; // below every key of a finite double
+            for (r, &s) in scores.iter().enumerate() {
+                best = ct::max(best, order_key(scale.scaling.apply(s)) & live(r));
+            }
+            from_order_key(best)
+        }
 
         #[inline(always)]
         fn poly_before(f: f64) -> f64 {
@@ -1404,6 +1496,11 @@ mod tests {
                 let out_of = |r: usize| if r % 3 == 1 { 0 } else { u64::MAX };
                 for live in [(|_| u64::MAX) as fn(usize) -> u64, out_of] {
                     let s = FloatIso::new(&scores, scale, live);
+                    assert_eq!(
+                        s.best.to_bits(),
+                        reference::best_before(&scores, scale, live).to_bits(),
+                        "ε = {eps}, Δ = {delta}, n = {n}"
+                    );
                     for start in (0..n).step_by(CHUNK) {
                         assert_eq!(
                             chunk_weights(&s, start),
