@@ -853,19 +853,12 @@ fn scaled_uniform<R: Rng + ?Sized>(rng: &mut R, t: &U192) -> U192 {
 /// scores' own best among the live ones is their reference). Draws exactly 4 words.
 pub(crate) fn exponential<R: Rng + ?Sized>(rng: &mut R, s: &impl IsoScores, live: impl Fn(usize) -> u64) -> usize {
     let n = s.len();
-    // The weights of a chunk, the dead and the padding masked to 0.
-    let weights = |start: usize| {
-        let w = chunk_weights(s, start);
-        core::array::from_fn::<u128, CHUNK, _>(|i| {
-            // The padding past n (a public condition) is dropped.
-            let keep = u128::from(if start + i < n { live(start + i) } else { 0 });
-            fixed_126(w[i]) & (keep | keep << 64)
-        })
-    };
+    // The weights of each chunk, the dead masked to 0 and the padding past n (a public condition) left out.
     let mut total = U192::default();
     for start in (0..n).step_by(CHUNK) {
-        for w in weights(start) {
-            total.add(w);
+        let w = chunk_weights(s, start);
+        for (i, &wi) in w.iter().enumerate().take(n - start) {
+            total.add(fixed_126(wi) & ct::wide(live(start + i)));
         }
     }
     let u = scaled_uniform(rng, &total);
@@ -874,8 +867,9 @@ pub(crate) fn exponential<R: Rng + ?Sized>(rng: &mut R, s: &impl IsoScores, live
     let mut rest = u;
     let mut index = 0usize;
     for start in (0..n).step_by(CHUNK) {
-        for w in weights(start) {
-            rest.sub(w);
+        let w = chunk_weights(s, start);
+        for (i, &wi) in w.iter().enumerate().take(n - start) {
+            rest.sub(fixed_126(wi) & ct::wide(live(start + i)));
             index += (1 - (rest.0[2] >> 63)) as usize;
         }
     }
