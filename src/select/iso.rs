@@ -63,6 +63,18 @@
 //! not yet chosen (with their own best score), the chosen ones masked out by a pass over a flag per
 //! candidate, never by an index.
 //!
+//! # Two candidates at a time
+//! On x86-64 the per-candidate arithmetic above (scaling, gap, y, the polynomial and its cap) and the
+//! search for the best score run two candidates per SSE2 instruction (the x86-64
+//! baseline: no feature detection, no target flag); the scaling and the search only for Δ ≥ 2⁻⁵¹ (bit
+//! operations, [`Scaling`]), the scalar code below. Each lane computes the same bits as the scalar
+//! definition: the same IEEE operations in the same order, integer operations on the bits, masks by
+//! arithmetic, `minpd` only where both operands are nonnegative and not NaN; a test compares every chunk's
+//! weights, the best score, the outputs and the generator's position with the scalar code as it was before
+//! (kept as a test-only reference), so the bounds above are those of the code that runs. The 128-bit
+//! shifts of the fixed-point weights stay scalar: memcheck reports a vector shift by an undefined count
+//! (`psllq`), so that check would lose its meaning.
+//!
 //! # What is checked
 //! `make test` runs the selectors under valgrind memcheck with the scores marked undefined: no conditional
 //! jump, no memory address depends on them (`ffi-tests/test_isochronous.c`). The weights are checked
@@ -1096,6 +1108,18 @@ mod tests {
         }
     }
 
+    /// A chunk's y given directly.
+    struct Ys([f64; CHUNK]);
+
+    impl IsoScores for Ys {
+        fn len(&self) -> usize {
+            CHUNK
+        }
+        fn y(&self, r: usize) -> f64 {
+            self.0[r]
+        }
+    }
+
     /// ω′ as a double (exact: m 2^{e−52}).
     fn weight_f64(y: f64) -> f64 {
         let (m, minus_e) = weight(y);
@@ -1194,6 +1218,11 @@ mod tests {
             } else {
                 assert_eq!(f128 as f64, libm::ldexp(w, 128), "y = {y}");
             }
+        }
+        // Two lanes at a time, the same: y over [0, 64] in steps of 1/1000, a chunk at a time.
+        for i in (0..64_008).step_by(CHUNK) {
+            let y: [f64; CHUNK] = core::array::from_fn(|j| ((i + j) % 64_001) as f64 / 1000.0);
+            assert_eq!(chunk_weights(&Ys(y), 0), y.map(weight), "i = {i}");
         }
         assert_eq!(fixed_126(weight(64.0)), 1 << 62);
         assert_eq!(fixed_126(weight(0.0)), 1 << 126);
