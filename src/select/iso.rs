@@ -63,6 +63,18 @@
 //! not yet chosen (with their own best score), the chosen ones masked out by a pass over a flag per
 //! candidate, never by an index.
 //!
+//! # Two candidates at a time
+//! On x86-64 the per-candidate arithmetic above (scaling, gap, y, the polynomial and its cap) and the
+//! search for the best score run two candidates per SSE2 instruction (the x86-64
+//! baseline: no feature detection, no target flag); the scaling and the search only for Δ ≥ 2⁻⁵¹ (bit
+//! operations, [`Scaling`]), the scalar code below. Each lane computes the same bits as the scalar
+//! definition: the same IEEE operations in the same order, integer operations on the bits, masks by
+//! arithmetic, `minpd` only where both operands are nonnegative and not NaN; a test compares every chunk's
+//! weights, the best score, the outputs and the generator's position with the scalar code as it was before
+//! (kept as a test-only reference), so the bounds above are those of the code that runs. The 128-bit
+//! shifts of the fixed-point weights stay scalar: memcheck reports a vector shift (`psllq`) by an undefined
+//! count (tried: 136 distinct reports), though its time does not depend on the count.
+//!
 //! # What is checked
 //! `make test` runs the selectors under valgrind memcheck with the scores marked undefined: no conditional
 //! jump, no memory address depends on them (`ffi-tests/test_isochronous.c`). The weights are checked
@@ -109,6 +121,14 @@ pub(crate) trait IsoScores {
     /// y_r = min(γ_r log₂ e, 64), up to the error bound of the module documentation, with γ relative to
     /// the best *live* candidate.
     fn y(&self, r: usize) -> f64;
+
+    /// y_r for the candidates `start..start + CHUNK` (the padding past n gets 0, to be masked): the same
+    /// values as [`IsoScores::y`], possibly several at a time.
+    #[inline(always)]
+    fn ys(&self, start: usize) -> [f64; CHUNK] {
+        let n = self.len();
+        core::array::from_fn(|i| if start + i < n { self.y(start + i) } else { 0.0 })
+    }
 }
 
 /// The public constants of an isochronous selection over integer scores whose sensitivity is `units`
@@ -339,13 +359,27 @@ pub(crate) struct FloatIso<'a> {
     scale: IsoScale,
 }
 
+/// The largest of `best` and the order keys of the scaled live scores from index `from` on (0 is below
+/// every key of a finite double).
+#[inline(always)]
+fn best_key(scores: &[f64], scaling: Scaling, from: usize, best: u64, live: &impl Fn(usize) -> u64) -> u64 {
+    let mut best = best;
+    for (r, &s) in scores.iter().enumerate().skip(from) {
+        best = ct::max(best, order_key(scaling.apply(s)) & live(r));
+    }
+    best
+}
+
 impl<'a> FloatIso<'a> {
     /// `live(r)` = 0 leaves r out (at least one must be live).
     pub(crate) fn new(scores: &'a [f64], scale: IsoScale, live: impl Fn(usize) -> u64) -> Self {
-        let mut best = 0u64; // below every key of a finite double
-        for (r, &s) in scores.iter().enumerate() {
-            best = ct::max(best, order_key(scale.scaling.apply(s)) & live(r));
-        }
+        #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+        let best = match scale.scaling {
+            Scaling::Fast { lo, hi, shift } => lanes::best_key(lo, hi, shift, scores, &live),
+            Scaling::Any(_) => best_key(scores, scale.scaling, 0, 0, &live),
+        };
+        #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+        let best = best_key(scores, scale.scaling, 0, 0, &live);
         FloatIso {
             scores,
             best: from_order_key(best),
@@ -365,6 +399,27 @@ impl IsoScores for FloatIso<'_> {
         // is +0, normal, or +∞ (beyond f64::MAX), and ≥ 0 for live candidates.
         self.scale
             .y_of_gap(self.best - self.scale.scaling.apply(self.scores[r]))
+    }
+
+    /// A whole chunk with the bit-operation scaling: two candidates per SSE2 instruction (x86-64), the
+    /// same operations as [`Scaling::apply`] and [`IsoScale::y_of_gap`] lane by lane.
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    #[inline(always)]
+    fn ys(&self, start: usize) -> [f64; CHUNK] {
+        match (self.scores.get(start..start + CHUNK), self.scale.scaling) {
+            (Some(chunk), Scaling::Fast { lo, hi, shift }) => {
+                let mut y = [0.0; CHUNK];
+                let k = lanes::Gap::new(self.best, lo, hi, shift, &self.scale);
+                for (y, s) in y.chunks_exact_mut(2).zip(chunk.chunks_exact(2)) {
+                    y.copy_from_slice(&lanes::y_of_scores(&k, s));
+                }
+                y
+            }
+            _ => {
+                let n = self.scores.len();
+                core::array::from_fn(|i| if start + i < n { self.y(start + i) } else { 0.0 })
+            }
+        }
     }
 }
 
@@ -416,19 +471,42 @@ pub(crate) fn top_k_int<R: Rng + ?Sized>(
 
 /// p(f) ≈ 2^{−f} for f ∈ [0, 1): the Taylor polynomial of degree 15 ([`POLY`]) by Estrin's scheme (a tree
 /// of depth 4 instead of Horner's chain of 15), capped at 1.
+// The definition; the two-lane code computes the same (and the tests check it).
+#[cfg_attr(all(target_arch = "x86_64", target_feature = "sse2"), allow(dead_code))]
 #[inline(always)]
 fn poly(f: f64) -> f64 {
+    f64::from_bits(ct::min(estrin(f).to_bits(), 1.0f64.to_bits()))
+}
+
+/// Doubles, one or several lanes at a time, with IEEE addition and multiplication lane by lane: [`estrin`]
+/// computes the same bits in each lane as on one double.
+trait Lanes: Copy + core::ops::Add<Output = Self> + core::ops::Mul<Output = Self> {
+    fn splat(x: f64) -> Self;
+}
+
+impl Lanes for f64 {
+    #[inline(always)]
+    fn splat(x: f64) -> Self {
+        x
+    }
+}
+
+/// The polynomial of [`poly`] before its cap, by Estrin's scheme, in every lane.
+#[inline(always)]
+fn estrin<L: Lanes>(f: L) -> L {
     let f2 = f * f;
     let f4 = f2 * f2;
     let f8 = f4 * f4;
-    let b = core::array::from_fn::<f64, 8, _>(|i| POLY[2 * i] + POLY[2 * i + 1] * f);
-    let c = core::array::from_fn::<f64, 4, _>(|i| b[2 * i] + b[2 * i + 1] * f2);
+    let b = core::array::from_fn::<L, 8, _>(|i| L::splat(POLY[2 * i]) + L::splat(POLY[2 * i + 1]) * f);
+    let c = core::array::from_fn::<L, 4, _>(|i| b[2 * i] + b[2 * i + 1] * f2);
     let d0 = c[0] + c[1] * f4;
     let d1 = c[2] + c[3] * f4;
-    f64::from_bits(ct::min((d0 + d1 * f8).to_bits(), 1.0f64.to_bits()))
+    d0 + d1 * f8
 }
 
 /// y = k + f with k = ⌊y⌋ and f ∈ [0, 1) (exact), for y ∈ [0, 64].
+// The definition; the two-lane code computes the same (and the tests check it).
+#[cfg_attr(all(target_arch = "x86_64", target_feature = "sse2"), allow(dead_code))]
 #[inline(always)]
 fn split(y: f64) -> (u32, f64) {
     // SAFETY: y ∈ [0, 64] is finite and fits (cvttsd2si, no saturation branches); truncation is the floor.
@@ -455,22 +533,263 @@ fn weight(y: f64) -> (u64, u32) {
 /// the polynomials of a whole chunk are evaluated side by side.
 #[inline(always)]
 fn chunk_weights(s: &impl IsoScores, start: usize) -> [(u64, u32); CHUNK] {
-    let n = s.len();
-    let mut k = [0u32; CHUNK];
-    let mut f = [0f64; CHUNK];
-    for i in 0..CHUNK {
-        let y = if start + i < n { s.y(start + i) } else { 0.0 };
-        (k[i], f[i]) = split(y);
+    weights_of(&s.ys(start))
+}
+
+/// ω′ for each y of a chunk ([`split`], [`poly`], [`decompose`]).
+#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+#[inline(always)]
+fn weights_of(y: &[f64; CHUNK]) -> [(u64, u32); CHUNK] {
+    core::array::from_fn(|i| {
+        let (k, f) = split(y[i]);
+        decompose(poly(f), k)
+    })
+}
+
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+use lanes::weights_of;
+
+/// Two candidates per SSE2 instruction. SSE2 is part of the x86-64 baseline (no feature detection, no
+/// target flag), and every lane computes the bits the scalar code computes: the same IEEE operations in the
+/// same order, the same integer operations on the bits, masks by arithmetic (no branch, no conditional
+/// move, no lookup), and `minpd` only where the scalar code takes the minimum of the bits of two
+/// nonnegative, non-NaN doubles, which orders them alike.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+mod lanes {
+    use super::{decompose, IsoScale, Lanes, CHUNK, INF_BITS, SIGN, Y_CAP};
+    use core::arch::x86_64::*;
+
+    /// Two doubles.
+    #[derive(Clone, Copy)]
+    struct F2(__m128d);
+
+    impl core::ops::Add for F2 {
+        type Output = F2;
+        #[inline(always)]
+        fn add(self, o: F2) -> F2 {
+            // SAFETY: SSE2 intrinsics on registers only (no pointer), and SSE2 is enabled (the module's cfg).
+            unsafe { F2(_mm_add_pd(self.0, o.0)) }
+        }
     }
-    let mut p = [0f64; CHUNK];
-    for i in 0..CHUNK {
-        p[i] = poly(f[i]);
+
+    impl core::ops::Mul for F2 {
+        type Output = F2;
+        #[inline(always)]
+        fn mul(self, o: F2) -> F2 {
+            // SAFETY: SSE2 intrinsics on registers only (no pointer), and SSE2 is enabled (the module's cfg).
+            unsafe { F2(_mm_mul_pd(self.0, o.0)) }
+        }
     }
-    let mut out = [(0u64, 0u32); CHUNK];
-    for i in 0..CHUNK {
-        out[i] = decompose(p[i], k[i]);
+
+    impl Lanes for F2 {
+        #[inline(always)]
+        fn splat(x: f64) -> Self {
+            // SAFETY: SSE2 intrinsics on registers only (no pointer), and SSE2 is enabled (the module's cfg).
+            unsafe { F2(_mm_set1_pd(x)) }
+        }
     }
-    out
+
+    #[inline(always)]
+    fn load(x: &[f64]) -> __m128d {
+        // SAFETY: SSE2 intrinsics on registers only (no pointer), and SSE2 is enabled (the module's cfg).
+        unsafe { _mm_set_pd(x[1], x[0]) }
+    }
+
+    #[inline(always)]
+    fn store(v: __m128d) -> [f64; 2] {
+        // SAFETY: SSE2 intrinsics on registers only (no pointer), and SSE2 is enabled (the module's cfg).
+        unsafe {
+            let hi = _mm_unpackhi_pd(v, v);
+            [_mm_cvtsd_f64(v), _mm_cvtsd_f64(hi)]
+        }
+    }
+
+    #[inline(always)]
+    fn splat_bits(x: u64) -> __m128i {
+        // SAFETY: SSE2 intrinsics on registers only (no pointer), and SSE2 is enabled (the module's cfg).
+        unsafe { _mm_set1_epi64x(x as i64) }
+    }
+
+    /// All ones in each 64-bit lane whose signed value is negative.
+    #[inline(always)]
+    fn negative(x: __m128i) -> __m128i {
+        // SAFETY: SSE2 intrinsics on registers only (no pointer), and SSE2 is enabled (the module's cfg).
+        unsafe { _mm_shuffle_epi32::<0xf5>(_mm_srai_epi32::<31>(x)) }
+    }
+
+    /// a < c (unsigned) per lane, for a, c < 2⁶³: the sign of a − c, which cannot overflow.
+    #[inline(always)]
+    fn lt63(a: __m128i, c: __m128i) -> __m128i {
+        // SAFETY: SSE2 intrinsics on registers only (no pointer), and SSE2 is enabled (the module's cfg).
+        unsafe { negative(_mm_sub_epi64(a, c)) }
+    }
+
+    /// a < c (unsigned) per lane, for any a and c < 2⁶³: a ≥ 2⁶³ is not below.
+    #[inline(always)]
+    fn lt_any(a: __m128i, c: __m128i) -> __m128i {
+        // SAFETY: SSE2 intrinsics on registers only (no pointer), and SSE2 is enabled (the module's cfg).
+        unsafe { _mm_andnot_si128(negative(a), lt63(a, c)) }
+    }
+
+    /// `a` where `m` is all ones, `b` where it is 0, per lane ([`super::ct::pick`]).
+    #[inline(always)]
+    fn pick(m: __m128i, a: __m128i, b: __m128i) -> __m128i {
+        // SAFETY: SSE2 intrinsics on registers only (no pointer), and SSE2 is enabled (the module's cfg).
+        unsafe { _mm_xor_si128(b, _mm_and_si128(_mm_xor_si128(a, b), m)) }
+    }
+
+    /// [`super::Scaling::Fast`] in both lanes.
+    pub(super) struct Fast {
+        lo: __m128i,
+        hi: __m128i,
+        shift: __m128i,
+        sign: __m128i,
+        inf: __m128i,
+    }
+
+    impl Fast {
+        #[inline(always)]
+        pub(super) fn new(lo: u64, hi: u64, shift: u64) -> Self {
+            Fast {
+                lo: splat_bits(lo),
+                hi: splat_bits(hi),
+                shift: splat_bits(shift),
+                sign: splat_bits(SIGN),
+                inf: splat_bits(INF_BITS),
+            }
+        }
+
+        /// [`super::Scaling::apply`] on the bits of two scores. The magnitudes and the constants compared
+        /// with them are below 2⁶³, so that the sign of a 64-bit difference is their unsigned order.
+        #[inline(always)]
+        fn apply(&self, b: __m128i) -> __m128i {
+            // SAFETY: SSE2 intrinsics on registers only (no pointer), and SSE2 is enabled (the module's cfg).
+            unsafe {
+                let magnitude = _mm_andnot_si128(self.sign, b);
+                let nan = lt63(self.inf, magnitude);
+                let sign = _mm_and_si128(_mm_or_si128(b, nan), self.sign);
+                let magnitude = pick(lt63(magnitude, self.hi), magnitude, self.hi);
+                let tiny = lt63(magnitude, self.lo);
+                _mm_andnot_si128(tiny, _mm_or_si128(sign, _mm_sub_epi64(magnitude, self.shift)))
+            }
+        }
+    }
+
+    /// a < b (unsigned) per lane, for any a and b: the borrow out of a − b, (¬a ∧ b) ∨ (¬(a ⊕ b) ∧ (a − b))
+    /// in the top bit.
+    #[inline(always)]
+    fn lt(a: __m128i, b: __m128i) -> __m128i {
+        // SAFETY: SSE2 intrinsics on registers only (no pointer), and SSE2 is enabled (the module's cfg).
+        unsafe {
+            let borrow = _mm_or_si128(
+                _mm_andnot_si128(a, b),
+                _mm_andnot_si128(_mm_xor_si128(a, b), _mm_sub_epi64(a, b)),
+            );
+            negative(borrow)
+        }
+    }
+
+    /// The largest order key ([`super::order_key`]) of the scaled live scores, as [`super::best_key`]:
+    /// four running maxima of two lanes each (the maximum is the same in any order), then the tail.
+    #[inline(always)]
+    pub(super) fn best_key(lo: u64, hi: u64, shift: u64, scores: &[f64], live: &impl Fn(usize) -> u64) -> u64 {
+        const STEP: usize = 8;
+        let f = &Fast::new(lo, hi, shift);
+        let whole = scores.len() / STEP * STEP;
+        // SAFETY: SSE2 intrinsics on registers only (no pointer), and SSE2 is enabled (the module's cfg).
+        let best = unsafe {
+            let mut acc = [_mm_setzero_si128(); STEP / 2];
+            for (c, start) in scores[..whole].chunks_exact(STEP).zip((0..).step_by(STEP)) {
+                for (j, acc) in acc.iter_mut().enumerate() {
+                    let r = start + 2 * j;
+                    let b = f.apply(_mm_castpd_si128(load(&c[2 * j..])));
+                    let key = _mm_xor_si128(b, _mm_or_si128(negative(b), f.sign));
+                    let key = _mm_and_si128(key, _mm_set_epi64x(live(r + 1) as i64, live(r) as i64));
+                    *acc = pick(lt(*acc, key), key, *acc);
+                }
+            }
+            let mut best = 0u64;
+            for v in acc {
+                let (a, b) = (
+                    _mm_cvtsi128_si64(v) as u64,
+                    _mm_cvtsi128_si64(_mm_unpackhi_epi64(v, v)) as u64,
+                );
+                best = super::ct::max(best, super::ct::max(a, b));
+            }
+            best
+        };
+        super::best_key(scores, super::Scaling::Fast { lo, hi, shift }, whole, best, live)
+    }
+
+    /// The public constants of [`y_of_scores`], in both lanes.
+    pub(super) struct Gap {
+        best: __m128d,
+        fast: Fast,
+        d_lo: __m128i,
+        d_hi: __m128i,
+        c: __m128d,
+        cap: __m128d,
+    }
+
+    impl Gap {
+        /// For [`super::Scaling::Fast`] with these fields, the best scaled score and the scale.
+        #[inline(always)]
+        pub(super) fn new(best: f64, lo: u64, hi: u64, shift: u64, scale: &IsoScale) -> Self {
+            // SAFETY: SSE2 intrinsics on registers only (no pointer), and SSE2 is enabled (the module's cfg).
+            unsafe {
+                Gap {
+                    best: _mm_set1_pd(best),
+                    fast: Fast::new(lo, hi, shift),
+                    d_lo: splat_bits(scale.d_lo),
+                    d_hi: splat_bits(scale.d_hi),
+                    c: _mm_set1_pd(scale.c),
+                    cap: _mm_set1_pd(Y_CAP),
+                }
+            }
+        }
+    }
+
+    /// y of two scores: [`super::Scaling::apply`] (the `Fast` arm), the gap to the best and
+    /// [`IsoScale::y_of_gap`], lane by lane. The magnitudes and the constants compared with them are below
+    /// 2⁶³, so that the sign of a 64-bit difference is their unsigned order; the gap's bits may have the
+    /// top bit set (a candidate above the best), which [`lt_any`] orders as the scalar code does.
+    #[inline(always)]
+    pub(super) fn y_of_scores(k: &Gap, s: &[f64]) -> [f64; 2] {
+        // SAFETY: SSE2 intrinsics on registers only (no pointer), and SSE2 is enabled (the module's cfg).
+        unsafe {
+            let scaled = k.fast.apply(_mm_castpd_si128(load(s)));
+            let d = _mm_castpd_si128(_mm_sub_pd(k.best, _mm_castsi128_pd(scaled)));
+            let d = _mm_andnot_si128(lt_any(d, k.d_lo), d);
+            let d = pick(lt_any(d, k.d_hi), d, k.d_hi);
+            // y ≥ +0 and finite: `minpd` orders it as the scalar minimum of the bits does.
+            store(_mm_min_pd(_mm_mul_pd(_mm_castsi128_pd(d), k.c), k.cap))
+        }
+    }
+
+    /// ω′ for each y of a chunk: [`super::split`] and [`super::poly`] two lanes at a time (truncation to
+    /// 32-bit integers, y ∈ [0, 64]; p > 0, so `minpd` caps it as the scalar minimum of the bits), then
+    /// [`decompose`].
+    #[inline(always)]
+    pub(super) fn weights_of(y: &[f64; CHUNK]) -> [(u64, u32); CHUNK] {
+        // SAFETY: SSE2 intrinsics on registers only (no pointer), and SSE2 is enabled (the module's cfg).
+        unsafe {
+            let mut out = [(0u64, 0u32); CHUNK];
+            let one = _mm_set1_pd(1.0);
+            for (o, y) in out.chunks_exact_mut(2).zip(y.chunks_exact(2)) {
+                let y = load(y);
+                let k = _mm_cvttpd_epi32(y);
+                let f = _mm_sub_pd(y, _mm_cvtepi32_pd(k));
+                let p = store(_mm_min_pd(super::estrin(F2(f)).0, one));
+                let (k0, k1) = (
+                    _mm_cvtsi128_si32(k) as u32,
+                    _mm_cvtsi128_si32(_mm_srli_si128::<4>(k)) as u32,
+                );
+                o[0] = decompose(p[0], k0);
+                o[1] = decompose(p[1], k1);
+            }
+            out
+        }
+    }
 }
 
 /// ω′ 2¹²⁶ as an integer (exact): 2⁶² ≤ it ≤ 2¹²⁶.
@@ -501,7 +820,19 @@ impl U192 {
         self.0[2] = self.0[2].wrapping_add(c1 as u64 + c2 as u64);
     }
 
+    /// self − x (wrapping), without branches.
+    #[inline(always)]
+    fn sub(&mut self, x: u128) {
+        let (lo, b0) = self.0[0].overflowing_sub(x as u64);
+        let (mid, b1) = self.0[1].overflowing_sub((x >> 64) as u64);
+        let (mid, b2) = mid.overflowing_sub(b0 as u64);
+        self.0[0] = lo;
+        self.0[1] = mid;
+        self.0[2] = self.0[2].wrapping_sub(b1 as u64 + b2 as u64);
+    }
+
     /// self ≤ other, without branches (the borrow out of other − self).
+    #[cfg(test)]
     #[inline(always)]
     fn le(&self, other: &U192) -> bool {
         let (_, b0) = other.0[0].overflowing_sub(self.0[0]);
@@ -534,28 +865,24 @@ fn scaled_uniform<R: Rng + ?Sized>(rng: &mut R, t: &U192) -> U192 {
 /// scores' own best among the live ones is their reference). Draws exactly 4 words.
 pub(crate) fn exponential<R: Rng + ?Sized>(rng: &mut R, s: &impl IsoScores, live: impl Fn(usize) -> u64) -> usize {
     let n = s.len();
-    // The weights of a chunk, the dead and the padding masked to 0.
-    let weights = |start: usize| {
-        let w = chunk_weights(s, start);
-        core::array::from_fn::<u128, CHUNK, _>(|i| {
-            // The padding past n (a public condition) is dropped.
-            let keep = u128::from(if start + i < n { live(start + i) } else { 0 });
-            fixed_126(w[i]) & (keep | keep << 64)
-        })
-    };
+    // The weights of each chunk, the dead masked to 0 and the padding past n (a public condition) left out.
     let mut total = U192::default();
     for start in (0..n).step_by(CHUNK) {
-        for w in weights(start) {
-            total.add(w);
+        let w = chunk_weights(s, start);
+        for (i, &wi) in w.iter().enumerate().take(n - start) {
+            total.add(fixed_126(wi) & ct::wide(live(start + i)));
         }
     }
     let u = scaled_uniform(rng, &total);
-    let mut prefix = U192::default();
+    // The number of prefix sums ≤ U: the steps at which U − prefix is still ≥ 0, a 192-bit two's
+    // complement difference above −2¹⁹⁰ whose top bit is its sign.
+    let mut rest = u;
     let mut index = 0usize;
     for start in (0..n).step_by(CHUNK) {
-        for w in weights(start) {
-            prefix.add(w);
-            index += usize::from(prefix.le(&u));
+        let w = chunk_weights(s, start);
+        for (i, &wi) in w.iter().enumerate().take(n - start) {
+            rest.sub(fixed_126(wi) & ct::wide(live(start + i)));
+            index += (1 - (rest.0[2] >> 63)) as usize;
         }
     }
     index
@@ -669,6 +996,130 @@ mod tests {
 
     const U: f64 = 1.0 / 9_007_199_254_740_992.0; // 2⁻⁵³
 
+    /// The isochronous sampling as it was before the weights went two lanes at a time (commit 25d2e4d),
+    /// kept verbatim as the reference of [`outputs_are_bit_identical_to_the_reference`].
+    #[allow(clippy::needless_range_loop)]
+    mod reference {
+        use super::super::*;
+
+        /// The best scaled live score of `FloatIso::new`.
+        pub(super) fn best_before(scores: &[f64], scale: IsoScale, live: impl Fn(usize) -> u64) -> f64 {
+            let mut best = 0u64; // below every key of a finite double
+            for (r, &s) in scores.iter().enumerate() {
+                best = ct::max(best, order_key(scale.scaling.apply(s)) & live(r));
+            }
+            from_order_key(best)
+        }
+
+        #[inline(always)]
+        fn poly_before(f: f64) -> f64 {
+            let f2 = f * f;
+            let f4 = f2 * f2;
+            let f8 = f4 * f4;
+            let b = core::array::from_fn::<f64, 8, _>(|i| POLY[2 * i] + POLY[2 * i + 1] * f);
+            let c = core::array::from_fn::<f64, 4, _>(|i| b[2 * i] + b[2 * i + 1] * f2);
+            let d0 = c[0] + c[1] * f4;
+            let d1 = c[2] + c[3] * f4;
+            f64::from_bits(ct::min((d0 + d1 * f8).to_bits(), 1.0f64.to_bits()))
+        }
+
+        #[inline(always)]
+        pub(super) fn chunk_weights_before(s: &impl IsoScores, start: usize) -> [(u64, u32); CHUNK] {
+            let n = s.len();
+            let mut k = [0u32; CHUNK];
+            let mut f = [0f64; CHUNK];
+            for i in 0..CHUNK {
+                let y = if start + i < n { s.y(start + i) } else { 0.0 };
+                (k[i], f[i]) = split(y);
+            }
+            let mut p = [0f64; CHUNK];
+            for i in 0..CHUNK {
+                p[i] = poly_before(f[i]);
+            }
+            let mut out = [(0u64, 0u32); CHUNK];
+            for i in 0..CHUNK {
+                out[i] = decompose(p[i], k[i]);
+            }
+            out
+        }
+
+        pub(super) fn exponential_before<R: Rng + ?Sized>(
+            rng: &mut R,
+            s: &impl IsoScores,
+            live: impl Fn(usize) -> u64,
+        ) -> usize {
+            let n = s.len();
+            // The weights of a chunk, the dead and the padding masked to 0.
+            let weights = |start: usize| {
+                let w = chunk_weights_before(s, start);
+                core::array::from_fn::<u128, CHUNK, _>(|i| {
+                    // The padding past n (a public condition) is dropped.
+                    let keep = u128::from(if start + i < n { live(start + i) } else { 0 });
+                    fixed_126(w[i]) & (keep | keep << 64)
+                })
+            };
+            let mut total = U192::default();
+            for start in (0..n).step_by(CHUNK) {
+                for w in weights(start) {
+                    total.add(w);
+                }
+            }
+            let u = scaled_uniform(rng, &total);
+            let mut prefix = U192::default();
+            let mut index = 0usize;
+            for start in (0..n).step_by(CHUNK) {
+                for w in weights(start) {
+                    prefix.add(w);
+                    index += usize::from(prefix.le(&u));
+                }
+            }
+            index
+        }
+
+        pub(super) fn permute_and_flip_before<R: Rng + ?Sized>(
+            rng: &mut R,
+            s: &impl IsoScores,
+            live: impl Fn(usize) -> u64,
+            coins: &mut [usize],
+        ) -> usize {
+            let n = s.len();
+            let mut successes = 0u64;
+            for start in (0..n).step_by(CHUNK) {
+                let w = chunk_weights_before(s, start);
+                for (i, &wi) in w.iter().enumerate().take(n - start) {
+                    let u = next_u128(rng);
+                    // u ≤ ω′ 2¹²⁸ − 1: no borrow out of the subtraction.
+                    let success = (1 - fixed_128_minus_one(wi).overflowing_sub(u).1 as u64) & live(start + i);
+                    coins[start + i] = success as usize;
+                    successes += success;
+                }
+            }
+            // J = ⌊R K / 2¹²⁸⌋ for 128 random bits R = (hi, lo): ⌊(hi K + ⌊lo K / 2⁶⁴⌋) / 2⁶⁴⌋.
+            let (lo, hi) = (rng.next_u64(), rng.next_u64());
+            let k = u128::from(successes);
+            let j = ((u128::from(hi) * k + ((u128::from(lo) * k) >> 64)) >> 64) as u64;
+            let mut seen = 0u64;
+            let mut index = 0usize;
+            for &c in &coins[..n] {
+                seen += c as u64;
+                index += usize::from(seen <= j);
+            }
+            index
+        }
+    }
+
+    /// A chunk's y given directly.
+    struct Ys([f64; CHUNK]);
+
+    impl IsoScores for Ys {
+        fn len(&self) -> usize {
+            CHUNK
+        }
+        fn y(&self, r: usize) -> f64 {
+            self.0[r]
+        }
+    }
+
     /// ω′ as a double (exact: m 2^{e−52}).
     fn weight_f64(y: f64) -> f64 {
         let (m, minus_e) = weight(y);
@@ -768,6 +1219,11 @@ mod tests {
                 assert_eq!(f128 as f64, libm::ldexp(w, 128), "y = {y}");
             }
         }
+        // Two lanes at a time, the same: y over [0, 64] in steps of 1/1000, a chunk at a time.
+        for i in (0..64_008).step_by(CHUNK) {
+            let y: [f64; CHUNK] = core::array::from_fn(|j| ((i + j) % 64_001) as f64 / 1000.0);
+            assert_eq!(chunk_weights(&Ys(y), 0), y.map(weight), "i = {i}");
+        }
         assert_eq!(fixed_126(weight(64.0)), 1 << 62);
         assert_eq!(fixed_126(weight(0.0)), 1 << 126);
         assert_eq!(fixed_128_minus_one(weight(0.0)), u128::MAX);
@@ -830,6 +1286,24 @@ mod tests {
         assert!(a.le(&b) && !b.le(&a) && a.le(&a));
         assert!(U192([0, 1, 0]).le(&U192([u64::MAX, 0, 1])));
         assert!(!U192([0, 0, 2]).le(&U192([u64::MAX, u64::MAX, 1])));
+        // U − prefix ≥ 0 (top bit clear) exactly when prefix ≤ U, across word borrows.
+        let u = U192([5, 0, 1]);
+        for (w, stays) in [
+            (5u128, true),
+            (6, true),
+            (7, false),
+            (1 << 64, false),
+            (u128::MAX, false),
+        ] {
+            let mut rest = u;
+            let mut prefix = U192::default();
+            rest.sub(u128::MAX);
+            prefix.add(u128::MAX);
+            rest.sub(w);
+            prefix.add(w);
+            assert_eq!(rest.0[2] >> 63 == 0, prefix.le(&u), "w = {w}");
+            assert_eq!(prefix.le(&u), stays, "w = {w}");
+        }
         // ⌊R T / 2²⁵⁶⌋ against a direct computation for T below 2⁶⁴ and R = (r, r, r, r).
         struct Const(u64);
         impl rand_core::TryRng for Const {
@@ -967,6 +1441,145 @@ mod tests {
             em[exponential(&mut rng, &s, |_| u64::MAX)] += 1;
         }
         assert!(crate::test_fit::chi_square_p_value(&em, &normalise(&w)) < crate::test_fit::ALPHA);
+    }
+
+    /// Score sets for the bit-identity test: typical, tied, extreme and arbitrary bit patterns, at lengths
+    /// around the chunk size.
+    fn identity_cases(rng: &mut Xoshiro256PlusPlus) -> Vec<Vec<f64>> {
+        let special = [
+            f64::NAN,
+            -f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            0.0,
+            -0.0,
+            5e-324,
+            -5e-324,
+            2.2e-308,
+            -2.2e-308,
+            1e-300,
+            f64::MAX,
+            -f64::MAX,
+            1e300,
+            -1e300,
+            1.0,
+            -1.0,
+        ];
+        let mut cases = Vec::new();
+        for n in [1usize, 2, 3, 7, 8, 9, 15, 16, 17, 33, 64, 101, 1000] {
+            let unit = |rng: &mut Xoshiro256PlusPlus| (rng.next_u64() >> 11) as f64 * U;
+            cases.push((0..n).map(|_| 100.0 * unit(rng)).collect());
+            cases.push((0..n).map(|_| 10.0 * (unit(rng) - 0.5) * 40.0).collect());
+            cases.push((0..n).map(|r| if r == n / 2 { 0.0 } else { -1e6 }).collect());
+            cases.push((0..n).map(|r| ((r * 37) % 5) as f64).collect());
+            cases.push((0..n).map(|_| f64::from_bits(rng.next_u64())).collect());
+            cases.push(
+                (0..n)
+                    .map(|_| special[(rng.next_u64() % special.len() as u64) as usize])
+                    .collect(),
+            );
+            // Gaps around the clamps: the best minus tiny and large multiples of powers of two.
+            cases.push(
+                (0..n)
+                    .map(|_| {
+                        let e = (rng.next_u64() % 140) as i32 - 100;
+                        let sign = if rng.next_u64() & 1 == 0 { 1.0 } else { -1.0 };
+                        3.0 - sign * libm::ldexp(unit(rng), e)
+                    })
+                    .collect(),
+            );
+        }
+        cases
+    }
+
+    #[test]
+    fn outputs_are_bit_identical_to_the_reference() {
+        // The weights of every chunk, the outputs and the generator's position after the call, for the
+        // double and the integer scores, with and without candidates left out, against the code before
+        // the weights went two lanes at a time.
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(2026);
+        let params = [
+            (1.0, 1.0),
+            (0.1, 1.0),
+            (7.0, 0.5),
+            (1e-6, 1e200),
+            (1e6, 1e-200),
+            (1.0, 5e-300),
+            (1e-9, 5e-324),
+            (1e9, f64::MAX),
+            (2.0, 3e-16),
+            (1.0, 1e-15),
+        ];
+        let mut checked = 0usize;
+        for scores in identity_cases(&mut rng) {
+            let n = scores.len();
+            for &(eps, delta) in &params {
+                let scale = IsoScale::new(eps, delta).unwrap();
+                // Everyone live, then every third candidate left out (some above the best live one).
+                let out_of = |r: usize| if r % 3 == 1 { 0 } else { u64::MAX };
+                for live in [(|_| u64::MAX) as fn(usize) -> u64, out_of] {
+                    let s = FloatIso::new(&scores, scale, live);
+                    assert_eq!(
+                        s.best.to_bits(),
+                        reference::best_before(&scores, scale, live).to_bits(),
+                        "ε = {eps}, Δ = {delta}, n = {n}"
+                    );
+                    for start in (0..n).step_by(CHUNK) {
+                        assert_eq!(
+                            chunk_weights(&s, start),
+                            reference::chunk_weights_before(&s, start),
+                            "ε = {eps}, Δ = {delta}, n = {n}, start = {start}"
+                        );
+                        checked += 1;
+                    }
+                    let seed = rng.next_u64();
+                    let (mut a, mut b) = (
+                        rand_chacha::ChaCha20Rng::seed_from_u64(seed),
+                        rand_chacha::ChaCha20Rng::seed_from_u64(seed),
+                    );
+                    let (mut ca, mut cb) = (vec![7usize; n], vec![7usize; n]);
+                    for _ in 0..3 {
+                        assert_eq!(
+                            exponential(&mut a, &s, live),
+                            reference::exponential_before(&mut b, &s, live)
+                        );
+                        assert_eq!(
+                            permute_and_flip(&mut a, &s, live, &mut ca),
+                            reference::permute_and_flip_before(&mut b, &s, live, &mut cb)
+                        );
+                        assert_eq!(ca, cb);
+                        assert_eq!(a.get_word_pos(), b.get_word_pos());
+                    }
+                }
+            }
+            // Integer scores: the scores' integer parts, clamped to ±2¹²⁰, on grids of 1 and 3 units.
+            let words: Vec<u64> = scores
+                .iter()
+                .flat_map(|&x| {
+                    let v = crate::select::finite(x).clamp(-1e36, 1e36) as i128;
+                    [v as u64, (v >> 64) as u64]
+                })
+                .collect();
+            for units in [1u64, 3] {
+                let s = IntIso::new(&words, IntScale::new(0.5, units).unwrap(), |_| u64::MAX);
+                for start in (0..n).step_by(CHUNK) {
+                    assert_eq!(chunk_weights(&s, start), reference::chunk_weights_before(&s, start));
+                }
+            }
+        }
+        assert!(checked > 5000, "{checked}");
+    }
+
+    #[test]
+    fn the_identity_check_sees_one_rounding() {
+        // The same polynomial by Horner's rule rounds differently somewhere on [0, 1): bit identity is a
+        // check that fails on a change of evaluation order.
+        let horner = |f: f64| POLY.iter().rev().fold(0.0, |acc, &a| acc * f + a);
+        let differs = (0..10_000).any(|i| {
+            let f = i as f64 / 10_000.0;
+            horner(f).to_bits() != estrin(f).to_bits()
+        });
+        assert!(differs);
     }
 
     #[test]
