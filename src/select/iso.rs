@@ -896,10 +896,22 @@ pub(crate) fn permute_and_flip<R: Rng + ?Sized>(
     live: impl Fn(usize) -> u64,
     coins: &mut [usize],
 ) -> usize {
-    let n = s.len();
+    flip_all(rng, s.len(), |start| chunk_weights(s, start), live, coins)
+}
+
+/// The body of [`permute_and_flip`] over any chunk-weight function (the tests run it on the reference
+/// weights too).
+#[inline(always)]
+fn flip_all<R: Rng + ?Sized>(
+    rng: &mut R,
+    n: usize,
+    weights: impl Fn(usize) -> [(u64, u32); CHUNK],
+    live: impl Fn(usize) -> u64,
+    coins: &mut [usize],
+) -> usize {
     let mut successes = 0u64;
     for start in (0..n).step_by(CHUNK) {
-        let w = chunk_weights(s, start);
+        let w = weights(start);
         for (i, &wi) in w.iter().enumerate().take(n - start) {
             let u = next_u128(rng);
             // u ≤ ω′ 2¹²⁸ − 1: no borrow out of the subtraction.
@@ -1082,29 +1094,7 @@ mod tests {
             live: impl Fn(usize) -> u64,
             coins: &mut [usize],
         ) -> usize {
-            let n = s.len();
-            let mut successes = 0u64;
-            for start in (0..n).step_by(CHUNK) {
-                let w = chunk_weights_before(s, start);
-                for (i, &wi) in w.iter().enumerate().take(n - start) {
-                    let u = next_u128(rng);
-                    // u ≤ ω′ 2¹²⁸ − 1: no borrow out of the subtraction.
-                    let success = (1 - fixed_128_minus_one(wi).overflowing_sub(u).1 as u64) & live(start + i);
-                    coins[start + i] = success as usize;
-                    successes += success;
-                }
-            }
-            // J = ⌊R K / 2¹²⁸⌋ for 128 random bits R = (hi, lo): ⌊(hi K + ⌊lo K / 2⁶⁴⌋) / 2⁶⁴⌋.
-            let (lo, hi) = (rng.next_u64(), rng.next_u64());
-            let k = u128::from(successes);
-            let j = ((u128::from(hi) * k + ((u128::from(lo) * k) >> 64)) >> 64) as u64;
-            let mut seen = 0u64;
-            let mut index = 0usize;
-            for &c in &coins[..n] {
-                seen += c as u64;
-                index += usize::from(seen <= j);
-            }
-            index
+            super::super::flip_all(rng, s.len(), |start| chunk_weights_before(s, start), live, coins)
         }
     }
 
