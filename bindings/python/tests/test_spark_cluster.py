@@ -130,7 +130,7 @@ def workers_alive(ui_port):
         with urllib.request.urlopen(f"http://127.0.0.1:{ui_port}/json/", timeout=2) as r:
             state = json.load(r)
         return sum(w["state"] == "ALIVE" for w in state.get("workers", []))
-    except OSError:
+    except (OSError, ValueError):  # not up yet, or the UI still serving its HTML page instead of /json/
         return 0
 
 
