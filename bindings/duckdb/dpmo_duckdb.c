@@ -7,8 +7,8 @@
  *
  * The SQL surface (names, arguments, options, error texts) is bindings/SQL.md, implemented once for every
  * engine in bindings/common/dp_sql.c; arrays are DuckDB lists (DOUBLE[], DOUBLE[][]). Built against
- * DuckDB's stable C extension API v1.2.0 (vendor/duckdb-1.5.6/duckdb_extension.h), so one build loads into
- * DuckDB 1.2 and later.
+ * DuckDB's stable C extension API v1.2.0 (vendor/duckdb-1.5.6/duckdb_extension.h), and loads into DuckDB 2.0
+ * and later only (see engine_is_supported).
  *
  * The ledger (bindings/sqlite/ledger.c, the format of bindings/common/dp_ledger.h) is chosen by the host
  * when the extension is loaded into a database: the file named by the environment variable
@@ -451,125 +451,9 @@ static idx_t agg_state_size(duckdb_function_info info) {
     return sizeof(dd_state);
 }
 
-/*
- * The states DuckDB initialised and has not destroyed yet, by address. DuckDB's C API promises update an
- * array of one state per row, but DuckDB 1.5 and older hand it, from some plans (a window whose frame is
- * the whole partition: OVER (), OVER (PARTITION BY ...); an aggregate with its own ORDER BY), a one-element
- * array while passing the number of rows (duckdb/duckdb#21537): the entries after the first are whatever
- * lies beyond it. So update dereferences no entry before finding its address here: an array with an
- * address DuckDB never initialised is refused, whole, before any row is read (the entries are checked in
- * order, so a one-element array is found at its second entry, which lies inside the allocation's slack).
- * One hash set (open addressing, linear probing) per process, in shards with a mutex each.
- */
-#define SLOT_EMPTY ((uintptr_t)0)
-#define SLOT_GONE ((uintptr_t)1) /* a removed entry (addresses are aligned: never 0 or 1) */
-#define SHARDS 64                /* by address, so that threads initialising states rarely wait */
-typedef struct shard {
-    pthread_mutex_t lock;
-    uintptr_t *slots;
-    size_t cap, used, gone; /* used: live entries; gone: removed ones still occupying a slot */
-    int bits;               /* cap = 2^bits */
-} shard;
-static shard shards[SHARDS];
-static pthread_once_t shards_once = PTHREAD_ONCE_INIT;
-static void shards_init(void) {
-    for (int i = 0; i < SHARDS; i++) pthread_mutex_init(&shards[i].lock, NULL);
-}
-
-/* Fibonacci hashing: the high bits of the product (state addresses differ in their middle bits): the top 6
- * choose the shard, the next ones the slot. */
-static uint64_t hash_of(uintptr_t a) { return (uint64_t)a * 0x9e3779b97f4a7c15ull; }
-static shard *shard_of(uintptr_t a) { return &shards[hash_of(a) >> 58]; }
-static size_t slot_of(const shard *sh, uintptr_t a) {
-    return sh->bits == 0 ? 0 : (size_t)((hash_of(a) << 6) >> (64 - sh->bits));
-}
-
-/* With sh->lock held. */
-static bool shard_has(const shard *sh, uintptr_t a) {
-    if (sh->cap == 0) return false;
-    for (size_t i = slot_of(sh, a);; i = (i + 1) & (sh->cap - 1)) {
-        if (sh->slots[i] == a) return true;
-        if (sh->slots[i] == SLOT_EMPTY) return false;
-    }
-}
-
-static bool shard_rehash(shard *sh, int bits) {
-    size_t cap = (size_t)1 << bits;
-    uintptr_t *slots = calloc(cap, sizeof *slots), *old = sh->slots;
-    size_t old_cap = sh->cap;
-    if (slots == NULL) return false;
-    sh->slots = slots;
-    sh->cap = cap;
-    sh->bits = bits;
-    sh->gone = 0;
-    for (size_t j = 0; j < old_cap; j++) {
-        uintptr_t a = old[j];
-        if (a == SLOT_EMPTY || a == SLOT_GONE) continue;
-        size_t i = slot_of(sh, a);
-        while (slots[i] != SLOT_EMPTY) i = (i + 1) & (cap - 1);
-        slots[i] = a;
-    }
-    free(old);
-    return true;
-}
-
-static bool live_add(uintptr_t a) {
-    bool ok = true;
-    shard *sh = shard_of(a);
-    pthread_mutex_lock(&sh->lock);
-    if (!shard_has(sh, a)) {
-        if (2 * (sh->used + sh->gone + 1) > sh->cap) { /* rehashed at half full, to a quarter full at most */
-            int bits = 6;
-            while (4 * (sh->used + 1) > ((size_t)1 << bits)) bits++;
-            ok = shard_rehash(sh, bits);
-        }
-        if (ok) {
-            size_t i = slot_of(sh, a);
-            while (sh->slots[i] != SLOT_EMPTY && sh->slots[i] != SLOT_GONE) i = (i + 1) & (sh->cap - 1);
-            if (sh->slots[i] == SLOT_GONE) sh->gone--;
-            sh->slots[i] = a;
-            sh->used++;
-        }
-    }
-    pthread_mutex_unlock(&sh->lock);
-    return ok;
-}
-
-static void live_remove(uintptr_t a) {
-    shard *sh = shard_of(a);
-    pthread_mutex_lock(&sh->lock);
-    for (size_t i = sh->cap ? slot_of(sh, a) : 0; sh->cap != 0; i = (i + 1) & (sh->cap - 1)) {
-        if (sh->slots[i] == SLOT_EMPTY) break;
-        if (sh->slots[i] == a) {
-            sh->slots[i] = SLOT_GONE;
-            sh->used--;
-            sh->gone++;
-            break;
-        }
-    }
-    pthread_mutex_unlock(&sh->lock);
-}
-
-static bool live_has(uintptr_t a) {
-    shard *sh = shard_of(a);
-    pthread_mutex_lock(&sh->lock);
-    bool ok = shard_has(sh, a);
-    pthread_mutex_unlock(&sh->lock);
-    return ok;
-}
-
-/* True when each of the count entries of states is the address of a live state (checked in order, and
- * none read after the first that is not). */
-static bool live_all(duckdb_aggregate_state *states, idx_t count) {
-    for (idx_t r = 0; r < count; r++)
-        if ((r == 0 || states[r] != states[r - 1]) && !live_has((uintptr_t)states[r])) return false;
-    return true;
-}
-
 static void agg_init(duckdb_function_info info, duckdb_aggregate_state state) {
+    (void)info;
     ((dd_state *)(void *)state)->rows = NULL;
-    pthread_once(&shards_once, shards_init);
-    if (!live_add((uintptr_t)state)) duckdb_aggregate_function_set_error(info, "dpmo: out of memory");
 }
 
 static void agg_destroy(duckdb_aggregate_state *states, idx_t count) {
@@ -577,7 +461,6 @@ static void agg_destroy(duckdb_aggregate_state *states, idx_t count) {
         dd_state *st = (dd_state *)(void *)states[i];
         rows_free(st->rows);
         st->rows = NULL;
-        live_remove((uintptr_t)states[i]);
     }
 }
 
@@ -617,14 +500,6 @@ static void agg_update(duckdb_function_info info, duckdb_data_chunk input, duckd
     idx_t n = duckdb_data_chunk_get_size(input);
     if (duckdb_data_chunk_get_column_count(input) != (idx_t)fn->nargs) {
         dp_fail(&err, DP_ERR_INTERNAL, -1, "%s: unexpected number of arguments", fn->f->name);
-        report(info, &err);
-        return;
-    }
-    if (!live_all(states, n)) {
-        dp_fail(&err, DP_ERR_ARGUMENT, -1,
-                "%s: this DuckDB hands the aggregate a state it never initialised (a window over whole partitions, "
-                "or ORDER BY inside the call, before DuckDB 2.0: duckdb/duckdb#21537); nothing was charged",
-                fn->f->name);
         report(info, &err);
         return;
     }
@@ -1052,6 +927,16 @@ static bool init(duckdb_connection con, char *msg, size_t msg_len) {
     return rc == DuckDBSuccess;
 }
 
+/* True for DuckDB 2.0 and later: "v2.0.1", "v2.1.0-dev12", "2.0.0" (a leading 'v' is optional). */
+static bool engine_is_supported(const char *version) {
+    if (version == NULL) return false;
+    if (*version == 'v') version++;
+    long major = 0;
+    int digits = 0;
+    for (; *version >= '0' && *version <= '9' && digits < 6; version++, digits++) major = major * 10 + (*version - '0');
+    return digits > 0 && (*version == '.' || *version == '\0' || *version == '-') && major >= 2;
+}
+
 /* The entry point DuckDB looks for in dpmo.duckdb_extension (ABI type C_STRUCT, C API v1.2.0). */
 DP_EXPORT bool dpmo_init_c_api(duckdb_extension_info info, struct duckdb_extension_access *access) {
     char msg[PATH_MAX + 400];
@@ -1066,6 +951,21 @@ DP_EXPORT bool dpmo_init_c_api(duckdb_extension_info info, struct duckdb_extensi
     pthread_mutex_unlock(&api_lock);
     if (!same) {
         access->set_error(info, "dpmo: the extension is already loaded by another DuckDB library in this process");
+        return false;
+    }
+    const char *version = duckdb_library_version ? duckdb_library_version() : NULL;
+    if (!engine_is_supported(version)) {
+        /* Before 2.0, DuckDB calls a C API aggregate's update with a one-element state array and the number
+         * of rows for a window over a whole partition (OVER (), OVER (PARTITION BY ...)) and for ORDER BY
+         * inside the call (duckdb/duckdb#21537): every extension aggregate then reads past that array, and no
+         * check inside update can tell (reading the second entry is the read past the end). So the extension
+         * does not load there, rather than leave the analyst a query that crashes the host. */
+        snprintf(msg, sizeof msg,
+                 "dpmo: DuckDB %s is not supported: dpmo needs DuckDB 2.0 or later (before 2.0, DuckDB hands an "
+                 "extension's aggregates one state for many rows in some windows and ordered calls, "
+                 "duckdb/duckdb#21537, which no extension can detect)",
+                 version ? version : "(unknown version)");
+        access->set_error(info, msg);
         return false;
     }
     duckdb_database *database = access->get_database(info);

@@ -315,11 +315,15 @@ def test_torn_tail_cut_damaged_ledger_fails_closed(tmp):
     con.close()
 
 
-def test_the_shell_cannot_load_the_unsigned_extension_without_being_told(tmp):
+def test_the_shell_from_pypi_refuses_it_unsigned_and_as_too_old(tmp):
+    # duckdb-cli on PyPI is DuckDB 1.5.6: without -unsigned the signature check refuses the file; with it,
+    # the extension itself refuses to load into a DuckDB before 2.0 (duckdb/duckdb#21537), before any function
+    # or ledger exists.
     from conftest import DUCKDB_CLI
     r = subprocess.run([DUCKDB_CLI, os.path.join(tmp, "x.duckdb")], input="LOAD '%s';\n" % EXT, capture_output=True,
                        text=True, timeout=120)
     assert "signature" in (r.stdout + r.stderr).lower()
     r = subprocess.run([DUCKDB_CLI, "-unsigned", os.path.join(tmp, "x.duckdb")],
                        input="LOAD '%s';\nSELECT dp_version();\n" % EXT, capture_output=True, text=True, timeout=120)
-    assert r.returncode == 0 and "0.2.0" in r.stdout, r.stderr
+    assert "dpmo: DuckDB v1.5.6 is not supported: dpmo needs DuckDB 2.0 or later" in r.stderr, r.stderr
+    assert "dp_version does not exist" in r.stderr and not os.path.exists(os.path.join(tmp, "x.duckdb.dpmo-ledger"))

@@ -1,6 +1,6 @@
-"""The duckdb shell from PyPI (duckdb-cli), the shared fixture, and every code block of the README.
+"""SQL scripts (run_sql.py, the shell's way), the shared fixture, and every code block of the README.
 
-README blocks: ```sql runs in the shell (`duckdb -unsigned FILE`, from the repository root, the database in a
+README blocks: ```sql runs as a script (`run_sql.py FILE`, from the repository root, the database in a
 scratch folder; a "dpmo-ledger grant FILE EPSILON" comment is done first, as the README's shell lines do; the
 statements annotated "-- error: TEXT" must fail with TEXT, in order, and no other one may fail); ```python runs in this
 venv's Python from the repository root; ```sh runs with bash from the repository root, `make` lines dry-run.
@@ -13,7 +13,7 @@ import tempfile
 
 import pytest
 
-from conftest import DUCKDB_CLI, EXT, FIXTURE_CSV, PYTHON, ROOT, TOOL, database
+from conftest import BINDING, EXT, FIXTURE_CSV, PYTHON, ROOT, TOOL, database
 
 README = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "README.md")
 
@@ -34,8 +34,8 @@ def blocks(path):
 
 
 def shell(sql, db, cwd=ROOT):
-    return subprocess.run([DUCKDB_CLI, "-unsigned", db], input=sql, capture_output=True, text=True, cwd=cwd,
-                          timeout=300)
+    return subprocess.run([PYTHON, os.path.join(BINDING, "run_sql.py"), db], input=sql, capture_output=True,
+                          text=True, cwd=cwd, timeout=300)
 
 
 def run_sql_block(sql):
@@ -46,7 +46,7 @@ def run_sql_block(sql):
         m = re.search(r"^--\s*duckdb -unsigned (\S+)", sql, flags=re.M)
         db = os.path.join(tmp, os.path.basename(m.group(1)) if m else "snippet.duckdb")
         want = re.findall(r"--\s*error:\s*(.+?)\s*$", sql, flags=re.M)
-        r = shell(sql, db)  # the shell goes on after an error
+        r = shell(sql, db)  # the script goes on after an error
         return want, re.findall(r"Error: (.*)", r.stderr), r.stdout + r.stderr
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -63,7 +63,7 @@ def test_readme_block(start, lang, code):
     elif lang == "sh":
         home = tempfile.mkdtemp(prefix="dpmo-readme-home.")
         lines = [re.sub(r"^(\s*)make\b", r"\1make -n", l) for l in code.splitlines()]
-        env = dict(os.environ, HOME=home, PATH=os.path.dirname(DUCKDB_CLI) + os.pathsep + os.environ["PATH"])
+        env = dict(os.environ, HOME=home, PATH=os.path.dirname(PYTHON) + os.pathsep + os.environ["PATH"])
         for k in ("MAKEFLAGS", "MAKELEVEL", "MFLAGS"):
             env.pop(k, None)
         try:
@@ -79,13 +79,13 @@ def test_readme_block(start, lang, code):
         assert lang == "text", "a README block must be sql, python, sh or text (got %r)" % lang
 
 
-def test_the_shell_selects_and_charges(tmp):
+def test_a_script_selects_and_charges(tmp):
     db = os.path.join(tmp, "cli.duckdb")
     subprocess.run([TOOL, "grant", db + ".dpmo-ledger", "1"], check=True)
     r = shell("LOAD '%s';\nCREATE TABLE t AS SELECT i AS id, i::DOUBLE AS s FROM range(5) r(i);\n"
-              ".mode list\n.headers off\nSELECT dp_select(id, 1, s, 1) IN (0, 1, 2, 3, 4) FROM t;\n"
+              "SELECT dp_select(id, 1, s, 1) IN (0, 1, 2, 3, 4) FROM t;\n"
               "SELECT dp_budget_remaining();\nSELECT dp_select(id, 1, s, 1) FROM t;\n" % EXT, db)
-    assert r.stdout.split() == ["true", "0.0"], r.stdout + r.stderr
+    assert r.returncode == 1 and r.stdout.split() == ["True", "0.0"], r.stdout + r.stderr
     assert "dp_select: the privacy budget is exhausted (epsilon = 1 requested, 0 left); nothing was charged" in r.stderr
 
 

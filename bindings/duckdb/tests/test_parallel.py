@@ -123,22 +123,21 @@ def test_windows_grouping_sets_and_repeated_calls_are_charged_per_selection(tmp)
     con.close()
 
 
-def test_plans_that_hand_a_one_element_state_array_are_refused_not_crashed(tmp):
-    # DuckDB before 2.0 (duckdb/duckdb#21537) passes update one state and the number of rows for a window
-    # over whole partitions and for ORDER BY inside the call: refused before any row is read, nothing charged
-    # (these queries crashed the process before the state check).
-    db, con = database(tmp, epsilon=10)
+def test_whole_partition_windows_and_ordered_calls_run_and_charge_once_per_group(tmp):
+    # The plans that crashed every C API aggregate before DuckDB 2.0 (duckdb/duckdb#21537: update handed one
+    # state for many rows; the extension refuses to load into 1.x): a window over the whole table, ORDER BY
+    # inside the call, and both under GROUP BY, each query charged once per group and run 20 times (the crash
+    # was intermittent).
+    db, con = database(tmp, epsilon=1000)
     con.execute("CREATE TABLE u AS SELECT i AS id, (i % 1000)::DOUBLE AS s, i % 2 AS g FROM range(5000) r(i)")
-    major = int(duckdb.__version__.split(".")[0])
-    for sql in ("SELECT dp_select(id, 1, s, 1) OVER () FROM u",
-                "SELECT dp_select(id, 1, s, 1 ORDER BY s) FROM u",
-                "SELECT g, dp_select_top_k(id, 1, 2, s, 1 ORDER BY s DESC) FROM u GROUP BY g"):
-        if major < 2:
-            assert "hands the aggregate a state it never initialised" in error(con, sql)
-        else:
-            con.execute(sql).fetchall()
-    if major < 2:
-        assert remaining(con) == 10
+    for _ in range(20):
+        before = remaining(con)
+        rows = con.execute("SELECT dp_select(id, 1, s, 1) OVER () FROM u").fetchall()
+        assert len(rows) == 5000 and len({r[0] for r in rows}) == 1 and before - remaining(con) == 1
+        assert con.execute("SELECT dp_select(id, 1, s, 1 ORDER BY s) FROM u").fetchone()[0] in range(5000)
+        picks = con.execute("SELECT g, dp_select_top_k(id, 1, 2, s, 1 ORDER BY s DESC) FROM u GROUP BY g").fetchall()
+        assert sorted(g for g, _ in picks) == [0, 1] and all(len(p) == 2 for _, p in picks)
+        assert before - remaining(con) == 4
     # a window over partitions that DuckDB aggregates as groups is charged once per partition
     before = remaining(con)
     rows = con.execute("SELECT g, dp_select(id, 1, s, 1) OVER (PARTITION BY g) AS pick FROM u").fetchall()
@@ -162,15 +161,11 @@ def test_export_state_finalize_and_combine_are_refused(tmp):
 def test_list_aggregate_and_pivot_charge_per_group(tmp):
     db, con = database(tmp, epsilon=100)
     small_table(con)
-    # list_aggregate: refused by DuckDB 1.5; in 2.0 each list is a group, charged once
+    # list_aggregate: each list is a group, charged once
     sql = "SELECT list_aggregate([1, 2, 3]::BIGINT[], 'dp_select', 1.0, 5.0, 1.0)"
-    if int(duckdb.__version__.split(".")[0]) < 2:
-        assert "not supported for list_aggr" in error(con, sql)
-        assert remaining(con) == 100
-    else:
-        assert con.execute(sql).fetchone()[0] in (1, 2, 3)
-        assert remaining(con) == 99
-        grant(db + ".dpmo-ledger", 1)
+    assert con.execute(sql).fetchone()[0] in (1, 2, 3)
+    assert remaining(con) == 99
+    grant(db + ".dpmo-ledger", 1)
     assert remaining(con) == 100
     # PIVOT: each cell is a group (g = 0 and g = 1), charged once
     assert len(con.execute("PIVOT t ON g USING dp_select(id, 1, s, 1)").fetchall()) == 1
