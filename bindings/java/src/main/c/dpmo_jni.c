@@ -1150,17 +1150,17 @@ static void *result_buffer(call_t *c, size_t count, size_t size) {
     return p;
 }
 
-/* Returns {item, units, events, sum} per distinct kept item, row after row (4 count longs); the value grid is
+/* Returns {items, units, events, sums} (four long[] of one entry per distinct kept item); the value grid is
  * written to grid_out[0]. */
-JNIEXPORT jlongArray JNICALL Java_org_dpmo_Dpmo_boundEventsNative(JNIEnv *env, jclass cls, jobject rng,
-                                                                   jlongArray units, jlongArray items,
-                                                                   jdoubleArray values, jint max_items,
-                                                                   jint max_per_item, jdouble lo, jdouble hi,
-                                                                   jdoubleArray grid_out) {
+JNIEXPORT jobjectArray JNICALL Java_org_dpmo_Dpmo_boundEventsNative(JNIEnv *env, jclass cls, jobject rng,
+                                                                     jlongArray units, jlongArray items,
+                                                                     jdoubleArray values, jint max_items,
+                                                                     jint max_per_item, jdouble lo, jdouble hi,
+                                                                     jdoubleArray grid_out) {
     (void)cls;
     call_t c;
     call_init(&c, env);
-    jlongArray out = NULL;
+    jobjectArray out = NULL;
     size_t n = (size_t)length_of(env, units), scratch_len, count = 0;
     double grid = 0.0;
     uint64_t *scr = discover_scratch(&c, n, &scratch_len);
@@ -1175,20 +1175,27 @@ JNIEXPORT jlongArray JNICALL Java_org_dpmo_Dpmo_boundEventsNative(JNIEnv *env, j
                                        (const double *)pinned(&c, v), n, (size_t)max_items, (size_t)max_per_item, lo,
                                        hi, scr, scratch_len, totals, n == 0 ? 1 : n, &count, &grid);
     if (!finish(&c, st)) goto out;
-    /* The rows in place of the totals (same 32 bytes each, read before written). */
-    uint64_t *rows = (uint64_t *)(void *)totals;
-    for (size_t r = 0; r < count; r++) {
-        dpmo_item_total t = totals[r];
-        rows[4 * r] = t.item;
-        rows[4 * r + 1] = t.units;
-        rows[4 * r + 2] = t.events;
-        rows[4 * r + 3] = (uint64_t)t.sum;
+    /* One long[] per field (so any count up to n fits a Java array), built after finish(): nothing is pinned. */
+    jclass long_array_class = (*env)->FindClass(env, "[J");
+    if (long_array_class == NULL) goto out;
+    jobjectArray cols = (*env)->NewObjectArray(env, 4, long_array_class, NULL);
+    (*env)->DeleteLocalRef(env, long_array_class);
+    if (cols == NULL) goto out;
+    uint64_t *words = (uint64_t *)(void *)totals;
+    _Static_assert(sizeof(dpmo_item_total) == 4 * sizeof(uint64_t), "dpmo_item_total is four words");
+    for (int j = 0; j < 4; j++) {
+        uint64_t *col = result_buffer(&c, count, sizeof *col);
+        if (col == NULL) goto out;
+        for (size_t r = 0; r < count; r++) col[r] = words[4 * r + (size_t)j];
+        jlongArray a = long_array(env, col, count);
+        free(col);
+        if (a == NULL) goto out;
+        (*env)->SetObjectArrayElement(env, cols, j, a);
+        (*env)->DeleteLocalRef(env, a);
+        if ((*env)->ExceptionCheck(env)) goto out;
     }
-    out = long_array(env, rows, 4 * count);
-    if (out != NULL) {
-        (*env)->SetDoubleArrayRegion(env, grid_out, 0, 1, &grid);
-        if ((*env)->ExceptionCheck(env)) out = NULL;
-    }
+    (*env)->SetDoubleArrayRegion(env, grid_out, 0, 1, &grid);
+    if (!(*env)->ExceptionCheck(env)) out = cols;
     goto out;
 done:
     finish(&c, DPMO_OK);

@@ -20,18 +20,11 @@ public final class BoundedEvents {
     private final long[] sumUnits;
     private final double valueGrid;
 
-    BoundedEvents(long[] rows, double valueGrid) {
-        int count = rows.length / 4;
-        items = new long[count];
-        units = new long[count];
-        events = new long[count];
-        sumUnits = new long[count];
-        for (int r = 0; r < count; r++) {
-            items[r] = rows[4 * r];
-            units[r] = rows[4 * r + 1];
-            events[r] = rows[4 * r + 2];
-            sumUnits[r] = rows[4 * r + 3];
-        }
+    BoundedEvents(long[][] columns, double valueGrid) {
+        items = columns[0];
+        units = columns[1];
+        events = columns[2];
+        sumUnits = columns[3];
         this.valueGrid = valueGrid;
     }
 

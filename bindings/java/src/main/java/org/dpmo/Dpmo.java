@@ -656,8 +656,8 @@ public final class Dpmo {
             int maxPerItem, double lo, double hi) {
         checkEvents(units, items, values, maxItems, maxPerItem);
         double[] grid = new double[1];
-        long[] rows = boundEventsNative(rng, units, items, values, maxItems, maxPerItem, lo, hi, grid);
-        return new BoundedEvents(rows, grid[0]);
+        long[][] columns = boundEventsNative(rng, units, items, values, maxItems, maxPerItem, lo, hi, grid);
+        return new BoundedEvents(columns, grid[0]);
     }
 
     /**
@@ -793,7 +793,7 @@ public final class Dpmo {
                 budget);
     }
 
-    private static native long[] boundEventsNative(DpmoRng rng, long[] units, long[] items, double[] values,
+    private static native long[][] boundEventsNative(DpmoRng rng, long[] units, long[] items, double[] values,
             int maxItems, int maxPerItem, double lo, double hi, double[] gridOut);
 
     private static native long[] discoverPartitionsNative(DpmoRng rng, long[] units, long[] items, int maxItems,
