@@ -7,7 +7,8 @@
  *    other JNI call is made; everything that needs JNI (field reads, array allocation, monitors) happens
  *    before pinning, and exceptions are thrown after unpinning.
  *  - Scratch space the C ABI needs is malloc'ed before pinning and freed on every path (cleanup at `done`).
- *  - The 64-byte generator state and the 16-byte budget are copied into C locals (under the monitors of
+ *  - The 64-byte generator state and the 32-byte budget (epsilon and delta, total and spent) are copied into C
+ *    locals (under the monitors of
  *    their private state arrays, budget first: see "lock order" below) and written back once the C function
  *    has run, whatever its status: the Java objects then mirror exactly what the C ABI did to its own
  *    arguments (an unchanged generator on error; a budget charged after the argument checks and kept when
@@ -203,16 +204,16 @@ static jarray lock_state(call_t *c, jobject obj, jfieldID *cache, const char *si
 static int take_budget(call_t *c, jobject budget) {
     JNIEnv *env = c->env;
     if (budget == NULL) return 1;
-    c->budget_arr = (jdoubleArray)lock_state(c, budget, &f_budget_state, "[D", 2, &c->budget_locked,
+    c->budget_arr = (jdoubleArray)lock_state(c, budget, &f_budget_state, "[D", 4, &c->budget_locked,
                                              DPMO_INVALID_ARGUMENT);
     if (c->budget_arr == NULL) return 0;
-    jdouble v[2];
-    (*env)->GetDoubleArrayRegion(env, c->budget_arr, 0, 2, v);
+    jdouble v[4];
+    (*env)->GetDoubleArrayRegion(env, c->budget_arr, 0, 4, v);
     if (!jni_ok(c)) return 0;
     c->budget.total = v[0];
     c->budget.spent = v[1];
-    c->budget.delta_total = 0.0; /* the Java budget is pure-epsilon */
-    c->budget.delta_spent = 0.0;
+    c->budget.delta_total = v[2];
+    c->budget.delta_spent = v[3];
     c->budget_p = &c->budget;
     return 1;
 }
@@ -310,8 +311,8 @@ static int finish(call_t *c, int status) {
             (*env)->SetLongArrayRegion(env, c->rng_arr, 0, 8, (const jlong *)c->rng.opaque);
         }
         if (c->budget_p != NULL) {
-            jdouble v[2] = {c->budget.total, c->budget.spent};
-            (*env)->SetDoubleArrayRegion(env, c->budget_arr, 0, 2, v);
+            jdouble v[4] = {c->budget.total, c->budget.spent, c->budget.delta_total, c->budget.delta_spent};
+            (*env)->SetDoubleArrayRegion(env, c->budget_arr, 0, 4, v);
         }
     }
     if (c->rng_locked) (*env)->MonitorExit(env, c->rng_arr);
@@ -545,23 +546,23 @@ done:
 /* ---------------------------------------------------------------------------- budget */
 
 static int budget_load(JNIEnv *env, jdoubleArray state, dpmo_budget *b) {
-    if (state == NULL || (*env)->GetArrayLength(env, state) != 2) {
+    if (state == NULL || (*env)->GetArrayLength(env, state) != 4) {
         throw_status(env, DPMO_NULL_POINTER);
         return 0;
     }
-    jdouble v[2];
-    (*env)->GetDoubleArrayRegion(env, state, 0, 2, v);
+    jdouble v[4];
+    (*env)->GetDoubleArrayRegion(env, state, 0, 4, v);
     if ((*env)->ExceptionCheck(env)) return 0;
     b->total = v[0];
     b->spent = v[1];
-    b->delta_total = 0.0; /* the Java budget is pure-epsilon */
-    b->delta_spent = 0.0;
+    b->delta_total = v[2];
+    b->delta_spent = v[3];
     return 1;
 }
 
 static void budget_store(JNIEnv *env, jdoubleArray state, const dpmo_budget *b) {
-    jdouble v[2] = {b->total, b->spent};
-    (*env)->SetDoubleArrayRegion(env, state, 0, 2, v);
+    jdouble v[4] = {b->total, b->spent, b->delta_total, b->delta_spent};
+    (*env)->SetDoubleArrayRegion(env, state, 0, 4, v);
 }
 
 JNIEXPORT void JNICALL Java_org_dpmo_PrivacyBudget_init(JNIEnv *env, jclass cls, jdoubleArray state, jdouble total) {
@@ -595,6 +596,41 @@ JNIEXPORT jdouble JNICALL Java_org_dpmo_PrivacyBudget_remaining(JNIEnv *env, jcl
     dpmo_status st = dpmo_budget_remaining(&b, &r);
     if (st != DPMO_OK) throw_status(env, st);
     return r;
+}
+
+JNIEXPORT void JNICALL Java_org_dpmo_PrivacyBudget_initApprox(JNIEnv *env, jclass cls, jdoubleArray state, jdouble total,
+                                                              jdouble delta) {
+    (void)cls;
+    dpmo_budget b;
+    dpmo_status st = dpmo_budget_init_approx(&b, total, delta);
+    if (st != DPMO_OK) {
+        throw_status(env, st);
+        return;
+    }
+    budget_store(env, state, &b);
+}
+
+JNIEXPORT void JNICALL Java_org_dpmo_PrivacyBudget_chargeApprox(JNIEnv *env, jclass cls, jdoubleArray state,
+                                                                jdouble epsilon, jdouble delta) {
+    (void)cls;
+    dpmo_budget b;
+    if (!budget_load(env, state, &b)) return;
+    dpmo_status st = dpmo_budget_charge_approx(&b, epsilon, delta);
+    if (st != DPMO_OK) {
+        throw_status(env, st);
+        return;
+    }
+    budget_store(env, state, &b);
+}
+
+JNIEXPORT jdouble JNICALL Java_org_dpmo_PrivacyBudget_remainingDelta(JNIEnv *env, jclass cls, jdoubleArray state) {
+    (void)cls;
+    dpmo_budget b;
+    if (!budget_load(env, state, &b)) return 0.0;
+    double e = 0.0, d = 0.0;
+    dpmo_status st = dpmo_budget_remaining_approx(&b, &e, &d);
+    if (st != DPMO_OK) throw_status(env, st);
+    return d;
 }
 
 JNIEXPORT jdouble JNICALL Java_org_dpmo_Dpmo_advancedComposition(JNIEnv *env, jclass cls, jdouble eps0, jint k, jdouble delta_prime) {
@@ -1070,4 +1106,187 @@ JNIEXPORT jdoubleArray JNICALL Java_org_dpmo_Dpmo_privAggProbabilities(JNIEnv *e
     (void)cls;
     return (jdoubleArray)privagg(env, 1, NULL, utilities, m, weights, globals, deltas, max_distance, dampening, 0, epsilon, 1,
                                  NULL);
+}
+
+/* ---------------------------------------------------------------------------- unknown domain: raw events */
+
+/* The Java layer (Dpmo.boundEvents, discoverPartitions, discoverTopK) has checked before calling these: units
+ * and items non-null and of equal length n, values null or of length n, every int >= 0, and a DP-SIPS-only
+ * `rounds` mapped to the C ABI's 0. Java long[] ids are the C ABI's uint64_t words (the same 64 bits). Every
+ * buffer the C ABI writes is malloc'ed here before anything is locked; the Java results are built from them
+ * after finish(), so nothing is allocated while the arrays are pinned. */
+
+/* Scratch words of the discovery functions for n events (dpmo_discover_scratch_len): an argument error
+ * (overflow) before anything is locked. */
+static uint64_t *discover_scratch(call_t *c, size_t n, size_t *len) {
+    *len = 0;
+    if (!lengths_ok(c, dpmo_discover_scratch_len(n, len))) return NULL;
+    return scratch(c, *len, sizeof(uint64_t));
+}
+
+/* A Java long[] of `count` words from a C buffer (after finish: no array is pinned). NULL with an exception
+ * pending on failure. */
+static jlongArray long_array(JNIEnv *env, const uint64_t *src, size_t count) {
+    jlongArray out = (*env)->NewLongArray(env, (jsize)count);
+    if (out == NULL) return NULL;
+    if (count > 0) (*env)->SetLongArrayRegion(env, out, 0, (jsize)count, (const jlong *)src);
+    return (*env)->ExceptionCheck(env) ? NULL : out;
+}
+
+/* malloc of count elements of size bytes (at least one) that finish() does not free: a C result read after
+ * finish(), freed by the caller on every path. NULL with the call failed (overflow or OutOfMemoryError). */
+static void *result_buffer(call_t *c, size_t count, size_t size) {
+    if (c->failed) return NULL;
+    if (count == 0) count = 1;
+    if (count > SIZE_MAX / size) {
+        fail(c, DPMO_OVERFLOW);
+        return NULL;
+    }
+    void *p = malloc(count * size);
+    if (p == NULL) {
+        throw_oom(c->env, "dpmo: result allocation failed");
+        c->failed = 1;
+    }
+    return p;
+}
+
+/* Returns {items, units, events, sums} (four long[] of one entry per distinct kept item); the value grid is
+ * written to grid_out[0]. */
+JNIEXPORT jobjectArray JNICALL Java_org_dpmo_Dpmo_boundEventsNative(JNIEnv *env, jclass cls, jobject rng,
+                                                                     jlongArray units, jlongArray items,
+                                                                     jdoubleArray values, jint max_items,
+                                                                     jint max_per_item, jdouble lo, jdouble hi,
+                                                                     jdoubleArray grid_out) {
+    (void)cls;
+    call_t c;
+    call_init(&c, env);
+    jobjectArray out = NULL;
+    size_t n = (size_t)length_of(env, units), scratch_len, count = 0;
+    double grid = 0.0;
+    uint64_t *scr = discover_scratch(&c, n, &scratch_len);
+    dpmo_item_total *totals = result_buffer(&c, n, sizeof *totals);
+    if (c.failed) goto done;
+    if (!take_states(&c, rng, NULL)) goto done;
+    int u = want(&c, units, (jsize)n, 0);
+    int i = want(&c, items, (jsize)n, 0);
+    int v = want(&c, values, (jsize)n, 0);
+    if (!begin_call(&c)) goto done;
+    dpmo_status st = dpmo_bound_events(c.rng_p, (const uint64_t *)pinned(&c, u), (const uint64_t *)pinned(&c, i),
+                                       (const double *)pinned(&c, v), n, (size_t)max_items, (size_t)max_per_item, lo,
+                                       hi, scr, scratch_len, totals, n == 0 ? 1 : n, &count, &grid);
+    if (!finish(&c, st)) goto out;
+    /* One long[] per field (so any count up to n fits a Java array), built after finish(): nothing is pinned. */
+    jclass long_array_class = (*env)->FindClass(env, "[J");
+    if (long_array_class == NULL) goto out;
+    jobjectArray cols = (*env)->NewObjectArray(env, 4, long_array_class, NULL);
+    (*env)->DeleteLocalRef(env, long_array_class);
+    if (cols == NULL) goto out;
+    uint64_t *words = (uint64_t *)(void *)totals;
+    _Static_assert(sizeof(dpmo_item_total) == 4 * sizeof(uint64_t), "dpmo_item_total is four words");
+    for (int j = 0; j < 4; j++) {
+        uint64_t *col = result_buffer(&c, count, sizeof *col);
+        if (col == NULL) goto out;
+        for (size_t r = 0; r < count; r++) col[r] = words[4 * r + (size_t)j];
+        jlongArray a = long_array(env, col, count);
+        free(col);
+        if (a == NULL) goto out;
+        (*env)->SetObjectArrayElement(env, cols, j, a);
+        (*env)->DeleteLocalRef(env, a);
+        if ((*env)->ExceptionCheck(env)) goto out;
+    }
+    (*env)->SetDoubleArrayRegion(env, grid_out, 0, 1, &grid);
+    if (!(*env)->ExceptionCheck(env)) out = cols;
+    goto out;
+done:
+    finish(&c, DPMO_OK);
+out:
+    free(totals);
+    return out;
+}
+
+/* Partition selection: the selected items, ascending as unsigned 64-bit words. */
+JNIEXPORT jlongArray JNICALL Java_org_dpmo_Dpmo_discoverPartitionsNative(JNIEnv *env, jclass cls, jobject rng,
+                                                                          jlongArray units, jlongArray items,
+                                                                          jint max_items, jint mechanism, jint rounds,
+                                                                          jdouble epsilon, jdouble delta,
+                                                                          jobject budget) {
+    (void)cls;
+    call_t c;
+    call_init(&c, env);
+    jlongArray out = NULL;
+    size_t n = (size_t)length_of(env, units), scratch_len, count = 0;
+    uint64_t *scr = discover_scratch(&c, n, &scratch_len);
+    uint64_t *picked = result_buffer(&c, n, sizeof *picked);
+    if (c.failed) goto done;
+    if (!take_states(&c, rng, budget)) goto done;
+    int u = want(&c, units, (jsize)n, 0);
+    int i = want(&c, items, (jsize)n, 0);
+    if (!begin_call(&c)) goto done;
+    dpmo_status st = dpmo_discover_partitions(c.rng_p, (const uint64_t *)pinned(&c, u),
+                                              (const uint64_t *)pinned(&c, i), n, (size_t)max_items,
+                                              (uint32_t)mechanism, (uint32_t)rounds, epsilon, delta, scr, scratch_len,
+                                              picked, n == 0 ? 1 : n, &count, c.budget_p);
+    if (finish(&c, st)) out = long_array(env, picked, count);
+    goto out;
+done:
+    finish(&c, DPMO_OK);
+out:
+    free(picked);
+    return out;
+}
+
+/* Unknown-domain top-k: the items in selection order; {stopped (0 or 1), epsilon spent, delta spent} into
+ * outcome[0..3]. */
+JNIEXPORT jlongArray JNICALL Java_org_dpmo_Dpmo_discoverTopKNative(JNIEnv *env, jclass cls, jobject rng,
+                                                                    jlongArray units, jlongArray items,
+                                                                    jdoubleArray values, jint score, jint k,
+                                                                    jint k_bar, jint max_items, jint max_per_item,
+                                                                    jdouble lo, jdouble hi, jdouble epsilon,
+                                                                    jdouble delta, jobject budget,
+                                                                    jdoubleArray outcome) {
+    (void)cls;
+    call_t c;
+    call_init(&c, env);
+    jlongArray out = NULL;
+    size_t n = (size_t)length_of(env, units), scratch_len, work_len = 0;
+    dpmo_top_k_result res;
+    memset(&res, 0, sizeof res);
+    uint64_t *scr = discover_scratch(&c, n, &scratch_len);
+    /* k, k̄ >= 0 here (a jint k̄ is within the C ABI's limit of 2^32 - 1). */
+    if (!c.failed && !lengths_ok(&c, dpmo_discover_top_k_work_len((size_t)k_bar, &work_len))) goto done;
+    uint64_t *work = scratch(&c, work_len, sizeof *work);
+    uint64_t *picked = result_buffer(&c, k == 0 ? 1 : (size_t)k, sizeof *picked);
+    if (c.failed) {
+        free(picked);
+        goto done;
+    }
+    if (!take_states(&c, rng, budget)) {
+        free(picked);
+        goto done;
+    }
+    int u = want(&c, units, (jsize)n, 0);
+    int i = want(&c, items, (jsize)n, 0);
+    int v = want(&c, values, (jsize)n, 0);
+    if (!begin_call(&c)) {
+        free(picked);
+        goto done;
+    }
+    dpmo_status st = dpmo_discover_top_k(c.rng_p, (const uint64_t *)pinned(&c, u), (const uint64_t *)pinned(&c, i),
+                                         (const double *)pinned(&c, v), n, (size_t)max_items, (size_t)max_per_item, lo,
+                                         hi, (uint32_t)score, (size_t)k, (size_t)k_bar, epsilon, delta, scr,
+                                         scratch_len, work, work_len, picked, k == 0 ? 1 : (size_t)k, &res,
+                                         c.budget_p);
+    if (finish(&c, st)) {
+        out = long_array(env, picked, res.count);
+        if (out != NULL) {
+            jdouble o[3] = {res.stopped ? 1.0 : 0.0, res.epsilon, res.delta};
+            (*env)->SetDoubleArrayRegion(env, outcome, 0, 3, o);
+            if ((*env)->ExceptionCheck(env)) out = NULL;
+        }
+    }
+    free(picked);
+    return out;
+done:
+    finish(&c, DPMO_OK);
+    return NULL;
 }

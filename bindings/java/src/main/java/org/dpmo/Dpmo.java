@@ -593,6 +593,216 @@ public final class Dpmo {
      */
     public static native double[] paretoScores(double[] utilities, int m, int dominance);
 
+    // ------------------------------------------------------------------- unknown domain: raw events
+
+    /** Partition selection: truncated geometric thresholding (Desfontaines et al. 2022; optimal for L = 1). */
+    public static final int PARTITION_TRUNCATED_GEOMETRIC = 0;
+    /** Partition selection: unit counts plus exact discrete Laplace noise, thresholded. */
+    public static final int PARTITION_LAPLACE = 1;
+    /** Partition selection: unit counts plus exact discrete Gaussian noise, thresholded. */
+    public static final int PARTITION_GAUSSIAN = 2;
+    /** Partition selection: weights 1/√|S_u| per unit plus discrete Gaussian noise, thresholded (Gopi et al.). */
+    public static final int PARTITION_WEIGHTED_GAUSSIAN = 3;
+    /** Partition selection: DP-SIPS (Swanberg et al. 2023), {@code rounds} rounds of weighted Gaussian thresholding. */
+    public static final int PARTITION_SIPS = 4;
+    /** The most DP-SIPS rounds. */
+    public static final int PARTITION_MAX_ROUNDS = 8;
+    /** The most items per unit, L. */
+    public static final int DISCOVER_MAX_ITEMS = 1 << 20;
+
+    /** Top-k score: distinct units with a kept contribution to the item (Δ∞ = 1). */
+    public static final int SCORE_UNITS = 0;
+    /** Top-k score: kept events on the item (Δ∞ = C). */
+    public static final int SCORE_EVENTS = 1;
+    /** Top-k score: the sum of the kept values clamped to [lo, hi], 0 ≤ lo ≤ hi, hi &gt; 0 (Δ∞ = C · hi). */
+    public static final int SCORE_SUM = 2;
+
+    private static DpmoException error(int status) {
+        return new DpmoException(status, statusMessage(status));
+    }
+
+    /** The checks the C ABI cannot make through a pointer: non-null events of one length, ints ≥ 0. */
+    private static void checkEvents(long[] units, long[] items, double[] values, int... nonNegative) {
+        if (units == null || items == null) throw error(DpmoException.NULL_POINTER);
+        if (units.length != items.length || (values != null && values.length != units.length)) {
+            throw error(DpmoException.LENGTH_MISMATCH);
+        }
+        for (int x : nonNegative) {
+            if (x < 0) throw error(DpmoException.INVALID_ARGUMENT);
+        }
+    }
+
+    /**
+     * Contribution bounding alone ({@code dpmo_bound_events}): each unit keeps at most {@code maxItems} (L) of
+     * its distinct items and at most {@code maxPerItem} (C) events on each, chosen uniformly at random from a
+     * stream of its own (keyed by one key drawn from {@code rng}, so one unit's events never change another's
+     * choices); each kept value is clamped to [lo, hi] (a NaN value counts as 0). Not a release: the totals are
+     * exact, for a mechanism of yours with the sensitivities of {@link BoundedEvents}. No budget is charged.
+     * Draws one key (four words) from the generator, whatever the events.
+     *
+     * @param rng the generator the key comes from
+     * @param units the privacy unit of each event (any 64-bit ids)
+     * @param items the item of each event (any 64-bit ids)
+     * @param values the value of each event, or null for counts only (then lo = hi = 0)
+     * @param maxItems L, 1 ≤ L ≤ {@link #DISCOVER_MAX_ITEMS}
+     * @param maxPerItem C ≥ 1
+     * @param lo the lower clamp (finite, lo ≤ hi)
+     * @param hi the upper clamp (finite; max(|lo|, |hi|) 0 or within [2<sup>-600</sup>, 2<sup>600</sup>])
+     * @return the bounded totals per distinct kept item, sorted by item (unsigned)
+     * @throws DpmoException NULL_POINTER for null units or items, LENGTH_MISMATCH for events of different
+     *     lengths, INVALID_ARGUMENT for bad bounds (nothing drawn)
+     */
+    public static BoundedEvents boundEvents(DpmoRng rng, long[] units, long[] items, double[] values, int maxItems,
+            int maxPerItem, double lo, double hi) {
+        checkEvents(units, items, values, maxItems, maxPerItem);
+        double[] grid = new double[1];
+        long[][] columns = boundEventsNative(rng, units, items, values, maxItems, maxPerItem, lo, hi, grid);
+        return new BoundedEvents(columns, grid[0]);
+    }
+
+    /**
+     * {@link #boundEvents(DpmoRng, long[], long[], double[], int, int, double, double)} without values.
+     *
+     * @param rng the generator the key comes from
+     * @param units the privacy unit of each event
+     * @param items the item of each event
+     * @param maxItems L, 1 ≤ L ≤ {@link #DISCOVER_MAX_ITEMS}
+     * @param maxPerItem C ≥ 1
+     * @return the bounded totals per distinct kept item
+     */
+    public static BoundedEvents boundEvents(DpmoRng rng, long[] units, long[] items, int maxItems, int maxPerItem) {
+        return boundEvents(rng, units, items, null, maxItems, maxPerItem, 0.0, 0.0);
+    }
+
+    /**
+     * Private partition selection from raw events, with no candidate list ({@code dpmo_discover_partitions}):
+     * bounds each unit to at most {@code maxItems} (L) of its distinct items (chosen uniformly at random), then
+     * releases the items whose noisy count passes a threshold, by {@code mechanism}. An item no unit has is
+     * never released. (ε, δ)-DP for adding or removing all the events of one unit. Every noise is exact and
+     * every comparison an integer one.
+     *
+     * <p>{@code budget} (nullable) is charged (ε, δ) before the events are read; a pure-ε budget refuses the
+     * charge (BUDGET_EXHAUSTED): make it with {@link PrivacyBudget#PrivacyBudget(double, double)}. Draws one
+     * key (four words) from the generator, whatever the events. No event is an empty dataset (nothing released,
+     * still charged), not an error.
+     *
+     * @param rng the generator the key comes from
+     * @param units the privacy unit of each event (any 64-bit ids)
+     * @param items the item of each event (any 64-bit ids)
+     * @param maxItems L, 1 ≤ L ≤ {@link #DISCOVER_MAX_ITEMS}
+     * @param epsilon ε (finite, &gt; 0)
+     * @param delta δ, in [2<sup>-300</sup>, 1)
+     * @param mechanism one of the {@code PARTITION_*} constants
+     * @param rounds the DP-SIPS rounds, 1 to {@link #PARTITION_MAX_ROUNDS}, for {@link #PARTITION_SIPS}; 1 for
+     *     the other mechanisms
+     * @param budget charged (ε, δ) once the arguments are valid, or refuses the call; null for none
+     * @return the selected items, ascending as unsigned 64-bit words
+     * @throws DpmoException NULL_POINTER, LENGTH_MISMATCH, INVALID_EPSILON, INVALID_ARGUMENT (δ, mechanism,
+     *     rounds, L, or parameters beyond the exact samplers' ranges), BUDGET_EXHAUSTED (nothing drawn, nothing
+     *     charged)
+     */
+    public static long[] discoverPartitions(DpmoRng rng, long[] units, long[] items, int maxItems, double epsilon,
+            double delta, int mechanism, int rounds, PrivacyBudget budget) {
+        checkEvents(units, items, null, maxItems, rounds);
+        // The C ABI's rounds is 0 for every mechanism but DP-SIPS; here it is 1 (one round), as in Python.
+        if (mechanism != PARTITION_SIPS) {
+            if (rounds != 1) throw error(DpmoException.INVALID_ARGUMENT);
+            rounds = 0;
+        }
+        return discoverPartitionsNative(rng, units, items, maxItems, mechanism, rounds, epsilon, delta, budget);
+    }
+
+    /**
+     * {@link #discoverPartitions(DpmoRng, long[], long[], int, double, double, int, int, PrivacyBudget)} with the
+     * default mechanism, {@link #PARTITION_WEIGHTED_GAUSSIAN}.
+     *
+     * @param rng the generator the key comes from
+     * @param units the privacy unit of each event
+     * @param items the item of each event
+     * @param maxItems L, 1 ≤ L ≤ {@link #DISCOVER_MAX_ITEMS}
+     * @param epsilon ε (finite, &gt; 0)
+     * @param delta δ, in [2<sup>-300</sup>, 1)
+     * @param budget charged (ε, δ) once the arguments are valid, or refuses the call; null for none
+     * @return the selected items, ascending as unsigned 64-bit words
+     */
+    public static long[] discoverPartitions(DpmoRng rng, long[] units, long[] items, int maxItems, double epsilon,
+            double delta, PrivacyBudget budget) {
+        return discoverPartitions(rng, units, items, maxItems, epsilon, delta, PARTITION_WEIGHTED_GAUSSIAN, 1,
+                budget);
+    }
+
+    /**
+     * Top-k over an unknown domain (Durfee &amp; Rogers 2019), from raw events ({@code dpmo_discover_top_k}):
+     * bounds the contributions (L items per unit, C events per unit and item, values clamped to [lo, hi]),
+     * takes the k̄ items with the largest {@code score} and a threshold candidate ⊥ at
+     * h<sub>(k̄+1)</sub> + Δ∞ + ⌈Δ∞ ln(min(L, k̄)/δ)/ε₀⌉, ε₀ = ε/k, and picks up to k of them by the exact
+     * exponential mechanism (∝ exp(ε₀ h/Δ∞)), stopping when ⊥ wins. (ε, δ)-DP for adding or removing all the
+     * events of one unit.
+     *
+     * <p>Pay what you get: a run that stops at ⊥ after ℓ items costs (ε₀ (ℓ + 1), δ), one that returns k items
+     * (ε, δ). {@code budget} (nullable) is charged (ε, δ) before the events are read and refunded the
+     * difference after the run; a pure-ε budget refuses the charge. Draws one key (four words) from the
+     * generator, whatever the events. No event is an empty dataset (⊥ competes alone), not an error.
+     *
+     * @param rng the generator the key comes from
+     * @param units the privacy unit of each event (any 64-bit ids)
+     * @param items the item of each event (any 64-bit ids)
+     * @param values the value of each event (required by {@link #SCORE_SUM}), or null (then lo = hi = 0)
+     * @param score {@link #SCORE_UNITS}, {@link #SCORE_EVENTS} or {@link #SCORE_SUM}
+     * @param k how many items at most, 1 ≤ k ≤ k̄
+     * @param kBar k̄, how many of the top items compete
+     * @param maxItems L, 1 ≤ L ≤ {@link #DISCOVER_MAX_ITEMS}
+     * @param maxPerItem C ≥ 1
+     * @param lo the lower clamp of the values (0 ≤ lo ≤ hi for {@link #SCORE_SUM})
+     * @param hi the upper clamp of the values (hi &gt; 0 for {@link #SCORE_SUM})
+     * @param epsilon ε for the whole selection (finite, &gt; 0)
+     * @param delta δ, in [2<sup>-300</sup>, 1)
+     * @param budget charged (ε, δ) once the arguments are valid, then what the run spent; null for none
+     * @return the items in selection order, whether the run stopped at ⊥, and the (ε, δ) spent
+     * @throws DpmoException NULL_POINTER, LENGTH_MISMATCH, INVALID_EPSILON, INVALID_ARGUMENT (k, k̄, score,
+     *     bounds, δ, L, C), BUDGET_EXHAUSTED (nothing drawn, nothing charged)
+     */
+    public static TopKFromEvents discoverTopK(DpmoRng rng, long[] units, long[] items, double[] values, int score,
+            int k, int kBar, int maxItems, int maxPerItem, double lo, double hi, double epsilon, double delta,
+            PrivacyBudget budget) {
+        checkEvents(units, items, values, k, kBar, maxItems, maxPerItem);
+        double[] outcome = new double[3];
+        long[] picked = discoverTopKNative(rng, units, items, values, score, k, kBar, maxItems, maxPerItem, lo, hi,
+                epsilon, delta, budget, outcome);
+        return new TopKFromEvents(picked, outcome[0] != 0.0, outcome[1], outcome[2]);
+    }
+
+    /**
+     * {@link #discoverTopK(DpmoRng, long[], long[], double[], int, int, int, int, int, double, double, double,
+     * double, PrivacyBudget)} by distinct units ({@link #SCORE_UNITS}, C = 1, no values).
+     *
+     * @param rng the generator the key comes from
+     * @param units the privacy unit of each event
+     * @param items the item of each event
+     * @param k how many items at most, 1 ≤ k ≤ k̄
+     * @param kBar k̄, how many of the top items compete
+     * @param maxItems L, 1 ≤ L ≤ {@link #DISCOVER_MAX_ITEMS}
+     * @param epsilon ε for the whole selection (finite, &gt; 0)
+     * @param delta δ, in [2<sup>-300</sup>, 1)
+     * @param budget charged (ε, δ) once the arguments are valid, then what the run spent; null for none
+     * @return the items in selection order, whether the run stopped at ⊥, and the (ε, δ) spent
+     */
+    public static TopKFromEvents discoverTopK(DpmoRng rng, long[] units, long[] items, int k, int kBar, int maxItems,
+            double epsilon, double delta, PrivacyBudget budget) {
+        return discoverTopK(rng, units, items, null, SCORE_UNITS, k, kBar, maxItems, 1, 0.0, 0.0, epsilon, delta,
+                budget);
+    }
+
+    private static native long[][] boundEventsNative(DpmoRng rng, long[] units, long[] items, double[] values,
+            int maxItems, int maxPerItem, double lo, double hi, double[] gridOut);
+
+    private static native long[] discoverPartitionsNative(DpmoRng rng, long[] units, long[] items, int maxItems,
+            int mechanism, int rounds, double epsilon, double delta, PrivacyBudget budget);
+
+    private static native long[] discoverTopKNative(DpmoRng rng, long[] units, long[] items, double[] values,
+            int score, int k, int kBar, int maxItems, int maxPerItem, double lo, double hi, double epsilon,
+            double delta, PrivacyBudget budget, double[] outcome);
+
     // -------------------------------------------------------------------------------------- composition
 
     /**

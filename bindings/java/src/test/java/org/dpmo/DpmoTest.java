@@ -26,7 +26,7 @@ public final class DpmoTest {
     private static final List<String> NAMES = new ArrayList<>();
     private static final List<Body> BODIES = new ArrayList<>();
 
-    private static void test(String name, Body body) {
+    static void test(String name, Body body) {
         NAMES.add(name);
         BODIES.add(body);
     }
@@ -1268,6 +1268,7 @@ public final class DpmoTest {
 
     public static void main(String[] args) {
         register();
+        DiscoveryTest.register();
         int passed = 0, failed = 0;
         System.out.println("dpmo " + Dpmo.version() + " Java binding tests (" + System.getProperty("java.vm.name") + " "
                 + System.getProperty("java.version") + ")");
