@@ -22,6 +22,10 @@ The pipeline, for events (unit, candidate, value) in a DataFrame and a public ca
   pass of coins (permute-and-flip) or a few passes of proposals (exponential mechanism). The scores stay
   on the executors; only a handful of numbers per partition reach the driver. The budget is charged once
   per release, on the driver.
+* **No candidate list** (:func:`discover_partitions`, :func:`select_top_k_from_events`): the unknown-domain
+  pipeline of :mod:`dpmo.discovery` with the single-node law — bounding per unit on the executors, partition
+  decisions per item on the executors (the core's samplers), or the top k̄ + 1 scores peeled on the driver
+  (Durfee & Rogers, pay what you get). DP-SIPS is refused on Spark.
 * **Multi-objective** (:func:`select_multi`): the n × m utilities are aggregated on the cluster and collected;
   PrivPareto or PrivAgg runs on the driver with the core (n · m · 8 bytes on the driver; see the README for
   the n up to which this is sensible).
