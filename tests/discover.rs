@@ -580,3 +580,155 @@ fn the_thresholds_quoted_in_docs_discovery() {
         assert_eq!(plan(PartitionSelection::Gaussian).threshold(0).unwrap(), gaussian);
     }
 }
+
+/// The selections from statistics and scores aggregated elsewhere (what `dpmo.spark` runs after a distributed
+/// bounding) make the same draws as the one-process forms: the same generator, the statistics of the same
+/// bounded contributions in item order → the very same output, draw for draw. A weight computed from
+/// another |S_u| (a unit's items counted per Spark task instead of per unit) changes the output.
+#[test]
+fn selections_from_aggregated_statistics_match_the_one_process_forms() {
+    use dpmo::discover::{select_partitions_from_statistics, select_top_k_from_scores, weight};
+    let units: Vec<Unit> = vec![[2, 1, 0, 1], [1, 2, 1, 0], [0, 1, 2, 2], [1, 0, 0, 1], [2, 2, 2, 2]];
+    let (us, is, vs) = events_of(&units, 0.75);
+    let mut scratch = vec![Contribution::default(); us.len()];
+    let mut out = vec![0u64; us.len()];
+    let mut out2 = vec![0u64; us.len()];
+    let mut totals = vec![ItemTotal::default(); us.len()];
+    let mut differs = 0;
+    for how in [
+        PartitionSelection::TruncatedGeometric,
+        PartitionSelection::Laplace,
+        PartitionSelection::Gaussian,
+        PartitionSelection::WeightedGaussian,
+    ] {
+        let l = 2;
+        let plan = PartitionPlan::new(how, 1.0, 0.3, l).unwrap();
+        let bounds = Bounds {
+            max_items: l,
+            max_per_item: 1,
+            clamp: None,
+        };
+        let ev = Events {
+            units: &us,
+            items: &is,
+            values: None,
+        };
+        for seed in 0..300 {
+            let mut b = bound(&mut rng(seed), &ev, &bounds, &mut scratch).unwrap();
+            let kept: Vec<Contribution> = b.contributions().to_vec();
+            let k = b.totals(&mut totals).unwrap();
+            let items: Vec<u64> = totals[..k].iter().map(|t| t.item).collect();
+            let stat = |per_unit: &dyn Fn(&Contribution) -> u64| -> Vec<u64> {
+                items
+                    .iter()
+                    .map(|&i| kept.iter().filter(|c| c.item == i).map(per_unit).sum())
+                    .collect()
+            };
+            let stats = match how {
+                PartitionSelection::WeightedGaussian => stat(&|c| weight(plan.grid().unwrap(), u64::from(c.tag))),
+                _ => stat(&|_| 1),
+            };
+            let (mut g1, mut g2) = (rng(1000 + seed), rng(1000 + seed));
+            let n1 = select_partitions_with_plan(&mut g1, &mut b, &plan, &mut out).unwrap();
+            let n2 = select_partitions_from_statistics(&mut g2, &plan, &items, &stats, &mut out2).unwrap();
+            assert_eq!(out[..n1], out2[..n2], "{how:?} seed {seed}");
+            assert_eq!(g1.next_u64(), g2.next_u64(), "one key drawn by both");
+            if how == PartitionSelection::WeightedGaussian {
+                // The broken variant: every unit weighted as if it kept one item (its share of one task).
+                let broken = stat(&|_| weight(plan.grid().unwrap(), 1));
+                let mut g3 = rng(1000 + seed);
+                let n3 = select_partitions_from_statistics(&mut g3, &plan, &items, &broken, &mut out2).unwrap();
+                differs += usize::from(out[..n1] != out2[..n3]);
+            }
+        }
+    }
+    assert!(differs > 0, "weights from the wrong |S_u| went unnoticed");
+    // Top-k: the scores of the bounded contributions, in any order, give the same picks and charge.
+    for score in [TopKScore::Units, TopKScore::Events, TopKScore::Sum] {
+        let bounds = Bounds {
+            max_items: 2,
+            max_per_item: 2,
+            clamp: (score == TopKScore::Sum).then_some((0.0, 1.0)),
+        };
+        let ev = Events {
+            units: &us,
+            items: &is,
+            values: (score == TopKScore::Sum).then_some(&vs[..]),
+        };
+        let plan = TopKPlan::new(score, 2, 3, 2.0, 0.2, &bounds).unwrap();
+        let mut work = vec![0u64; top_k_work_len(3).unwrap()];
+        let (mut o1, mut o2) = ([0u64; 2], [0u64; 2]);
+        for seed in 0..300 {
+            let mut b = bound(&mut rng(seed), &ev, &bounds, &mut scratch).unwrap();
+            let k = b.totals(&mut totals).unwrap();
+            let mut items: Vec<u64> = totals[..k].iter().map(|t| t.item).collect();
+            let mut scores: Vec<u128> = totals[..k]
+                .iter()
+                .map(|t| match score {
+                    TopKScore::Units => u128::from(t.units),
+                    TopKScore::Events => u128::from(t.events),
+                    TopKScore::Sum => t.sum.max(0) as u128,
+                })
+                .collect();
+            items.reverse();
+            scores.reverse();
+            let (mut g1, mut g2) = (rng(2000 + seed), rng(2000 + seed));
+            let r1 = select_top_k_with_plan(&mut g1, &mut b, score, &plan, &mut work, &mut o1).unwrap();
+            let r2 = select_top_k_from_scores(&mut g2, &plan, &items, &scores, &mut work, &mut o2).unwrap();
+            assert_eq!(
+                (r1, o1[..r1.len].to_vec()),
+                (r2, o2[..r2.len].to_vec()),
+                "{score:?} seed {seed}"
+            );
+            assert_eq!(g1.next_u64(), g2.next_u64());
+        }
+    }
+}
+
+#[test]
+fn selections_from_aggregated_statistics_refuse_bad_arguments_and_draw_nothing() {
+    use dpmo::discover::{select_partitions_from_statistics, select_top_k_from_scores, MAX_SCORE};
+    let mut g = rng(7);
+    let before = g.clone();
+    let mut out = [0u64; 4];
+    let plan = PartitionPlan::new(PartitionSelection::Laplace, 1.0, 1e-3, 1).unwrap();
+    let sips = PartitionPlan::new(PartitionSelection::Sips { rounds: 2 }, 1.0, 1e-3, 1).unwrap();
+    for (p, items, stats, want) in [
+        (&sips, &[1u64, 2][..], &[1u64, 1][..], Error::Unsupported),
+        (&plan, &[1, 2], &[1], Error::LengthMismatch),
+        (&plan, &[1, 2, 3, 4, 5], &[1, 1, 1, 1, 1], Error::LengthMismatch),
+        (&plan, &[1, 2], &[1, 0], Error::InvalidArgument),
+        (&plan, &[3, 2, 3], &[1, 1, 1], Error::InvalidArgument),
+        (&plan, &[2, 2], &[1, 1], Error::InvalidArgument),
+    ] {
+        assert_eq!(
+            select_partitions_from_statistics(&mut g, p, items, stats, &mut out),
+            Err(want)
+        );
+    }
+    let bounds = Bounds {
+        max_items: 1,
+        max_per_item: 1,
+        clamp: None,
+    };
+    let tk = TopKPlan::new(TopKScore::Units, 2, 2, 1.0, 1e-3, &bounds).unwrap();
+    let mut work = vec![0u64; top_k_work_len(2).unwrap()];
+    assert_eq!(
+        select_top_k_from_scores(&mut g, &tk, &[1, 2], &[1], &mut work, &mut out).map(|_| ()),
+        Err(Error::LengthMismatch)
+    );
+    assert_eq!(
+        select_top_k_from_scores(&mut g, &tk, &[1], &[MAX_SCORE], &mut work, &mut out).map(|_| ()),
+        Err(Error::InvalidArgument)
+    );
+    assert_eq!(
+        select_top_k_from_scores(&mut g, &tk, &[1], &[1], &mut work[..5], &mut out).map(|_| ()),
+        Err(Error::ScratchTooSmall)
+    );
+    assert_eq!(
+        select_top_k_from_scores(&mut g, &tk, &[1], &[1], &mut work, &mut out[..1]).map(|_| ()),
+        Err(Error::LengthMismatch)
+    );
+    assert_eq!(g, before);
+    assert_eq!(out, [0; 4]);
+}

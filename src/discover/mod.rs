@@ -11,6 +11,7 @@
 //! | partition selection: truncated geometric, Laplace, Gaussian, weighted Gaussian, DP-SIPS | [`select_partitions`] | (ε, δ)-DP |
 //! | top-k over an unknown domain (Durfee & Rogers), pay-what-you-get | [`select_top_k_unknown`] | (ε₀(ℓ + 1), δ) for ℓ items before ⊥ |
 //! | both in one call, from events | [`discover_partitions`], [`discover_top_k`] | as above |
+//! | the selections from per-item statistics or scores aggregated elsewhere (a distributed bounding) | [`select_partitions_from_statistics`], [`select_top_k_from_scores`] | as above, if the aggregation has the bounding's law |
 //!
 //! **Neighbouring datasets** differ in all the events of one privacy unit (added or removed). Items are
 //! arbitrary 64-bit ids from the data; none is ever released unless the mechanism selects it.
@@ -67,7 +68,10 @@ pub mod topk;
 pub mod weighted;
 
 pub use bound::{bound, Bounded, Bounds, Contribution, Events, ItemTotal, MAX_ITEMS_PER_UNIT};
-pub use topk::{select_top_k_unknown, select_top_k_with_plan, top_k_work_len, TopKOutcome, TopKPlan, TopKScore};
+pub use topk::{
+    select_top_k_from_scores, select_top_k_unknown, select_top_k_with_plan, top_k_work_len, TopKOutcome, TopKPlan,
+    TopKScore, MAX_SCORE,
+};
 pub use weighted::weight;
 
 use crate::exact::gaussian::GaussianVariance;
@@ -269,6 +273,67 @@ pub fn select_partitions_with_plan<R: Rng + ?Sized>(
         }
     }
     out[..n].sort_unstable();
+    Ok(n)
+}
+
+/// Partition selection from per-item statistics computed elsewhere — by a distributed bounding (a Spark
+/// job, `dpmo.spark.discover_partitions`) that applied [`bound()`]'s law per unit and summed per item: for
+/// truncated geometric, Laplace and Gaussian thresholding the statistic of an item is its number of units
+/// with a kept contribution; for weighted Gaussian thresholding it is Σ [`weight`]`(plan.grid(), |S_u|)`
+/// over those units (|S_u| the unit's number of kept items). Writes the selected items to `out`, sorted,
+/// and returns their number.
+///
+/// The decision of each item is the one [`select_partitions_with_plan`] makes (the same sampler, plan and
+/// integer comparison), independent across items given the statistics: so a selection split over several
+/// calls (each with its own generator, each item in exactly one call) has the law of one call over all
+/// the items, and that of [`select_partitions_with_plan`] when the statistics have the bounding's law.
+/// The guarantee ((ε, δ)-DP for adding or removing one unit) holds only if the statistics come from
+/// contributions bounded per *unit* to at most L items (the plan's), and every item with a kept
+/// contribution is in exactly one call. `items` must be strictly ascending (distinct, and a canonical
+/// order: the same items and statistics give the same draws, whatever order they were aggregated in).
+///
+/// Draws exactly one key (four words) from `rng` ([`crate::rng::call_stream`]), after every argument
+/// check, whatever the statistics.
+///
+/// Errors (nothing drawn, nothing written): DP-SIPS (its rounds re-weight units by the items already found,
+/// which per-item statistics cannot express) → [`Error::Unsupported`]; `items` and `statistics` of
+/// different lengths, or `out` shorter than `items` → [`Error::LengthMismatch`]; a statistic 0 (an item
+/// without a contribution is never a candidate) or `items` not strictly ascending →
+/// [`Error::InvalidArgument`].
+pub fn select_partitions_from_statistics<R: Rng + ?Sized>(
+    rng: &mut R,
+    plan: &PartitionPlan,
+    items: &[u64],
+    statistics: &[u64],
+    out: &mut [u64],
+) -> Result<usize, Error> {
+    if matches!(plan.inner, Inner::Sips(_)) {
+        return Err(Error::Unsupported);
+    }
+    if items.len() != statistics.len() || out.len() < items.len() {
+        return Err(Error::LengthMismatch);
+    }
+    if statistics.contains(&0) {
+        return Err(Error::InvalidArgument);
+    }
+    if items.windows(2).any(|w| w[0] >= w[1]) {
+        return Err(Error::InvalidArgument);
+    }
+    let mut g = crate::rng::call_stream(rng);
+    let mut n = 0;
+    for (&item, &s) in items.iter().zip(statistics) {
+        let keep = match &plan.inner {
+            Inner::Geometric(p) => geometric::keep(&mut g, p, s),
+            Inner::Laplace(p) => threshold::laplace_keep(&mut g, p, s),
+            Inner::Gaussian(p) => threshold::gaussian_keep(&mut g, &p.variance, p.threshold, s),
+            Inner::Weighted(p) => threshold::gaussian_keep(&mut g, &p.variance, p.threshold, s),
+            Inner::Sips(_) => false,
+        };
+        if keep {
+            out[n] = item;
+            n += 1;
+        }
+    }
     Ok(n)
 }
 

@@ -306,13 +306,71 @@ pub fn select_top_k_with_plan<R: Rng + ?Sized>(
     }
     let mut stream = crate::rng::call_stream(rng);
     let (heap_w, rest) = work.split_at_mut(3 * cap);
-    let (words, rest) = rest.split_at_mut(2 * cap);
-    let items = &mut rest[..cap];
     let mut heap = Heap { w: heap_w, len: 0 };
     sort_by_item(bounded.entries);
     for run in item_runs(bounded.entries) {
         heap.push((score_of(run, score), run[0].item), cap);
     }
+    peel(&mut stream, plan, heap, rest, out)
+}
+
+/// The candidates' scores in score units stay below 2¹²⁰ (so that with the ⊥ offset, below 2¹⁰⁰, they fit
+/// an i128): the bound [`select_top_k_from_scores`] checks.
+pub const MAX_SCORE: u128 = 1 << 120;
+
+/// [`select_top_k_with_plan`] from per-item scores aggregated elsewhere — by a distributed bounding (a
+/// Spark job, `dpmo.spark.select_top_k_from_events`) that applied [`bound()`](super::bound())'s law per unit
+/// and summed per item with the plan's score (distinct units, kept events, or Σ max(0, sum) in value-grid
+/// units). `items[i]` has score `scores[i]`; the items must be distinct and include the top k̄ + 1 of all
+/// the items with a kept contribution in the order (score descending, item ascending) — the core's order,
+/// ties broken by item id — or all of them when there are fewer (more are allowed: the top k̄ + 1 are taken
+/// here). Then the candidates, ⊥ and the exact peeling are those of [`select_top_k_with_plan`], and so is
+/// the output's law when the scores have the bounding's law. Draws exactly one key (four words) from `rng`
+/// ([`crate::rng::call_stream`]), after every argument check, whatever the scores.
+///
+/// Errors (nothing drawn, nothing written): `items` and `scores` of different lengths, or `out` shorter
+/// than k → [`Error::LengthMismatch`]; a score ≥ [`MAX_SCORE`] → [`Error::InvalidArgument`]; a short
+/// `work` → [`Error::ScratchTooSmall`]. Repeated items are the caller's to rule out (they would be
+/// candidates twice).
+pub fn select_top_k_from_scores<R: Rng + ?Sized>(
+    rng: &mut R,
+    plan: &TopKPlan,
+    items: &[u64],
+    scores: &[u128],
+    work: &mut [u64],
+    out: &mut [u64],
+) -> Result<TopKOutcome, Error> {
+    let cap = plan.k_bar + 1;
+    if top_k_work_len(plan.k_bar).is_none_or(|n| work.len() < n) {
+        return Err(Error::ScratchTooSmall);
+    }
+    if out.len() < plan.k || items.len() != scores.len() {
+        return Err(Error::LengthMismatch);
+    }
+    if scores.iter().any(|&s| s >= MAX_SCORE) {
+        return Err(Error::InvalidArgument);
+    }
+    let mut stream = crate::rng::call_stream(rng);
+    let (heap_w, rest) = work.split_at_mut(3 * cap);
+    let mut heap = Heap { w: heap_w, len: 0 };
+    for (&item, &s) in items.iter().zip(scores) {
+        heap.push((s, item), cap);
+    }
+    peel(&mut stream, plan, heap, rest, out)
+}
+
+/// The top k̄ of `heap` (at most k̄ + 1 entries), ⊥ at h₍k̄₊₁₎ + offset, and the exact peeling; `rest` is
+/// the work after the heap's 3 (k̄ + 1) words.
+fn peel<R: Rng + ?Sized>(
+    stream: &mut R,
+    plan: &TopKPlan,
+    mut heap: Heap<'_>,
+    rest: &mut [u64],
+    out: &mut [u64],
+) -> Result<TopKOutcome, Error> {
+    let cap = plan.k_bar + 1;
+    let (words, rest) = rest.split_at_mut(2 * cap);
+    let items = &mut rest[..cap];
     heap.sort_best_first();
     let m = heap.len.min(plan.k_bar);
     let h_next = if heap.len > plan.k_bar {
@@ -337,7 +395,7 @@ pub fn select_top_k_with_plan<R: Rng + ?Sized>(
     let mut stopped = false;
     for _ in 0..plan.k {
         let p = select_int(
-            &mut stream,
+            stream,
             Selector::Exponential,
             &words[..2 * live],
             plan.sensitivity,

@@ -64,6 +64,8 @@ MapPartitions = Callable[[Callable[[int, np.ndarray, np.ndarray], Any]], List[An
 
 # Stream numbers: purpose (4 bits) | round (16) | attempt (8) | repetition (4+... see _stream) | partition (24).
 _PF, _EM_PROPOSALS, _EM_COINS, BOUNDING = 1, 2, 3, 4
+# dpmo.spark.discover_partitions / select_top_k_from_events: the per-unit bounding, the per-item decisions.
+DISCOVERY_BOUNDING, PARTITION_NOISE = 5, 6
 _INVALID = "An argument is outside its documented range."
 _LENGTHS = "The lengths of the arguments do not agree with each other."
 

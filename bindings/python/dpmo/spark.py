@@ -22,6 +22,10 @@ The pipeline, for events (unit, candidate, value) in a DataFrame and a public ca
   pass of coins (permute-and-flip) or a few passes of proposals (exponential mechanism). The scores stay
   on the executors; only a handful of numbers per partition reach the driver. The budget is charged once
   per release, on the driver.
+* **No candidate list** (:func:`discover_partitions`, :func:`select_top_k_from_events`): the unknown-domain
+  pipeline of :mod:`dpmo.discovery` with the single-node law — bounding per unit on the executors, partition
+  decisions per item on the executors (the core's samplers), or the top k̄ + 1 scores peeled on the driver
+  (Durfee & Rogers, pay what you get). DP-SIPS is refused on Spark.
 * **Multi-objective** (:func:`select_multi`): the n × m utilities are aggregated on the cluster and collected;
   PrivPareto or PrivAgg runs on the driver with the core (n · m · 8 bytes on the driver; see the README for
   the n up to which this is sensible).
@@ -55,7 +59,7 @@ import numpy as np
 from . import _native
 from ._native import Budget, Rng, StreamKey
 from .bounding import refuse_simulation
-from .distributed import BOUNDING, select_partitioned, stream_number
+from .distributed import BOUNDING, DISCOVERY_BOUNDING, PARTITION_NOISE, select_partitioned, stream_number
 from .errors import InvalidArgumentError, LengthMismatchError, NullPointerError, UnsupportedError
 
 __all__ = [
@@ -65,6 +69,8 @@ __all__ = [
     "select",
     "select_scores",
     "select_multi",
+    "discover_partitions",
+    "select_top_k_from_events",
 ]
 
 _INVALID = "An argument is outside its documented range."
@@ -135,9 +141,9 @@ def arrow_unit_codes(column: Any) -> np.ndarray:
     return enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
 
 
-def check_unit_type(data_type: Any, name: str) -> None:
-    """Refuses a unit column whose equality in Spark differs from the bounding's (exact values): anything but
-    integers, strings with the binary collation (``UTF8_BINARY``) and binary."""
+def check_unit_type(data_type: Any, name: str, role: str = "unit") -> None:
+    """Refuses a unit (or item: ``role="item"``) column whose equality in Spark differs from the bounding's
+    (exact values): anything but integers, strings with the binary collation (``UTF8_BINARY``) and binary."""
     from pyspark.sql import types as T
 
     if isinstance(data_type, (T.ByteType, T.ShortType, T.IntegerType, T.LongType, T.BinaryType)):
@@ -148,14 +154,14 @@ def check_unit_type(data_type: Any, name: str) -> None:
             return
         raise InvalidArgumentError(
             _INVALID,
-            f"the unit column {name!r} has collation {collation}: Spark groups values that collation calls "
-            "equal (such as 'ann' and 'Ann') as one unit, the bounding would count each spelling as a unit of "
-            "its own; map the column to one canonical value per unit with the UTF8_BINARY collation (for "
-            "example lower(...) for a case-insensitive unit)",
+            f"the {role} column {name!r} has collation {collation}: Spark groups values that collation calls "
+            f"equal (such as 'ann' and 'Ann') as one {role}, the bounding would count each spelling as a {role} "
+            f"of its own; map the column to one canonical value per {role} with the UTF8_BINARY collation (for "
+            "example lower(...) for a case-insensitive value)",
         )
     raise InvalidArgumentError(
         _INVALID,
-        f"the unit column {name!r} has type {data_type.simpleString()}: a unit must be an integer, a string "
+        f"the {role} column {name!r} has type {data_type.simpleString()}: a {role} must be an integer, a string "
         "(UTF8_BINARY collation) or binary, whose equality is exact; cast the column",
     )
 
@@ -232,6 +238,10 @@ def _bound_partition(key: StreamKey, n: int, l: int, c: int, lo: float, hi: floa
         t = pa.Table.from_batches(tables)
         if t.num_rows == 0:
             return
+        # A canonical order first, so the unit codes (hence the streams, hence every choice) depend on the
+        # task's multiset of events only: a recomputed task makes the same choices.
+        order = [("unit", "ascending"), ("candidate_index", "ascending")]
+        t = t.sort_by(order + ([("value", "ascending")] if has_values else []))
         j = TaskContext.get().partitionId()
         units = arrow_unit_codes(t.column("unit"))
         cands = t.column("candidate_index").to_numpy(zero_copy_only=False).astype(np.int64)
@@ -496,3 +506,319 @@ def select_multi(
             budget=budget,
         )
     return [aggregates.candidate_list[int(i)] for i in picks]
+
+
+# ---- The unknown-domain pipeline: raw events, no candidate list (dpmo.discover_partitions and
+# dpmo.select_top_k_from_events on a cluster).
+
+_MAX_REPETITIONS = 4096  # the repetition field of the stream numbers (tests only: _repetitions)
+
+
+def _by_unit(frame: Any, parts: int) -> Any:
+    """Every event of a unit in one task: Spark's hash partitioning on the unit (a test replaces this to show
+    that a unit split over tasks breaks the law: tests/test_spark_discovery.py)."""
+    return frame.repartition(parts, "unit")
+
+
+def _bound_units(key: StreamKey, l: int, c: int, lo: float, hi: float, has_values: bool, weight_grid: int,
+                 reps: int):
+    """The task function of the bounding: the core's ``bound`` of the task's units (each unit whole), from
+    the task's stream of ``key``; one row per kept (unit, item) and repetition."""
+
+    def fn(batches: Iterator[Any]) -> Iterator[Any]:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+        from pyspark import TaskContext
+
+        tables = list(batches)
+        if not tables:
+            return
+        t = pa.Table.from_batches(tables)
+        if t.num_rows == 0:
+            return
+        # A canonical order first: the unit and item codes, hence every choice, are then a function of the
+        # task's multiset of events and the key, whatever order the shuffle delivered them in (a retried or
+        # recomputed task makes the same choices, so no unit is ever bounded twice with different choices).
+        order = [("unit", "ascending"), ("item", "ascending")] + ([("value", "ascending")] if has_values else [])
+        t = t.sort_by(order)
+        j = TaskContext.get().partitionId()
+        units = arrow_unit_codes(t.column("unit"))
+        enc = pc.dictionary_encode(t.column("item").combine_chunks(), null_encoding="encode")
+        codes = enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+        vals = t.column("value").to_numpy(zero_copy_only=False).astype(np.float64) if has_values else None
+        for r in range(reps):
+            rng = key.rng(stream_number(DISCOVERY_BOUNDING, 0, 0, r, j))
+            items, events, tags, sums, weights = _native._bound_contributions(
+                rng, units, codes, vals, l, c, lo, hi, weight_grid
+            )
+            yield pa.RecordBatch.from_arrays(
+                [pa.array(np.full(len(items), r, np.int32)), enc.dictionary.take(pa.array(items)), pa.array(events),
+                 pa.array(tags), pa.array(sums), pa.array(weights)],
+                names=["rep", "item", "events", "tag", "sum", "weight"],
+            )
+
+    return fn
+
+
+def _decide_items(key: StreamKey, mechanism: str, epsilon: float, delta: float, l: int):
+    """The task function of the partition selection: the core's decisions for the task's items (each item
+    whole, after the group-by), from the task's stream of ``key``, in item order."""
+
+    def fn(batches: Iterator[Any]) -> Iterator[Any]:
+        import pyarrow as pa
+        from pyspark import TaskContext
+
+        tables = list(batches)
+        if not tables:
+            return
+        t = pa.Table.from_batches(tables)
+        if t.num_rows == 0:
+            return
+        t = t.sort_by([("rep", "ascending"), ("item", "ascending")])
+        j = TaskContext.get().partitionId()
+        reps = t.column("rep").to_numpy(zero_copy_only=False)
+        stats = t.column("stat").to_numpy(zero_copy_only=False).astype(np.int64)
+        starts = np.flatnonzero(np.r_[True, reps[1:] != reps[:-1]])
+        ends = np.r_[starts[1:], len(reps)]
+        for s, e in zip(starts, ends):
+            r = int(reps[s])
+            rng = key.rng(stream_number(PARTITION_NOISE, 0, 0, r, j))
+            kept = _native._select_partitions_from_statistics(
+                rng, np.arange(e - s, dtype=np.int64), stats[s:e], mechanism, epsilon, delta, l
+            )
+            yield pa.RecordBatch.from_arrays(
+                [pa.array(np.full(len(kept), r, np.int32)), t.column("item").take(pa.array(kept + s)).combine_chunks()],
+                names=["rep", "item"],
+            )
+
+    return fn
+
+
+def _plain(x: Any) -> Any:
+    """A collected label as a hashable value (Spark returns binary as bytearray)."""
+    return bytes(x) if isinstance(x, bytearray) else x
+
+
+def _label_key(x: Any) -> Any:
+    """The single-node order of released labels (dpmo.discovery): integers as 64-bit patterns, others as
+    they sort."""
+    if isinstance(x, (int, np.integer)) and not isinstance(x, bool):
+        return (0, int(x) & 0xFFFF_FFFF_FFFF_FFFF)
+    return (1, x)
+
+
+def _discovery_frame(events: Any, unit: str, item: str, value: Optional[str], partitions: Optional[int]) -> Any:
+    from pyspark.sql import functions as F
+
+    cols = [F.col(unit).alias("unit"), F.col(item).alias("item")]
+    if value is not None:
+        cols.append(F.col(value).cast("double").alias("value"))
+    ev = events.select(*cols).where(F.col("item").isNotNull())
+    parts = int(partitions) if partitions else default_parallelism(events.sparkSession)
+    return _by_unit(ev, parts)
+
+
+def _prepare(events: Any, unit: str, item: str, key: Optional[StreamKey], reproducible_rng: bool,
+             allow_simulation: bool, budget: Optional[Budget], repetitions: int) -> StreamKey:
+    check_unit_type(events.schema[unit].dataType, unit)
+    check_unit_type(events.schema[item].dataType, item, "item")
+    if key is not None and key.reproducible and not allow_simulation:
+        refuse_simulation("the stream key")
+    if reproducible_rng and not allow_simulation:
+        refuse_simulation("the generator")
+    key = key if key is not None else StreamKey()
+    if budget is not None:
+        budget._check_release(key.reproducible or reproducible_rng)
+    if not 1 <= int(repetitions) <= _MAX_REPETITIONS:
+        raise InvalidArgumentError(_INVALID, f"repetitions must be between 1 and {_MAX_REPETITIONS}")
+    if repetitions > 1 and budget is not None:
+        raise InvalidArgumentError(_INVALID, "repetitions are for simulations: no budget")
+    return key
+
+
+def discover_partitions(
+    events: Any,
+    *,
+    unit: str,
+    item: str,
+    max_items: int,
+    epsilon: float,
+    delta: float,
+    mechanism: str = "weighted_gaussian",
+    budget: Optional[Budget] = None,
+    key: Optional[StreamKey] = None,
+    partitions: Optional[int] = None,
+    allow_simulation: bool = False,
+    _repetitions: int = 1,
+) -> List[Any]:
+    """Private partition selection on Spark: the items of the events DataFrame ``events`` (columns ``unit``
+    and ``item``) to release, with no candidate list — the law of :func:`dpmo.discover_partitions`.
+
+    * **Bounding on the executors.** The events are repartitioned by unit (``partitions`` tasks, default the
+      session's default parallelism), so each task holds every event of its units, and bounds them with the
+      core's ``bound`` (at most L = ``max_items`` distinct items per unit, a uniformly random subset) from the
+      task's stream of a fresh :class:`dpmo.StreamKey`. Each kept (unit, item) row carries the unit's |S_u|
+      and, for the weighted Gaussian, its weight ⌊G/√|S_u|⌋ (the core's ``weight``).
+    * **Decisions on the executors.** A ``groupBy`` of the kept rows by item gives each item its statistic
+      (distinct units, or the sum of the weights); each task of that shuffle decides its items with the
+      core's exact sampler and plan (``select_partitions_from_statistics``) from its own stream; only the
+      released items reach the driver. The decisions are independent given the statistics, so the released
+      set has exactly the single-node law (``tests/test_spark_discovery.py`` checks it with χ²).
+
+    ``mechanism``: ``"truncated_geometric"``, ``"laplace"``, ``"gaussian"`` or ``"weighted_gaussian"``.
+    DP-SIPS (``"sips"``) is refused with ``UnsupportedError``: its later rounds re-weight every unit by the
+    items the earlier rounds found, one more shuffle of all the kept contributions per round; use
+    :func:`dpmo.discover_partitions` on collected events for it. Events with a null item are dropped (a
+    null is no item); null units are one unit (Spark's grouping).
+
+    Order of the checks and the charge: arguments (nothing charged), :func:`check_executors` (nothing
+    charged if the executors cannot run dpmo), then (ε, δ) is charged to ``budget`` — before any event is
+    read; a job that fails afterwards keeps the charge. A reproducible ``key`` needs
+    ``allow_simulation=True`` (and a budget that allows simulation). Returns the released items, sorted as
+    :func:`dpmo.discover_partitions` sorts them.
+    """
+    from pyspark.sql import functions as F
+
+    if mechanism == "sips":
+        raise UnsupportedError(
+            _UNSUPPORTED,
+            "DP-SIPS is not available on Spark (each round re-weights every unit by the items found before: "
+            "one more shuffle of all the contributions per round); use 'weighted_gaussian', or "
+            "dpmo.discover_partitions on the collected events",
+        )
+    if mechanism not in ("truncated_geometric", "laplace", "gaussian", "weighted_gaussian"):
+        raise InvalidArgumentError(
+            _INVALID, "mechanism must be 'truncated_geometric', 'laplace', 'gaussian' or 'weighted_gaussian'"
+        )
+    eps, dlt, l = float(epsilon), float(delta), int(max_items)
+    grid = int(_native._partition_plan(mechanism, 1, eps, dlt, l))
+    key = _prepare(events, unit, item, key, False, allow_simulation, budget, int(_repetitions))
+    reps = int(_repetitions)
+    spark = events.sparkSession
+    check_executors(spark)
+    if budget is not None:
+        budget.charge(eps, dlt)
+    itype = events.schema[item].dataType.simpleString()
+    kept = _discovery_frame(events, unit, item, None, partitions).mapInArrow(
+        _bound_units(key, l, 1, 0.0, 0.0, False, grid if mechanism == "weighted_gaussian" else 0, reps),
+        f"rep int, item {itype}, events long, tag long, sum long, weight long",
+    )
+    stat = F.sum("weight") if mechanism == "weighted_gaussian" else F.count(F.lit(1))
+    stats = kept.groupBy("rep", "item").agg(stat.cast("long").alias("stat"))
+    rows = stats.mapInArrow(_decide_items(key, mechanism, eps, dlt, l), f"rep int, item {itype}").collect()
+    out: List[List[Any]] = [[] for _ in range(reps)]
+    for r in rows:
+        out[r[0]].append(_plain(r[1]))
+    result = [sorted(o, key=_label_key) for o in out]
+    return result[0] if reps == 1 else result  # type: ignore[return-value]
+
+
+def select_top_k_from_events(
+    events: Any,
+    *,
+    unit: str,
+    item: str,
+    value: Optional[str] = None,
+    k: int,
+    max_items: int,
+    epsilon: float,
+    delta: float,
+    k_bar: Optional[int] = None,
+    max_per_item: int = 1,
+    score: str = "units",
+    bounds: Optional[tuple] = None,
+    budget: Optional[Budget] = None,
+    rng: Optional[Rng] = None,
+    key: Optional[StreamKey] = None,
+    partitions: Optional[int] = None,
+    allow_simulation: bool = False,
+    _repetitions: int = 1,
+) -> Any:
+    """Durfee & Rogers' unknown-domain top-k on Spark: the law of :func:`dpmo.select_top_k_from_events`
+    (without a candidate list) for the events DataFrame ``events`` (columns ``unit``, ``item`` and
+    optionally ``value``).
+
+    * **Bounding on the executors**, as :func:`discover_partitions` (L = ``max_items`` items per unit, C =
+      ``max_per_item`` events per (unit, item), values clamped to ``bounds`` onto the core's grid).
+    * **Scores on the cluster:** a ``groupBy`` by item gives each item with a kept contribution its score
+      (distinct units, kept events, or the sum of the kept values in grid units, summed as ``decimal(38,0)``
+      so no sum wraps); the top k̄ + 1 in the core's order — score descending, ties by item (integers as
+      64-bit patterns, strings and binary by their bytes, as the single-node ids order them) — come to the
+      driver (``orderBy(...).limit(k̄ + 1)``).
+    * **Peeling on the driver:** the core's threshold candidate ⊥ and exact peeling
+      (``select_top_k_from_scores``) with ``rng`` (one key drawn), pay what you get.
+
+    Charging: arguments checked (nothing charged), then :func:`check_executors`, then (ε, δ) is charged to
+    ``budget`` before any event is read; when the peeling stops at ⊥ after ℓ < k items the charge becomes
+    (ε/k · (ℓ + 1), δ), exactly as :func:`dpmo.select_top_k_from_events`. A job that fails keeps the full
+    charge. A public candidate list is not taken here: use :func:`bound_and_aggregate` and :func:`select`.
+
+    Returns :class:`dpmo.TopKFromEvents`.
+    """
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+
+    from .discovery import SCORES, TopKFromEvents
+
+    if score not in SCORES:
+        raise InvalidArgumentError(_INVALID, "score must be 'units', 'events' or 'sum'")
+    if value is not None and bounds is None:
+        raise InvalidArgumentError(_INVALID, "bounds=(lo, hi) is required with value=")
+    if score == "sum" and value is None:
+        raise InvalidArgumentError(_INVALID, "score='sum' needs value=")
+    eps, dlt, l, c = float(epsilon), float(delta), int(max_items), int(max_per_item)
+    k, kb = int(k), int(k if k_bar is None else k_bar)
+    clamp = None if value is None else (float(bounds[0]), float(bounds[1]))  # type: ignore[index]
+    _native._top_k_plan(score, k, kb, l, c, clamp, eps, dlt)
+    if rng is None:
+        rng = Rng()
+    key = _prepare(events, unit, item, key, rng.reproducible, allow_simulation, budget, int(_repetitions))
+    reps = int(_repetitions)
+    spark = events.sparkSession
+    check_executors(spark)
+    prepaid = _native._prepay(budget, key.reproducible or rng.reproducible, eps, dlt) if budget is not None else None
+    idtype = events.schema[item].dataType
+    itype = idtype.simpleString()
+    lo, hi = clamp if clamp is not None else (0.0, 0.0)
+    kept = _discovery_frame(events, unit, item, value, partitions).mapInArrow(
+        _bound_units(key, l, c, lo, hi, value is not None, 0, reps),
+        f"rep int, item {itype}, events long, tag long, sum long, weight long",
+    )
+    if score == "units":
+        s = F.count(F.lit(1)).cast("decimal(38,0)")
+    elif score == "events":
+        s = F.sum(F.col("events").cast("decimal(38,0)"))
+    else:
+        s = F.sum(F.greatest(F.col("sum"), F.lit(0)).cast("decimal(38,0)"))
+    per_item = kept.groupBy("rep", "item").agg(s.alias("score"))
+    integer = isinstance(idtype, (T.ByteType, T.ShortType, T.IntegerType, T.LongType))
+    # The core's order: score descending, then the item id ascending (integers as unsigned 64-bit patterns).
+    ties = [(F.col("item") < 0).asc(), F.col("item").asc()] if integer else [F.col("item").asc()]
+    order = [F.col("score").desc(), *ties]
+    if reps == 1:
+        rows = per_item.orderBy(*order).limit(kb + 1).collect()
+    else:
+        from pyspark.sql.window import Window
+
+        w = Window.partitionBy("rep").orderBy(*order)
+        rows = per_item.withColumn("_rank", F.row_number().over(w)).where(F.col("_rank") <= kb + 1).collect()
+    by_rep: List[List[Any]] = [[] for _ in range(reps)]
+    for r in rows:
+        by_rep[r["rep"]].append((_plain(r["item"]), int(r["score"])))
+    results = []
+    for top in by_rep:
+        labels = [x for x, _ in top]
+        if integer:
+            ids = np.array([int(x) for x in labels], dtype=np.int64)
+            back = {int(x): x for x in labels}
+        else:
+            ranked = sorted(labels)
+            rank = {x: i for i, x in enumerate(ranked)}
+            ids = np.array([rank[x] for x in labels], dtype=np.int64)
+            back = dict(enumerate(ranked))
+        picked, stopped, e_spent, d_spent = _native._top_k_from_scores(
+            rng, ids, [sc for _, sc in top], score, k, kb, l, c, clamp, eps, dlt, prepaid
+        )
+        results.append(TopKFromEvents(items=[back[int(i)] for i in picked], stopped=bool(stopped),
+                                      epsilon=e_spent, delta=d_spent))
+    return results[0] if reps == 1 else results

@@ -211,7 +211,264 @@ pub fn _discover_top_k<'py>(
     ))
 }
 
+// ---- The pieces of the distributed pipeline (`dpmo.spark.discover_partitions`,
+// `dpmo.spark.select_top_k_from_events`): the bounding of one Spark task's units, the decisions of one task's
+// items from their statistics, and the peeling on the driver from the collected top scores.
+
+/// The kept contributions of one task: item codes, events, the unit's number of kept items |S_u|, sums
+/// (value-grid units) and weighted-Gaussian weights (0 without a grid).
+type Kept<'py> = (
+    Bound<'py, PyArray1<i64>>,
+    Bound<'py, PyArray1<i64>>,
+    Bound<'py, PyArray1<i64>>,
+    Bound<'py, PyArray1<i64>>,
+    Bound<'py, PyArray1<i64>>,
+);
+
+/// The core's bounding ([`discover::bound`]) of the events of the units a Spark task holds (every event of
+/// each of them): one row per kept (unit, item) with the item, its kept events, |S_u|, the sum in
+/// value-grid units and, with `weight_grid` G > 0, the weight `dpmo::discover::weight(G, |S_u|)`. Draws
+/// one key from `rng` (the task's stream) whatever the events.
+#[pyfunction]
+#[pyo3(signature = (rng, units, items, values, max_items, max_per_item, lo, hi, weight_grid))]
+#[allow(clippy::too_many_arguments)]
+pub fn _bound_contributions<'py>(
+    py: Python<'py>,
+    rng: &Bound<'py, Rng>,
+    units: Ints1<'py>,
+    items: Ints1<'py>,
+    values: Option<Floats1<'py>>,
+    max_items: i64,
+    max_per_item: i64,
+    lo: f64,
+    hi: f64,
+    weight_grid: i64,
+) -> PyResult<Kept<'py>> {
+    let (l, c) = (
+        usize_arg("max_items", max_items)?,
+        usize_arg("max_per_item", max_per_item)?,
+    );
+    let grid = u64::try_from(weight_grid).map_err(|_| err_with(Error::InvalidArgument, "weight_grid must be >= 0"))?;
+    let (u, i) = (slice1(&units), slice1(&items));
+    let vals: Option<Vec<f64>> = values.as_ref().map(|v| slice1(v).into_owned());
+    let (us, is) = (as_u64(&u), as_u64(&i));
+    let bounds = Bounds {
+        max_items: l,
+        max_per_item: c,
+        clamp: vals.as_ref().map(|_| (lo, hi)),
+    };
+    let rows = rng.get().with(py, move |g| {
+        let events = Events {
+            units: &us,
+            items: &is,
+            values: vals.as_deref(),
+        };
+        let mut scratch = vec![Contribution::default(); us.len()];
+        let b = discover::bound(g, &events, &bounds, &mut scratch)?;
+        Ok(b.contributions().to_vec())
+    })?;
+    let col = |f: &dyn Fn(&Contribution) -> i64| PyArray1::from_vec(py, rows.iter().map(f).collect());
+    Ok((
+        col(&|c| c.item as i64),
+        col(&|c| i64::from(c.events)),
+        col(&|c| i64::from(c.tag)),
+        col(&|c| c.sum),
+        col(&|c| {
+            if grid > 0 {
+                discover::weight(grid, u64::from(c.tag)) as i64
+            } else {
+                0
+            }
+        }),
+    ))
+}
+
+/// Checks a partition selection's arguments (those of `PartitionPlan::new`) and returns the weight grid G
+/// of the weighted mechanisms (0 for the others). Draws nothing.
+#[pyfunction]
+pub fn _partition_plan(mechanism_name: &str, rounds: i64, epsilon: f64, delta: f64, max_items: i64) -> PyResult<u64> {
+    let how = mechanism(mechanism_name, rounds)?;
+    let plan =
+        PartitionPlan::new(how, epsilon, delta, usize_arg("max_items", max_items)?).map_err(crate::errors::err)?;
+    Ok(plan.grid().unwrap_or(0))
+}
+
+/// The decisions of one task's items ([`discover::select_partitions_from_statistics`]): `items` strictly
+/// ascending, `statistics` their unit counts or weight sums; returns the kept items. No budget: the
+/// caller charged the release before the job. Draws one key from `rng` (the task's stream).
+#[pyfunction]
+#[pyo3(signature = (rng, items, statistics, mechanism_name, epsilon, delta, max_items))]
+#[allow(clippy::too_many_arguments)]
+pub fn _select_partitions_from_statistics<'py>(
+    py: Python<'py>,
+    rng: &Bound<'py, Rng>,
+    items: Ints1<'py>,
+    statistics: Ints1<'py>,
+    mechanism_name: &str,
+    epsilon: f64,
+    delta: f64,
+    max_items: i64,
+) -> PyResult<Bound<'py, PyArray1<i64>>> {
+    let how = mechanism(mechanism_name, 1)?;
+    let plan =
+        PartitionPlan::new(how, epsilon, delta, usize_arg("max_items", max_items)?).map_err(crate::errors::err)?;
+    let is = as_u64(&slice1(&items));
+    let st = crate::args::counts("statistics", &slice1(&statistics))?;
+    let out = rng.get().with(py, move |g| {
+        let mut out = vec![0u64; is.len()];
+        let n = discover::select_partitions_from_statistics(g, &plan, &is, &st, &mut out)?;
+        out.truncate(n);
+        Ok(out)
+    })?;
+    Ok(PyArray1::from_vec(py, out.into_iter().map(|x| x as i64).collect()))
+}
+
+fn top_k_score(score: &str) -> PyResult<TopKScore> {
+    match score {
+        "units" => Ok(TopKScore::Units),
+        "events" => Ok(TopKScore::Events),
+        "sum" => Ok(TopKScore::Sum),
+        _ => Err(err_with(
+            Error::InvalidArgument,
+            "score must be 'units', 'events' or 'sum'",
+        )),
+    }
+}
+
+/// The plan of an unknown-domain top-k from its Python arguments, with the bounding's checks.
+#[allow(clippy::too_many_arguments)]
+fn top_k_plan(
+    score: &str,
+    k: i64,
+    k_bar: i64,
+    max_items: i64,
+    max_per_item: i64,
+    clamp: Option<(f64, f64)>,
+    epsilon: f64,
+    delta: f64,
+) -> PyResult<TopKPlan> {
+    let score = top_k_score(score)?;
+    let bounds = Bounds {
+        max_items: usize_arg("max_items", max_items)?,
+        max_per_item: usize_arg("max_per_item", max_per_item)?,
+        clamp,
+    };
+    let none = Events {
+        units: &[],
+        items: &[],
+        values: clamp.map(|_| &[][..]),
+    };
+    discover::bound::validate(&none, &bounds, 0).map_err(crate::errors::err)?;
+    if score == TopKScore::Sum && clamp.is_none() {
+        return Err(err_with(Error::InvalidArgument, "score='sum' needs values"));
+    }
+    let (k, k_bar) = (usize_arg("k", k)?, usize_arg("k_bar", k_bar)?);
+    discover::top_k_work_len(k_bar).ok_or_else(|| err_with(Error::InvalidArgument, "k_bar too large"))?;
+    TopKPlan::new(score, k, k_bar, epsilon, delta, &bounds).map_err(crate::errors::err)
+}
+
+/// Checks an unknown-domain top-k's arguments (bounds and `TopKPlan::new`). Draws nothing.
+#[pyfunction]
+#[pyo3(signature = (score, k, k_bar, max_items, max_per_item, clamp, epsilon, delta))]
+#[allow(clippy::too_many_arguments)]
+pub fn _top_k_plan(
+    score: &str,
+    k: i64,
+    k_bar: i64,
+    max_items: i64,
+    max_per_item: i64,
+    clamp: Option<(f64, f64)>,
+    epsilon: f64,
+    delta: f64,
+) -> PyResult<()> {
+    top_k_plan(score, k, k_bar, max_items, max_per_item, clamp, epsilon, delta).map(|_| ())
+}
+
+/// A charge made up front on the driver before a distributed job (`_prepay`), settled by the run that
+/// spends it (`_top_k_from_scores`: pay what you get) or kept if the job fails. Usable once.
+#[pyclass(frozen, module = "dpmo._native")]
+pub struct Prepaid {
+    budget: Py<Budget>,
+    charge: std::sync::Mutex<Option<crate::state::Charge>>,
+}
+
+/// Charges (ε, δ) to `budget` now (refusing a reproducible stream unless the budget allows simulation),
+/// for a release computed afterwards.
+#[pyfunction]
+pub fn _prepay(budget: &Bound<'_, Budget>, reproducible: bool, epsilon: f64, delta: f64) -> PyResult<Prepaid> {
+    let b = budget.get();
+    b.check_stream(reproducible)?;
+    let charge = b.charge_call_approx(epsilon, delta)?;
+    Ok(Prepaid {
+        budget: budget.clone().unbind(),
+        charge: std::sync::Mutex::new(Some(charge)),
+    })
+}
+
+/// The peeling of the unknown-domain top-k on the driver ([`discover::select_top_k_from_scores`]) from the
+/// collected top scores: `items` (64-bit ids, distinct) and `scores` (non-negative integers in score
+/// units). With `prepaid`, the up-front charge is replaced by what the run spent. Draws one key from `rng`.
+#[pyfunction]
+#[pyo3(signature = (rng, items, scores, score, k, k_bar, max_items, max_per_item, clamp, epsilon, delta, prepaid = None))]
+#[allow(clippy::too_many_arguments)]
+pub fn _top_k_from_scores<'py>(
+    py: Python<'py>,
+    rng: &Bound<'py, Rng>,
+    items: Ints1<'py>,
+    scores: Vec<u128>,
+    score: &str,
+    k: i64,
+    k_bar: i64,
+    max_items: i64,
+    max_per_item: i64,
+    clamp: Option<(f64, f64)>,
+    epsilon: f64,
+    delta: f64,
+    prepaid: Option<&Bound<'py, Prepaid>>,
+) -> PyResult<TopK<'py>> {
+    let plan = top_k_plan(score, k, k_bar, max_items, max_per_item, clamp, epsilon, delta)?;
+    let is = as_u64(&slice1(&items));
+    if is.len() != scores.len() {
+        return Err(err_with(Error::LengthMismatch, "items and scores differ in length"));
+    }
+    let mut seen = is.clone();
+    seen.sort_unstable();
+    if seen.windows(2).any(|w| w[0] == w[1]) {
+        return Err(err_with(Error::InvalidArgument, "repeated items"));
+    }
+    let (k, k_bar) = (k as usize, k_bar as usize);
+    let work_len =
+        discover::top_k_work_len(k_bar).ok_or_else(|| err_with(Error::InvalidArgument, "k_bar too large"))?;
+    let (out, o) = rng.get().with(py, move |g| {
+        let mut work = vec![0u64; work_len];
+        let mut out = vec![0u64; k];
+        let o = discover::select_top_k_from_scores(g, &plan, &is, &scores, &mut work, &mut out)?;
+        out.truncate(o.len);
+        Ok((out, o))
+    })?;
+    if let Some(p) = prepaid {
+        let p = p.get();
+        let charge = p.charge.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some(c) = charge {
+            p.budget.get().settle_actual(c, o.epsilon, o.delta);
+        }
+    }
+    Ok((
+        PyArray1::from_vec(py, out.into_iter().map(|x| x as i64).collect()),
+        o.stopped,
+        o.epsilon,
+        o.delta,
+    ))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Prepaid>()?;
+    m.add_function(wrap_pyfunction!(_bound_contributions, m)?)?;
+    m.add_function(wrap_pyfunction!(_partition_plan, m)?)?;
+    m.add_function(wrap_pyfunction!(_select_partitions_from_statistics, m)?)?;
+    m.add_function(wrap_pyfunction!(_top_k_plan, m)?)?;
+    m.add_function(wrap_pyfunction!(_prepay, m)?)?;
+    m.add_function(wrap_pyfunction!(_top_k_from_scores, m)?)?;
     m.add_function(wrap_pyfunction!(_discover_partitions, m)?)?;
     m.add_function(wrap_pyfunction!(_discover_top_k, m)?)?;
     Ok(())

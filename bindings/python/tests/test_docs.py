@@ -40,7 +40,7 @@ def test_the_readme_has_python_blocks():
 
 
 @pytest.mark.filterwarnings("ignore::FutureWarning")
-@pytest.mark.parametrize("index", range(8))
+@pytest.mark.parametrize("index", range(10))
 def test_readme_block_runs(index, spark):
     code = blocks()
     if index >= len(code):

@@ -1,0 +1,284 @@
+"""The unknown-domain pipeline on Spark (dpmo.spark.discover_partitions, dpmo.spark.select_top_k_from_events)
+on a local[2] Spark: the law of the released set / top-k sequence equals the single-node reference's
+(dpmo.discover_partitions, dpmo.select_top_k_from_events), χ² at α = 10⁻⁶ over thousands of repetitions run
+inside one Spark job each (``_repetitions``: every repetition its own streams); a unit split over tasks (the
+broken variant) is caught; charging, refusals, determinism."""
+
+from collections import Counter
+
+import numpy as np
+import pytest
+
+import dpmo
+from conftest import ALPHA, _gammaincc
+from test_spark import broken_executors, events_frame  # noqa: F401  (a fixture, used by name)
+
+pytestmark = pytest.mark.filterwarnings("ignore::FutureWarning")
+
+REPS = 3000
+
+
+def homogeneity_pvalue(a: Counter, b: Counter) -> float:
+    """p-value of Pearson's χ² test that two samples of outcomes come from one law (2 × K table); outcomes
+    expected below 5 in either sample are pooled into one cell."""
+    keys = sorted(set(a) | set(b), key=repr)
+    na, nb = sum(a.values()), sum(b.values())
+    n = na + nb
+    cells, rare = [], [0, 0]
+    for k in keys:
+        ta = a.get(k, 0) + b.get(k, 0)
+        if min(ta * na, ta * nb) / n < 5:
+            rare[0] += a.get(k, 0)
+            rare[1] += b.get(k, 0)
+        else:
+            cells.append((a.get(k, 0), b.get(k, 0)))
+    if sum(rare):
+        cells.append(tuple(rare))
+    if len(cells) < 2:
+        return 1.0
+    stat = 0.0
+    for ca, cb in cells:
+        t = ca + cb
+        ea, eb = t * na / n, t * nb / n
+        stat += (ca - ea) ** 2 / ea + (cb - eb) ** 2 / eb
+    return _gammaincc((len(cells) - 1) / 2.0, stat / 2.0)
+
+
+# A small world: 9 units over items 1..4 (and −7, a negative id: it sorts last as a 64-bit pattern), some
+# units with more items than L = 2, so the bounding's choices matter.
+WORLD = {
+    0: [1, 2, 3], 1: [1, 2], 2: [1, 3, 4, -7], 3: [1], 4: [2, 3], 5: [2, -7], 6: [1, 2, 3, 4], 7: [4], 8: [3, -7],
+}
+
+
+def world_events(world=WORLD, label=lambda i: i, repeat=2):
+    units, items, values = [], [], []
+    for u, its in world.items():
+        for i in its:
+            for r in range(repeat):  # several events per (unit, item): C matters for events and sums
+                units.append(u)
+                items.append(label(i))
+                values.append(0.5 + 0.25 * ((u + r) % 4))
+    return units, items, values
+
+
+def spark_sets(spark, frame, reps, **kw):
+    from dpmo import spark as dps
+
+    out = []
+    for seed in range(reps // 1000):
+        res = dps.discover_partitions(frame, unit="user", item="item", key=dpmo.StreamKey.for_simulation(seed),
+                                      allow_simulation=True, _repetitions=1000, **kw)
+        out.extend(tuple(r) for r in res)
+    return Counter(out)
+
+
+def local_sets(units, items, reps, **kw):
+    rng = dpmo.Rng.for_simulation(99)
+    return Counter(tuple(dpmo.discover_partitions(rng, units, items, allow_simulation=True, **kw))
+                   for _ in range(reps))
+
+
+PARTITIONS = [
+    ("truncated_geometric", 6.0, 0.2),
+    ("laplace", 4.0, 0.2),
+    ("gaussian", 4.0, 0.2),
+    ("weighted_gaussian", 4.0, 0.2),
+]
+
+
+@pytest.mark.parametrize("mechanism,epsilon,delta", PARTITIONS)
+def test_partition_selection_on_spark_has_the_single_node_law(spark, mechanism, epsilon, delta):
+    units, items, _ = world_events()
+    frame = events_frame(spark, units, items, [0.0] * len(units)).repartition(3)
+    kw = dict(max_items=2, epsilon=epsilon, delta=delta, mechanism=mechanism)
+    got = spark_sets(spark, frame, REPS, **kw)
+    ref = local_sets(units, items, REPS, **kw)
+    # The test has power: several sets each with a real share.
+    assert sum(1 for v in ref.values() if v > 0.05 * REPS) >= 2, ref
+    assert homogeneity_pvalue(got, ref) > ALPHA, (got, ref)
+
+
+def test_a_unit_split_over_tasks_is_caught(spark, monkeypatch):
+    """The broken variant: events partitioned by (unit, item), so a unit's items spread over tasks and each
+    task bounds (and weighs, 1/√|S_u| with its own |S_u|) its share of the unit: a unit contributes up to L
+    items per task. The released sets then follow another law, and the χ² test says so."""
+    from dpmo import spark as dps
+
+    units, items, _ = world_events()
+    frame = events_frame(spark, units, items, [0.0] * len(units))
+    kw = dict(max_items=1, epsilon=4.0, delta=0.2, mechanism="weighted_gaussian")
+    ref = local_sets(units, items, REPS, **kw)
+    monkeypatch.setattr(dps, "_by_unit", lambda f, parts: f.repartition(parts, "unit", "item"))
+    broken = spark_sets(spark, frame, REPS, **kw)
+    assert homogeneity_pvalue(broken, ref) < ALPHA, (broken, ref)
+
+
+def spark_top_k(spark, frame, reps, **kw):
+    from dpmo import spark as dps
+
+    out = []
+    for seed in range(reps // 1000):
+        res = dps.select_top_k_from_events(frame, unit="user", item="item", key=dpmo.StreamKey.for_simulation(seed),
+                                           rng=dpmo.Rng.for_simulation(seed), allow_simulation=True,
+                                           _repetitions=1000, **kw)
+        out.extend((tuple(r.items), r.stopped) for r in res)
+    return Counter(out)
+
+
+def local_top_k(units, items, values, reps, **kw):
+    rng = dpmo.Rng.for_simulation(98)
+    out = []
+    for _ in range(reps):
+        r = dpmo.select_top_k_from_events(rng, units, items, values, allow_simulation=True, **kw)
+        out.append((tuple(r.items), r.stopped))
+    return Counter(out)
+
+
+TOP_K = [
+    dict(k=2, k_bar=3, max_items=2, epsilon=6.0, delta=0.2, score="units"),
+    dict(k=3, k_bar=3, max_items=2, max_per_item=2, epsilon=8.0, delta=0.2, score="events"),
+    dict(k=2, k_bar=2, max_items=3, max_per_item=2, epsilon=12.0, delta=0.2, score="sum", bounds=(0.0, 1.0)),
+]
+
+
+@pytest.mark.parametrize("kw", TOP_K)
+@pytest.mark.parametrize("labels", ["int", "str"])
+def test_top_k_on_spark_has_the_single_node_law(spark, kw, labels):
+    """Ties (several items with equal counts) are broken as the core breaks them: integers as 64-bit patterns
+    (−7 after 4), strings by their bytes."""
+    label = (lambda i: i) if labels == "int" else (lambda i: f"item{i}")
+    units, items, values = world_events(label=label)
+    frame = events_frame(spark, units, items, values).repartition(3)
+    value = "amount" if kw["score"] == "sum" else None
+    got = spark_top_k(spark, frame, REPS, value=value, **kw)
+    ref = local_top_k(units, items, values if value else None, REPS, **kw)
+    assert sum(1 for v in ref.values() if v > 0.05 * REPS) >= 2, ref
+    assert homogeneity_pvalue(got, ref) > ALPHA, (got, ref)
+
+
+def test_the_tie_order_is_the_cores(spark):
+    """Items 3 and −7 tie for the k̄-th place; the core orders ids as 64-bit patterns, so 3 is the candidate
+    and −7 (2⁶⁴ − 7) is not. The broken variant, integers ordered as signed numbers, would make −7 the
+    candidate: then 3 never comes out and −7 does, and this test fails."""
+    world = {u: [1] for u in range(5)}
+    world.update({5 + u: [3] for u in range(3)})
+    world.update({8 + u: [-7] for u in range(3)})
+    units, items, values = world_events(world)
+    frame = events_frame(spark, units, items, values).repartition(3)
+    kw = dict(k=1, k_bar=2, max_items=1, epsilon=1.0, delta=0.9, score="units")
+    got = spark_top_k(spark, frame, 1000, **kw)
+    assert not any(-7 in seq for seq, _ in got), got
+    assert sum(n for (seq, _), n in got.items() if seq == (3,)) >= 20, got  # P = e³/(2e⁵ + e³) ≈ 0.063
+
+
+def test_charges_what_the_single_node_functions_charge(spark):
+    from dpmo import spark as dps
+
+    units, items, values = world_events()
+    frame = events_frame(spark, units, items, values)
+    budget = dpmo.Budget(10.0, delta=1e-3)
+    found = dps.discover_partitions(frame, unit="user", item="item", max_items=2, epsilon=1.0, delta=1e-4,
+                                    budget=budget)
+    assert set(found) <= {1, 2, 3, 4, -7}
+    assert (budget.spent, budget.delta_spent) == (1.0, 1e-4)
+    # No event at all: ⊥ wins the first round, the run costs ε/k (pay what you get), δ.
+    empty = frame.where("user < 0")
+    r = dps.select_top_k_from_events(empty, unit="user", item="item", k=4, max_items=2, epsilon=2.0, delta=1e-4,
+                                     budget=budget)
+    assert r.items == [] and r.stopped and r.epsilon == 0.5 and r.delta == 1e-4
+    assert budget.spent == 1.5 and budget.delta_spent == 2e-4
+    # A clear winner: k items come out, the whole (ε, δ) is spent.
+    big = events_frame(spark, list(range(3000)), ["a"] * 2000 + ["b"] * 1000, [1.0] * 3000)
+    r = dps.select_top_k_from_events(big, unit="user", item="item", k=1, max_items=1, epsilon=1.0, delta=1e-4,
+                                     budget=budget)
+    assert r.items == ["a"] and not r.stopped and (r.epsilon, r.delta) == (1.0, 1e-4)
+    # The same three charges made directly: the same ledger (spent and δ spent are rounded upper bounds).
+    ref = dpmo.Budget(10.0, delta=1e-3)
+    for e in (1.0, 0.5, 1.0):
+        ref.charge(e, 1e-4)
+    assert (budget.spent, budget.delta_spent) == (ref.spent, ref.delta_spent) and budget.spent == 2.5
+
+
+def test_refusals_charge_nothing(spark, monkeypatch):
+    from dpmo import spark as dps
+
+    units, items, values = world_events()
+    frame = events_frame(spark, units, items, values)
+    budget = dpmo.Budget(10.0, delta=1e-3)
+    part = dict(unit="user", item="item", max_items=2, epsilon=1.0, delta=1e-4, budget=budget)
+    topk = dict(unit="user", item="item", k=2, max_items=2, epsilon=1.0, delta=1e-4, budget=budget)
+    with pytest.raises(dpmo.UnsupportedError, match="DP-SIPS"):
+        dps.discover_partitions(frame, mechanism="sips", **part)
+    for bad, err in [(dict(mechanism="median"), dpmo.InvalidArgumentError), (dict(epsilon=0.0), dpmo.InvalidEpsilonError),
+                     (dict(delta=1.0), dpmo.InvalidArgumentError), (dict(max_items=0), dpmo.InvalidArgumentError)]:
+        with pytest.raises(err):
+            dps.discover_partitions(frame, **{**part, **bad})
+    for bad, err in [(dict(k=3, k_bar=2), dpmo.InvalidArgumentError), (dict(score="sum"), dpmo.InvalidArgumentError),
+                     (dict(value="amount"), dpmo.InvalidArgumentError), (dict(score="median"), dpmo.InvalidArgumentError),
+                     (dict(epsilon=-1.0), dpmo.InvalidEpsilonError), (dict(max_per_item=0), dpmo.InvalidArgumentError)]:
+        with pytest.raises(err):
+            dps.select_top_k_from_events(frame, **{**topk, **bad})
+    # Simulation keys and generators: refused without the opt-in, and by a budget that does not allow them.
+    with pytest.raises(dpmo.InvalidGeneratorError, match="allow_simulation"):
+        dps.discover_partitions(frame, key=dpmo.StreamKey.for_simulation(1), **part)
+    with pytest.raises(dpmo.InvalidGeneratorError):
+        dps.discover_partitions(frame, key=dpmo.StreamKey.for_simulation(1), allow_simulation=True, **part)
+    with pytest.raises(dpmo.InvalidGeneratorError):
+        dps.select_top_k_from_events(frame, rng=dpmo.Rng.for_simulation(1), allow_simulation=True, **topk)
+    with pytest.raises(dpmo.InvalidArgumentError, match="repetitions"):
+        dps.discover_partitions(frame, _repetitions=2, **part)
+    # Item columns whose equality Spark and the bounding do not share.
+    from pyspark.sql import functions as F
+
+    for cast in ("double", "string collate UTF8_LCASE"):
+        f = frame.withColumn("item", F.col("item").cast(cast))
+        with pytest.raises(dpmo.InvalidArgumentError, match="item column"):
+            dps.discover_partitions(f, **part)
+        with pytest.raises(dpmo.InvalidArgumentError, match="item column"):
+            dps.select_top_k_from_events(f, **topk)
+    assert (budget.spent, budget.delta_spent) == (0.0, 0.0)
+    # A pure-ε budget cannot pay a δ: refused, nothing charged.
+    pure = dpmo.Budget(1.0)
+    with pytest.raises(dpmo.BudgetExhaustedError):
+        dps.discover_partitions(frame, **{**part, "budget": pure})
+    with pytest.raises(dpmo.BudgetExhaustedError):
+        dps.select_top_k_from_events(frame, **{**topk, "budget": pure})
+    assert pure.spent == 0.0
+
+
+def test_executors_that_cannot_run_dpmo_charge_nothing(spark, broken_executors):  # noqa: F811
+    from dpmo import spark as dps
+
+    frame = events_frame(spark, [1, 2, 3], ["x", "y", "x"], [1.0, 2.0, 3.0])
+    budget = dpmo.Budget(1.0, delta=1e-3)
+    with pytest.raises(dpmo.UnsupportedError, match="cannot run dpmo") as info:
+        dps.discover_partitions(frame, unit="user", item="item", max_items=1, epsilon=0.5, delta=1e-4, budget=budget)
+    assert not info.value.charged
+    with pytest.raises(dpmo.UnsupportedError, match="cannot run dpmo"):
+        dps.select_top_k_from_events(frame, unit="user", item="item", k=1, max_items=1, epsilon=0.5, delta=1e-4,
+                                     budget=budget)
+    assert (budget.spent, budget.delta_spent) == (0.0, 0.0)
+
+
+def test_the_choices_depend_on_the_multiset_of_events_only(spark):
+    """A recomputed task must make the same choices whatever order the shuffle delivers its events in (else a
+    unit bounded twice, differently, could count in 2L items): the same key on the same events in another
+    order and another input partitioning releases the same items."""
+    from dpmo import spark as dps
+
+    units, items, values = world_events()
+    a = events_frame(spark, units, items, values)
+    b = events_frame(spark, units[::-1], items[::-1], values[::-1]).repartition(5)
+    for mech in ("laplace", "weighted_gaussian"):
+        kw = dict(unit="user", item="item", max_items=2, epsilon=2.0, delta=0.2, mechanism=mech,
+                  allow_simulation=True, _repetitions=50)
+        for seed in range(2):
+            ra = dps.discover_partitions(a, key=dpmo.StreamKey.for_simulation(seed), **kw)
+            rb = dps.discover_partitions(b, key=dpmo.StreamKey.for_simulation(seed), **kw)
+            assert ra == rb
+    kw = dict(unit="user", item="item", value="amount", bounds=(0.0, 1.0), score="sum", k=2, max_items=2,
+              max_per_item=1, epsilon=4.0, delta=0.2, allow_simulation=True, _repetitions=50)
+    ra = dps.select_top_k_from_events(a, key=dpmo.StreamKey.for_simulation(3), rng=dpmo.Rng.for_simulation(3), **kw)
+    rb = dps.select_top_k_from_events(b, key=dpmo.StreamKey.for_simulation(3), rng=dpmo.Rng.for_simulation(3), **kw)
+    assert ra == rb
