@@ -170,6 +170,8 @@ pub fn _discover_top_k<'py>(
     TopKPlan::new(score, k, k_bar, epsilon, delta, &bounds).map_err(crate::errors::err)?;
     let work_len =
         discover::top_k_work_len(k_bar).ok_or_else(|| err_with(Error::InvalidArgument, "k_bar too large"))?;
+    // Allocated before anything is charged: a k or k̄ too large for memory is a MemoryError, not an abort.
+    let (work, out) = (zeroed(work_len)?, zeroed(k)?);
     let outcome = run_approx(
         py,
         rng.get(),
@@ -183,8 +185,7 @@ pub fn _discover_top_k<'py>(
                 values: vals.as_deref(),
             };
             let mut scratch = vec![Contribution::default(); us.len()];
-            let mut work = vec![0u64; work_len];
-            let mut out = vec![0u64; k];
+            let (mut work, mut out) = (work, out);
             let o = discover::discover_top_k(
                 g,
                 &events,
@@ -439,9 +440,9 @@ pub fn _top_k_from_scores<'py>(
     let (k, k_bar) = (k as usize, k_bar as usize);
     let work_len =
         discover::top_k_work_len(k_bar).ok_or_else(|| err_with(Error::InvalidArgument, "k_bar too large"))?;
+    // Allocated before anything is drawn: a k or k̄ too large for memory is a MemoryError, not an abort.
+    let (mut work, mut out) = (zeroed(work_len)?, zeroed(k)?);
     let (out, o) = rng.get().with(py, move |g| {
-        let mut work = vec![0u64; work_len];
-        let mut out = vec![0u64; k];
         let o = discover::select_top_k_from_scores(g, &plan, &is, &scores, &mut work, &mut out)?;
         out.truncate(o.len);
         Ok((out, o))
@@ -472,4 +473,14 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_discover_partitions, m)?)?;
     m.add_function(wrap_pyfunction!(_discover_top_k, m)?)?;
     Ok(())
+}
+
+/// `len` zero words, or `MemoryError` when the allocation fails (`vec!` would abort the interpreter): `k` and
+/// k̄ are the caller's numbers, up to 2³² − 1.
+fn zeroed(len: usize) -> PyResult<Vec<u64>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(len)
+        .map_err(|_| pyo3::exceptions::PyMemoryError::new_err("dpmo: not enough memory for k or k_bar"))?;
+    v.resize(len, 0);
+    Ok(v)
 }

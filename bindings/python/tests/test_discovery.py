@@ -207,6 +207,9 @@ def test_partition_argument_errors_charge_nothing_and_draw_nothing(kw, error):
     (dict(score="sum"), dpmo.InvalidArgumentError),  # no values
     (dict(epsilon=-1.0), dpmo.InvalidEpsilonError),
     (dict(max_per_item=0), dpmo.InvalidArgumentError),
+    # 6 (k̄ + 1) words of work, about 206 GB: a MemoryError before any charge, not an aborted interpreter
+    (dict(k_bar=2**32 - 1), MemoryError),
+    (dict(k=2**32 - 1, k_bar=2**32 - 1), MemoryError),
 ])
 def test_top_k_argument_errors_charge_nothing_and_draw_nothing(kw, error):
     u, i = events(50)
