@@ -17,7 +17,6 @@ import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 
-import org.dpmo.BoundedEvents;
 import org.dpmo.Dpmo;
 import org.dpmo.DpmoRng;
 
@@ -195,7 +194,9 @@ public final class Bounding {
         cols.add(functions.col(candidate).alias("label"));
         if (hasValues) cols.add(functions.col(value).cast("double").alias("value"));
         Dataset<Row> ev = events.select(cols.toArray(new Column[0]))
-                .join(functions.broadcast(table), "label").drop("label");
+                .join(functions.broadcast(table), "label");
+        // The task's columns, by name: (unit, candidate_index[, value]).
+        ev = hasValues ? ev.select("unit", "candidate_index", "value") : ev.select("unit", "candidate_index");
         int parts = partitions > 0 ? partitions : DpmoSpark.defaultParallelism(spark);
         ev = ev.repartition(parts, functions.col("unit"));
         byte[] key = new byte[32];
@@ -215,8 +216,4 @@ public final class Bounding {
         return new SparkAggregates(full, labels, grid, c, hasValues ? c * m : Double.NaN, maxCandidates);
     }
 
-    /** For the tests: the per-task function, applied to a local list of (unit, candidate_index[, value]) rows. */
-    static BoundedEvents boundLocally(BoundTask task, List<Row> rows, int partition) {
-        return task.bound(rows, partition);
-    }
 }

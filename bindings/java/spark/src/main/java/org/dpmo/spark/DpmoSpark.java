@@ -89,7 +89,7 @@ public final class DpmoSpark {
         List<String> seen;
         try {
             seen = spark.range(0, n, 1, n).mapPartitions(new VersionTask(), Encoders.STRING()).collectAsList();
-        } catch (RuntimeException | LinkageError e) {
+        } catch (Exception | LinkageError e) { // SparkException is checked, but thrown undeclared by Scala
             throw new DpmoException(DpmoException.UNSUPPORTED, Dpmo.statusMessage(DpmoException.UNSUPPORTED)
                     + " (the Spark executors cannot run dpmo " + expected + ": " + summary(e) + ")");
         }
@@ -270,12 +270,20 @@ public final class DpmoSpark {
                 Dpmo.statusMessage(DpmoException.LENGTH_MISMATCH) + " (" + detail + ")");
     }
 
-    /** The innermost cause's class and message, short (what the executors reported). */
-    private static String summary(Throwable e) {
-        Throwable t = e;
-        while (t.getCause() != null && t.getCause() != t) t = t.getCause();
-        String s = t.getClass().getName() + ": " + t.getMessage();
-        String line = s.split("\n", 2)[0];
-        return line.length() > 300 ? line.substring(0, 300) : line;
+    /** What the executors reported: the failed task's exception in a Spark job failure ("most recent failure:
+     * Lost task ... (executor N): CLASS: MESSAGE"), else the innermost cause; its first line, short. */
+    static String summary(Throwable e) {
+        String top = String.valueOf(e.getMessage());
+        int at = top.indexOf("most recent failure:");
+        String line;
+        if (at >= 0 && top.indexOf("): ", at) >= 0) {
+            line = top.substring(top.indexOf("): ", at) + 3);
+        } else {
+            Throwable t = e;
+            while (t.getCause() != null && t.getCause() != t) t = t.getCause();
+            line = t.getClass().getName() + ": " + t.getMessage();
+        }
+        line = line.split("\n", 2)[0];
+        return line.length() > 400 ? line.substring(0, 400) : line;
     }
 }
