@@ -42,7 +42,7 @@ import org.dpmo.PrivacyBudget;
  * <p><b>Where things run.</b> The bounding runs on the executors (each loads the jar's native library itself:
  * ship {@code dpmo-VERSION.jar} and {@code dpmo-spark-VERSION.jar} with {@code spark-submit --jars}). A selection
  * collects the n aggregated scores (or n × 2 utilities) to the driver — 8 bytes per score in one Java array, so
- * n is at most 2<sup>31</sup> − 9 and in practice bounded by the driver's memory (about 10<sup>7</sup> candidates
+ * n · m is at most 2<sup>31</sup> − 9 (m = 1 objective, or 2 for {@link #selectMulti}) and in practice bounded by the driver's memory (about 10<sup>7</sup> candidates
  * per gigabyte of driver heap, Spark's collected rows included) — and selects there with the core's exact
  * selector ({@link Dpmo#selectTopK}, {@link Dpmo#selectPrivPareto}, {@link Dpmo#selectPrivAgg}). This is not
  * Python's distributed report-noisy-max: the scores leave the executors.
