@@ -29,7 +29,7 @@ LIBDIR      ?= $(PREFIX)/lib
 INCLUDEDIR  ?= $(PREFIX)/include
 DESTDIR     ?=
 
-.PHONY: msrv publish-check demo test lib header header-check bare-metal tools rust-tests ffi-tests examples bindings java sqlite postgres duckdb eval-smoke reproduce bench clean install uninstall install-test java-install readme-test wheel python python-bench discovery-bench
+.PHONY: msrv publish-check demo test lib header header-check bare-metal tools rust-tests ffi-tests examples bindings java sqlite postgres duckdb eval-smoke reproduce bench clean install uninstall install-test java-install readme-test wheel python python-bench discovery-bench java-spark
 
 ## Build the C artifacts target/release/libdpmo.a and libdpmo.so.
 lib:
@@ -108,6 +108,10 @@ java: lib
 ## Install the Java binding (jar with its native library, pom, javadoc) into ~/.m2/repository (or M2_REPO=...).
 java-install: lib
 	$(MAKE) -C bindings/java java-install
+## The JVM Spark API (org.dpmo.spark) on a standalone cluster on 127.0.0.1 (Spark's jars from pyspark in the Python
+## test venv, build/python/deps, installed by that Makefile's deps target when missing).
+java-spark: lib
+	$(MAKE) -C bindings/java spark-test
 sqlite: lib
 	$(MAKE) -C bindings/sqlite test
 postgres: lib
@@ -153,7 +157,7 @@ readme-test: lib
 	python3 tests/readme/check.py
 
 ## The second command: everything.
-test: tools header-check bare-metal rust-tests lib ffi-tests examples install-test bindings python eval-smoke readme-test
+test: tools header-check bare-metal rust-tests lib ffi-tests examples install-test bindings python java-spark eval-smoke readme-test
 	@echo "make test: all checks passed"
 
 ## Install the C library: libdpmo.a, libdpmo.so.$(VERSION) with its SONAME and symlinks, include/dpmo.h, a

@@ -1,0 +1,235 @@
+package org.dpmo.spark;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Encoders;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.RowFactory;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.functions;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructType;
+
+import org.dpmo.Dpmo;
+import org.dpmo.DpmoException;
+import org.dpmo.PrivacyBudget;
+
+/**
+ * The JVM Spark API on a standalone cluster, submitted by spark/test/cluster-test.sh with the two jars in --jars.
+ * {@code pipeline}: the pipeline end to end on executors that load dpmo from the jar, exact aggregates, exact
+ * charges, refusals that charge nothing, and the bounding shown to need whole units per task. {@code broken}:
+ * executors that cannot load the native library (-Ddpmo.library=/nonexistent): every release refused, nothing
+ * charged. Prints "PASS ..." lines; any failed check exits 1.
+ */
+public final class SparkClusterTest {
+    private static int failures;
+    private static final int USERS = 2000;
+    private static final int ITEMS = 10;
+    /** Item p gets users whose i % 1000 falls in [CUT[p], CUT[p+1]): 400, 250, 150, 100, 50, 25, 15, 7, 3, 0. */
+    private static final int[] CUT = {0, 400, 650, 800, 900, 950, 975, 990, 997, 1000, 1000};
+
+    private SparkClusterTest() {}
+
+    static void check(boolean ok, String what) {
+        if (ok) {
+            System.out.println("PASS " + what);
+        } else {
+            System.out.println("FAIL " + what);
+            failures++;
+        }
+    }
+
+    static int primary(int i) {
+        int r = i % 1000;
+        for (int p = 0; p < ITEMS; p++) if (r < CUT[p + 1]) return p;
+        return ITEMS - 1;
+    }
+
+    /** Events (user string, item long, amount double): each user one event on its primary item, and users with
+     * an even id one more on the next item; amounts x.5 in [0, 100], exact on the grid of [0, 100]. */
+    static Dataset<Row> smallEvents(SparkSession spark) {
+        List<Row> rows = new ArrayList<>();
+        for (int i = 0; i < USERS; i++) {
+            int p = primary(i);
+            rows.add(RowFactory.create("u" + i, (long) p, (i % 7) * 10.0 + 0.5));
+            if (i % 2 == 0) rows.add(RowFactory.create("u" + i, (long) ((p + 1) % ITEMS), (i % 5) * 20.0 + 0.5));
+        }
+        StructType schema = new StructType().add("user", DataTypes.StringType).add("item", DataTypes.LongType)
+                .add("amount", DataTypes.DoubleType);
+        return spark.createDataFrame(rows, schema).repartition(3);
+    }
+
+    /** Every user: 3 events on each of 4 distinct items (12 events), so bounding at L = 2, C = 1 keeps exactly 2. */
+    static Dataset<Row> heavyEvents(SparkSession spark) {
+        List<Row> rows = new ArrayList<>();
+        for (int i = 0; i < USERS; i++) {
+            for (int j = 0; j < 4; j++) {
+                for (int e = 0; e < 3; e++) rows.add(RowFactory.create((long) i, (long) ((i + j) % ITEMS)));
+            }
+        }
+        StructType schema = new StructType().add("user", DataTypes.LongType).add("item", DataTypes.LongType);
+        return spark.createDataFrame(rows, schema).repartition(4);
+    }
+
+    static List<Object> items() {
+        List<Object> out = new ArrayList<>();
+        for (long p = 0; p < ITEMS; p++) out.add(p);
+        return out;
+    }
+
+    static int status(Runnable r) {
+        try {
+            r.run();
+            return 0;
+        } catch (DpmoException e) {
+            return e.status();
+        }
+    }
+
+    static DpmoException error(Supplier<?> s) {
+        try {
+            s.get();
+            return null;
+        } catch (DpmoException e) {
+            return e;
+        }
+    }
+
+    static long total(Dataset<Row> frame) {
+        return frame.agg(functions.sum("count")).first().getLong(0);
+    }
+
+    static void pipeline(SparkSession spark) {
+        DpmoSpark.checkExecutors(spark, 4);
+        check(true, "checkExecutors: 4 tasks loaded dpmo " + Dpmo.version() + " from the jar on the executors");
+        Dataset<Row> events = smallEvents(spark);
+        SparkAggregates agg = DpmoSpark.bounding(events).unit("user").candidate("item").value("amount", 0, 100)
+                .candidates(items()).maxCandidates(2).partitions(4).aggregate();
+        agg.frame().cache();
+        // No event is dropped here (at most 2 items and 1 event per item per user): the aggregates are exact.
+        Map<Long, long[]> got = new HashMap<>();
+        for (Row r : agg.frame().collectAsList()) {
+            got.put(r.getLong(0), new long[] {r.getLong(1), r.getLong(2)});
+        }
+        Map<Long, double[]> want = new HashMap<>();
+        for (Row r : events.groupBy("item").agg(functions.count("*"), functions.sum("amount")).collectAsList()) {
+            want.put(r.getLong(0), new double[] {r.getLong(1), r.getDouble(2)});
+        }
+        boolean exact = got.size() == ITEMS;
+        for (long p = 0; p < ITEMS; p++) {
+            double[] w = want.getOrDefault(p, new double[] {0, 0});
+            long[] g = got.get(p);
+            exact &= g != null && g[0] == (long) w[0] && g[1] * agg.valueGrid() == w[1];
+        }
+        check(exact, "bounding + aggregation on the cluster equal a plain groupBy count and sum, every item");
+        check(agg.sensitivity("count") == 1.0 && agg.sensitivity("sum") == 100.0 && agg.l1Sensitivity("sum") == 200.0,
+                "sensitivities: count C = 1, sum C * max(|lo|, |hi|) = 100, l1 L * 100 = 200");
+
+        // Units bounded whole: 4 items x 3 events per user at L = 2, C = 1 keep exactly 2 events per user.
+        SparkAggregates heavy = DpmoSpark.bounding(heavyEvents(spark)).unit("user").candidate("item")
+                .candidates(items()).maxCandidates(2).partitions(4).aggregate();
+        check(total(heavy.frame()) == 2L * USERS, "L = 2, C = 1: exactly 2 kept events per user (" + 2 * USERS + ")");
+        SparkAggregates heavy2 = DpmoSpark.bounding(heavyEvents(spark)).unit("user").candidate("item")
+                .candidates(items()).maxCandidates(3).maxPerCandidate(2).partitions(3).aggregate();
+        check(total(heavy2.frame()) == 6L * USERS, "L = 3, C = 2: exactly 6 kept events per user");
+        // The broken variant: the same task without the repartitioning by unit (round robin) splits units over
+        // tasks, and the check above catches it.
+        Dataset<Row> split = heavyEvents(spark).select(functions.col("user").alias("unit"),
+                functions.col("item").alias("candidate_index")).repartition(4);
+        StructType out = new StructType().add("candidate_index", DataTypes.LongType).add("count", DataTypes.LongType)
+                .add("sum_units", DataTypes.LongType);
+        long brokenTotal = split.mapPartitions(new BoundTask(new byte[32], 2, 1, 0, 0, false), Encoders.row(out))
+                .agg(functions.sum("count")).first().getLong(0);
+        check(brokenTotal > 2L * USERS, "broken variant (units split over tasks) keeps " + brokenTotal + " > "
+                + 2 * USERS + " events: caught");
+        // Recomputation makes the same choices (same key, same tasks): the frame is not cached here.
+        List<Row> once = heavy.frame().orderBy("candidate_index").collectAsList();
+        List<Row> twice = heavy.frame().orderBy("candidate_index").collectAsList();
+        check(once.equals(twice), "a recomputed bounding makes the same choices");
+
+        PrivacyBudget budget = new PrivacyBudget(2.0);
+        List<Object> top3 = DpmoSpark.select(agg, "count", Dpmo.SELECTOR_EXPONENTIAL, 0.5, 3, budget, null);
+        check(new HashSet<>(top3).size() == 3 && new HashSet<>(Arrays.asList(0L, 1L, 2L, 3L, 4L, 5L))
+                .containsAll(top3), "select count top 3 = " + top3 + " (within the 6 largest counts)");
+        check(budget.spent() == 0.5, "charged 0.5 once for the top 3");
+        List<Object> best = DpmoSpark.select(agg, "sum", Dpmo.SELECTOR_PERMUTE_AND_FLIP, 0.5, 1, budget, null);
+        check(best.size() == 1 && budget.spent() == 1.0, "select sum best = " + best + ", charged 0.5 more");
+        List<Object> multi = DpmoSpark.selectMulti(agg, DpmoSpark.PRIVPARETO, null, Dpmo.SELECTOR_EXPONENTIAL, 0.25, 2,
+                budget, null);
+        check(new HashSet<>(multi).size() == 2 && budget.spent() == 1.25, "PrivPareto top 2 = " + multi
+                + ", charged 0.25");
+        List<Object> agg2 = DpmoSpark.selectMulti(agg, DpmoSpark.PRIVAGG, new double[] {1.0, 0.5},
+                Dpmo.SELECTOR_EXPONENTIAL, 0.25, 1, budget, null);
+        check(agg2.size() == 1 && budget.spent() == 1.5, "PrivAgg best = " + agg2 + ", charged 0.25: 1.5 in all");
+
+        // Refusals charge nothing.
+        check(status(() -> DpmoSpark.select(agg, "count", Dpmo.SELECTOR_EXPONENTIAL, 1.0, 1, budget, null))
+                == DpmoException.BUDGET_EXHAUSTED && budget.spent() == 1.5, "over budget: BUDGET_EXHAUSTED, nothing charged");
+        check(status(() -> DpmoSpark.select(agg, "count", Dpmo.SELECTOR_EXPONENTIAL, 0.1, 0, budget, null))
+                == DpmoException.INVALID_ARGUMENT && budget.spent() == 1.5, "k = 0: INVALID_ARGUMENT, nothing charged");
+        check(status(() -> DpmoSpark.select(agg, "count", Dpmo.SELECTOR_EXPONENTIAL, Double.NaN, 1, budget, null))
+                == DpmoException.INVALID_EPSILON && budget.spent() == 1.5, "epsilon NaN: INVALID_EPSILON, nothing charged");
+        check(status(() -> DpmoSpark.select(heavy, "sum", Dpmo.SELECTOR_EXPONENTIAL, 0.1, 1, budget, null))
+                == DpmoException.INVALID_ARGUMENT && budget.spent() == 1.5, "sum without values: INVALID_ARGUMENT");
+        check(status(() -> DpmoSpark.selectMulti(agg, DpmoSpark.PRIVAGG, null, Dpmo.SELECTOR_EXPONENTIAL, 0.1, 1,
+                budget, null)) == DpmoException.NULL_POINTER && budget.spent() == 1.5, "PrivAgg without weights: NULL_POINTER");
+        check(budget.spent() == 1.5, "spent exactly 1.5 after the refusals");
+
+        // Unit columns whose equality is not exact are refused before any job.
+        Dataset<Row> lcase = events.withColumn("user", functions.collate(functions.col("user"), "UTF8_LCASE"));
+        DpmoException e = error(() -> DpmoSpark.bounding(lcase).unit("user").candidate("item").candidates(items())
+                .maxCandidates(1).aggregate());
+        check(e != null && e.status() == DpmoException.INVALID_ARGUMENT && e.getMessage().contains("UTF8_LCASE"),
+                "a UTF8_LCASE unit column is refused: " + (e == null ? "accepted" : e.getMessage()));
+        DpmoException d = error(() -> DpmoSpark.bounding(events).unit("amount").candidate("item").candidates(items())
+                .maxCandidates(1).aggregate());
+        check(d != null && d.status() == DpmoException.INVALID_ARGUMENT, "a double unit column is refused");
+        check(status(() -> DpmoSpark.bounding(events).unit("user").candidate("item").candidates(Arrays.asList(1L, 1L))
+                .maxCandidates(1).aggregate()) == DpmoException.INVALID_ARGUMENT, "duplicate candidates are refused");
+        check(status(() -> DpmoSpark.bounding(events).unit("user").candidate("item").value("amount", 5, 1)
+                .candidates(items()).maxCandidates(1).aggregate()) == DpmoException.INVALID_ARGUMENT,
+                "bounds lo > hi are refused");
+    }
+
+    static void broken(SparkSession spark) {
+        DpmoException e = error(() -> {
+            DpmoSpark.checkExecutors(spark, 2);
+            return null;
+        });
+        check(e != null && e.status() == DpmoException.UNSUPPORTED && e.getMessage().contains("cannot run dpmo")
+                && e.getMessage().contains("dpmo.library"), "checkExecutors refuses: "
+                + (e == null ? "passed" : e.getMessage()));
+        SparkAggregates agg = DpmoSpark.bounding(smallEvents(spark)).unit("user").candidate("item")
+                .value("amount", 0, 100).candidates(items()).maxCandidates(2).partitions(2).aggregate();
+        PrivacyBudget budget = new PrivacyBudget(1.0);
+        check(status(() -> DpmoSpark.select(agg, "count", Dpmo.SELECTOR_EXPONENTIAL, 0.5, 1, budget, null))
+                == DpmoException.UNSUPPORTED && budget.spent() == 0.0, "select refused, nothing charged");
+        check(status(() -> DpmoSpark.selectMulti(agg, DpmoSpark.PRIVPARETO, null, Dpmo.SELECTOR_EXPONENTIAL, 0.5, 1,
+                budget, null)) == DpmoException.UNSUPPORTED && budget.spent() == 0.0, "selectMulti refused, nothing charged");
+    }
+
+    public static void main(String[] args) {
+        long t0 = System.nanoTime();
+        SparkSession spark = SparkSession.builder().appName("dpmo-spark-" + args[0]).getOrCreate();
+        try {
+            if ("pipeline".equals(args[0])) {
+                pipeline(spark);
+            } else if ("broken".equals(args[0])) {
+                broken(spark);
+            } else {
+                throw new IllegalArgumentException(args[0]);
+            }
+        } finally {
+            spark.stop();
+        }
+        System.out.printf("RESULT %s: %d failures, %.1f s%n", args[0], failures, (System.nanoTime() - t0) / 1e9);
+        System.exit(failures == 0 ? 0 : 1);
+    }
+}
