@@ -14,8 +14,31 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* A version-1 record ("DPML", dpmo <= 0.2), as it is on disk. */
+typedef struct record_v1 {
+    uint32_t magic;
+    uint32_t type;
+    uint64_t seq;
+    int64_t time_us;
+    double epsilon;
+    uint32_t role;
+    uint32_t database;
+    uint32_t grant_id;
+    uint32_t ngrants;
+    uint32_t grants[DP_LEDGER_MAX_GRANTS_PER_CHARGE];
+    char role_name[DP_LEDGER_NAME];
+    char dataset[DP_LEDGER_NAME];
+    char mechanism[DP_LEDGER_NAME];
+    uint32_t reserved;
+    uint32_t crc;
+} record_v1;
+
 _Static_assert(sizeof(dp_ledger_record) == 312, "the ledger record layout is part of the file format");
+_Static_assert(sizeof(record_v1) == 312, "the version-1 record layout is part of the file format");
 _Static_assert(offsetof(dp_ledger_record, crc) == sizeof(dp_ledger_record) - 4, "crc is the last field");
+_Static_assert(offsetof(record_v1, crc) == sizeof(record_v1) - 4, "crc is the last field");
+_Static_assert(offsetof(dp_ledger_record, seq) == offsetof(record_v1, seq), "seq is where version 1 has it");
+_Static_assert(sizeof(DP_LEDGER_FORMAT_TEXT) <= DP_LEDGER_NAME, "the format text fits the mechanism field");
 
 /* CRC-32C (Castagnoli, reflected polynomial 0x82F63B78), bytewise with a table built on first use. */
 uint32_t dp_crc32c(const void *data, size_t len) {
@@ -40,21 +63,86 @@ void dp_ledger_set_name(char *field, const char *value) {
     if (value) strncpy(field, value, DP_LEDGER_NAME - 1);
 }
 
-void dp_ledger_seal(dp_ledger_record *r) {
-    r->magic = DP_LEDGER_MAGIC;
-    r->crc = dp_crc32c(r, offsetof(dp_ledger_record, crc));
-}
-
 static bool terminated(const char *s) { return memchr(s, '\0', DP_LEDGER_NAME) != NULL; }
 
-bool dp_ledger_valid(const dp_ledger_record *r) {
-    if (r->magic != DP_LEDGER_MAGIC || r->crc != dp_crc32c(r, offsetof(dp_ledger_record, crc))) return false;
-    if (r->type < DP_LEDGER_GRANT || r->type > DP_LEDGER_CREATE) return false;
-    if (r->type == DP_LEDGER_CREATE ? !(r->epsilon == 0.0 && !signbit(r->epsilon))
-                                    : !(isfinite(r->epsilon) && r->epsilon > 0.0))
+static bool is_pos_zero(double x) { return x == 0.0 && !signbit(x); }
+
+static bool checked(const dp_ledger_record *r) {
+    if (r->type < DP_LEDGER_GRANT || r->type > DP_LEDGER_FORMAT) return false;
+    if (r->type == DP_LEDGER_CREATE || r->type == DP_LEDGER_FORMAT) {
+        if (!is_pos_zero(r->epsilon) || !is_pos_zero(r->delta)) return false;
+    } else if (!(isfinite(r->epsilon) && r->epsilon > 0.0)) {
         return false;
+    }
+    if (!(r->delta >= 0.0 && r->delta < 1.0) || signbit(r->delta)) return false; /* NaN fails too */
     if (r->ngrants > DP_LEDGER_MAX_GRANTS_PER_CHARGE) return false;
-    return terminated(r->role_name) && terminated(r->dataset) && terminated(r->mechanism);
+    if (!(terminated(r->role_name) && terminated(r->dataset) && terminated(r->mechanism))) return false;
+    /* the format record is version 1 only (decode); a version-2 record of its type is not one */
+    return r->type != DP_LEDGER_FORMAT || r->magic == DP_LEDGER_MAGIC;
+}
+
+bool dp_ledger_valid(const dp_ledger_record *r) {
+    return r->magic == DP_LEDGER_MAGIC_V2 && r->crc == dp_crc32c(r, offsetof(dp_ledger_record, crc)) && checked(r);
+}
+
+bool dp_ledger_decode(const void *raw, dp_ledger_record *out) {
+    uint32_t magic;
+    memcpy(&magic, raw, sizeof magic);
+    if (magic != DP_LEDGER_MAGIC) {
+        memcpy(out, raw, sizeof *out);
+        return dp_ledger_valid(out);
+    }
+    record_v1 v;
+    memcpy(&v, raw, sizeof v);
+    memset(out, 0, sizeof *out);
+    out->magic = v.magic;
+    out->type = v.type;
+    out->seq = v.seq;
+    out->time_us = v.time_us;
+    out->epsilon = v.epsilon;
+    out->delta = 0.0;
+    out->role = v.role;
+    out->database = v.database;
+    out->grant_id = (uint16_t)v.grant_id;
+    out->ngrants = (uint16_t)v.ngrants;
+    memcpy(out->grants, v.grants, sizeof out->grants);
+    memcpy(out->role_name, v.role_name, DP_LEDGER_NAME);
+    memcpy(out->dataset, v.dataset, DP_LEDGER_NAME);
+    memcpy(out->mechanism, v.mechanism, DP_LEDGER_NAME);
+    out->crc = v.crc;
+    if (v.crc != dp_crc32c(&v, offsetof(record_v1, crc)) || v.grant_id > UINT16_MAX || v.ngrants > UINT16_MAX)
+        return false;
+    /* version 1's create record: epsilon exactly +0; the format record is a create record with its text */
+    if (v.type == DP_LEDGER_CREATE && strncmp(v.mechanism, DP_LEDGER_FORMAT_TEXT, DP_LEDGER_NAME) == 0)
+        out->type = DP_LEDGER_FORMAT;
+    else if (v.type == DP_LEDGER_FORMAT)
+        return false; /* version 1 had no type 5 */
+    return checked(out);
+}
+
+/* Encodes r into raw (version 2, or version 1 for the format record) and sets r->magic and r->crc. */
+static void encode(dp_ledger_record *r, unsigned char raw[sizeof(dp_ledger_record)]) {
+    if (r->type != DP_LEDGER_FORMAT) {
+        r->magic = DP_LEDGER_MAGIC_V2;
+        r->crc = dp_crc32c(r, offsetof(dp_ledger_record, crc));
+        memcpy(raw, r, sizeof *r);
+        return;
+    }
+    record_v1 v;
+    memset(&v, 0, sizeof v);
+    v.magic = DP_LEDGER_MAGIC;
+    v.type = DP_LEDGER_CREATE;
+    v.seq = r->seq;
+    v.time_us = r->time_us;
+    v.epsilon = 0.0;
+    dp_ledger_set_name(v.mechanism, DP_LEDGER_FORMAT_TEXT);
+    v.crc = dp_crc32c(&v, offsetof(record_v1, crc));
+    memcpy(raw, &v, sizeof v);
+    r->magic = DP_LEDGER_MAGIC;
+    r->epsilon = 0.0;
+    r->delta = 0.0;
+    dp_ledger_set_name(r->mechanism, DP_LEDGER_FORMAT_TEXT);
+    r->crc = v.crc;
 }
 
 static ssize_t read_full(int fd, void *buf, size_t len, int64_t off) {
@@ -75,6 +163,7 @@ dp_ledger_scan_result dp_ledger_scan(int fd, int64_t from, uint64_t *next_seq, i
                                      dp_ledger_apply_fn apply, void *ctx, char *why, size_t why_len) {
     struct stat st;
     dp_ledger_record rec;
+    unsigned char raw[sizeof(dp_ledger_record)];
     int64_t off = from;
     *end = from;
     if (fstat(fd, &st) != 0) {
@@ -83,14 +172,14 @@ dp_ledger_scan_result dp_ledger_scan(int fd, int64_t from, uint64_t *next_seq, i
     }
     int64_t size = (int64_t)st.st_size;
     while (off < size) {
-        ssize_t got = read_full(fd, &rec, sizeof rec, off);
+        ssize_t got = read_full(fd, raw, sizeof raw, off);
         if (got < 0) {
             snprintf(why, why_len, "cannot read the ledger: %s", strerror(errno));
             return DP_LEDGER_SCAN_IO;
         }
-        bool whole = got == (ssize_t)sizeof rec;
+        bool whole = got == (ssize_t)sizeof raw;
         bool last = off + DP_LEDGER_RECORD_SIZE >= size;
-        if (!whole || !dp_ledger_valid(&rec)) {
+        if (!whole || !dp_ledger_decode(raw, &rec)) {
             if (!last) {
                 snprintf(why, why_len, "record %llu (byte %lld) is invalid and is not the last one",
                          (unsigned long long)*next_seq, (long long)off);
@@ -122,9 +211,10 @@ dp_ledger_scan_result dp_ledger_scan(int fd, int64_t from, uint64_t *next_seq, i
 
 int dp_ledger_append(int fd, int64_t offset, dp_ledger_record *r) {
     size_t done = 0;
-    dp_ledger_seal(r);
-    while (done < sizeof *r) {
-        ssize_t w = pwrite(fd, (const char *)r + done, sizeof *r - done, (off_t)(offset + (int64_t)done));
+    unsigned char raw[sizeof(dp_ledger_record)];
+    encode(r, raw);
+    while (done < sizeof raw) {
+        ssize_t w = pwrite(fd, raw + done, sizeof raw - done, (off_t)(offset + (int64_t)done));
         if (w < 0) {
             if (errno == EINTR) continue;
             return -1;

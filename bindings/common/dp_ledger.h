@@ -11,6 +11,17 @@
  * can be incomplete (the writer crashed before its fdatasync returned, so nothing it paid for was
  * released): replay cuts it off. Any other invalid record is corruption, and the ledger then refuses every
  * charge (fail closed) until an administrator repairs it.
+ *
+ * Two record formats, told apart by their magic, both 312 bytes sealed by a CRC-32C of their first 308:
+ *   - version 1 ("DPML", dpmo <= 0.2): epsilon only. Read as records with delta = 0.
+ *   - version 2 ("DPM2"): the layout of dp_ledger_record below, with delta. Every record written now.
+ * A reader built before version 2 takes a "DPM2" record for an invalid one, and would cut it off as a torn
+ * last record. So before the first version-2 record of a file, a writer appends a format record: a
+ * version-1 record of type 4 (create) with the text DP_LEDGER_FORMAT_TEXT, which such a reader accepts as
+ * well formed and then refuses to apply (PostgreSQL's replay has no create record; SQLite's accepts one as
+ * record 1 only, and the format record never is): it stops there and fails closed, before any version-2
+ * record, which it therefore never cuts. Readers now decode it as DP_LEDGER_FORMAT. A SQLite file created
+ * with a version-2 create record needs none: an older reader refuses its record 1 once another follows.
  */
 #ifndef DP_LEDGER_H
 #define DP_LEDGER_H
@@ -19,46 +30,55 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define DP_LEDGER_MAGIC 0x4c4d5044u /* "DPML" little-endian */
+#define DP_LEDGER_MAGIC 0x4c4d5044u    /* "DPML" little-endian: a version-1 record */
+#define DP_LEDGER_MAGIC_V2 0x324d5044u /* "DPM2" little-endian: a version-2 record */
+#define DP_LEDGER_FORMAT_TEXT "dpmo ledger format 2: readers before dpmo 0.3 refuse this file"
 #define DP_LEDGER_MAX_GRANTS_PER_CHARGE 16
 #define DP_LEDGER_NAME 64
 
 enum dp_ledger_type {
-    DP_LEDGER_GRANT = 1,  /* a budget of `epsilon` granted (PostgreSQL: to `role` for `dataset`, as grant `grant_id`) */
-    DP_LEDGER_TOP_UP = 2, /* `epsilon` added to grant `grant_id` (SQLite: to the file's budget) */
-    DP_LEDGER_CHARGE = 3, /* `epsilon` charged to each grant in `grants` (SQLite: to the file's budget) */
-    DP_LEDGER_CREATE = 4  /* SQLite: record 1 of a file, written with the file (epsilon 0): a ledger is never an
+    DP_LEDGER_GRANT = 1,  /* a budget of (`epsilon`, `delta`) granted (PostgreSQL: to `role` for `dataset`, as grant `grant_id`) */
+    DP_LEDGER_TOP_UP = 2, /* (`epsilon`, `delta`) added to grant `grant_id` (SQLite: to the file's budget) */
+    DP_LEDGER_CHARGE = 3, /* (`epsilon`, `delta`) charged to each grant in `grants` (SQLite: to the file's budget) */
+    DP_LEDGER_CREATE = 4, /* SQLite: record 1 of a file, written with the file (epsilon 0): a ledger is never an
                            * empty file, which SQLite's ATTACH or VACUUM INTO would take for an empty database
                            * and write into; a non-empty file that is not a database they refuse */
+    DP_LEDGER_FORMAT = 5  /* the format record (see above): written as a version-1 create record, epsilon and
+                           * delta 0, mechanism DP_LEDGER_FORMAT_TEXT; at most one per file */
 };
 
+/* A record as replay sees it, and the layout of a version-2 record on disk. */
 typedef struct dp_ledger_record {
-    uint32_t magic;
+    uint32_t magic;   /* DP_LEDGER_MAGIC_V2; DP_LEDGER_MAGIC for a record decoded from version 1 */
     uint32_t type;
     uint64_t seq;     /* 1, 2, 3, ...: the record's position */
     int64_t time_us;  /* microseconds since 1970-01-01 UTC */
-    double epsilon;   /* grant: total; top-up: amount added; charge: ε; create: 0 */
+    double epsilon;   /* grant: total; top-up: amount added; charge: ε; create, format: 0 */
+    double delta;     /* grant: total δ (0: a pure-ε budget); top-up: δ added; charge: δ; all in [0, 1) */
     uint32_t role;    /* PostgreSQL: the grantee (grant, top-up) or the session user charged; SQLite: 0 */
     uint32_t database;/* PostgreSQL: the database of a charge; SQLite: 0 */
-    uint32_t grant_id;/* grant, top-up: the grant (1-based) */
-    uint32_t ngrants; /* charge: how many grants were charged */
+    uint16_t grant_id;/* grant, top-up: the grant (1-based) */
+    uint16_t ngrants; /* charge: how many grants were charged */
     uint32_t grants[DP_LEDGER_MAX_GRANTS_PER_CHARGE];
     char role_name[DP_LEDGER_NAME]; /* NUL-terminated */
     char dataset[DP_LEDGER_NAME];   /* "" = every dataset */
     char mechanism[DP_LEDGER_NAME]; /* charge: e.g. "dp_select/exponential" */
-    uint32_t reserved;
-    uint32_t crc; /* CRC-32C of every byte before this field */
+    uint32_t crc; /* CRC-32C of every byte before this field (of the record as it is on disk) */
 } dp_ledger_record;
 
 #define DP_LEDGER_RECORD_SIZE ((int64_t)sizeof(dp_ledger_record))
 
 uint32_t dp_crc32c(const void *data, size_t len);
 
-/* Sets magic and crc. */
-void dp_ledger_seal(dp_ledger_record *r);
+/*
+ * Decodes the DP_LEDGER_RECORD_SIZE bytes at raw, a version-1 or version-2 record, into *out. True when
+ * magic, crc, type, epsilon (> 0, finite; exactly +0 for create and format records), delta (in [0, 1),
+ * exactly +0 for create and format records, and for every version-1 record), counts and strings are well
+ * formed. *out is written whole either way.
+ */
+bool dp_ledger_decode(const void *raw, dp_ledger_record *out);
 
-/* True when magic, crc, type, epsilon (> 0, finite; exactly +0 for a create record), counts and strings are
- * well formed. */
+/* True when r (a record written by this version, magic DP_LEDGER_MAGIC_V2) is well formed, as above. */
 bool dp_ledger_valid(const dp_ledger_record *r);
 
 typedef int (*dp_ledger_apply_fn)(void *ctx, const dp_ledger_record *r); /* 0: ok; else stop (corrupt) */
@@ -80,7 +100,8 @@ dp_ledger_scan_result dp_ledger_scan(int fd, int64_t from, uint64_t *next_seq, i
                                      dp_ledger_apply_fn apply, void *ctx, char *why, size_t why_len);
 
 /*
- * Seals r (with r->seq set by the caller) and writes it at byte `offset` with pwrite(2), then
+ * Seals r (with r->seq set by the caller; a DP_LEDGER_FORMAT record as a version-1 create record, any
+ * other as version 2, setting r->magic and r->crc to what was written) and writes it at byte `offset` with pwrite(2), then
  * fdatasync(2). Returns 0, -1 when the write failed or was short (nothing durable: the caller must not
  * count the record; the next append at the same offset overwrites any partial bytes), or -2 when the
  * write succeeded but fdatasync failed (the record's fate is unknown: the caller must stop, see

@@ -550,6 +550,28 @@ dp_err_class dp_group_prepare(const dp_params *p, int64_t n, const int64_t *ids,
     return DP_OK;
 }
 
+void dp_budget_refusal(char *buf, size_t len, const char *name, bool no_delta, double epsilon, double delta,
+                       double epsilon_left, double delta_left) {
+    char e[40], el[40], d[40], dl[40];
+    dp_format_double(epsilon, e, sizeof e);
+    dp_format_double(epsilon_left, el, sizeof el);
+    dp_format_double(delta, d, sizeof d);
+    dp_format_double(delta_left, dl, sizeof dl);
+    if (no_delta)
+        snprintf(buf, len,
+                 "%s: the privacy budget has no delta (it was granted with epsilon only) but delta = %s is "
+                 "requested; nothing was charged",
+                 name, d);
+    else if (delta > 0.0)
+        snprintf(buf, len,
+                 "%s: the privacy budget is exhausted (epsilon = %s requested, %s left; delta = %s requested, %s "
+                 "left); nothing was charged",
+                 name, e, el, d, dl);
+    else
+        snprintf(buf, len, "%s: the privacy budget is exhausted (epsilon = %s requested, %s left); nothing was charged",
+                 name, e, el);
+}
+
 void dp_mechanism_label(const dp_params *p, char *buf, size_t len) {
     const dp_function *f = &dp_functions[p->function];
     snprintf(buf, len, "%s/%s%s%s", f->name, SELECTORS[p->options.selector],

@@ -80,6 +80,7 @@ typedef struct dp_params {
     int32_t table;    /* 1 when the δ are table rows (Δ from T on), 0 when numbers (Δ from t_max on) */
     int64_t k;        /* picks (1 for the single-result functions) */
     double epsilon;
+    double delta;     /* what the group's selection charges besides ε: 0 for every pure-ε function */
     double weights[DP_MAX_OBJECTIVES];
     double sensitivities[DP_MAX_OBJECTIVES];
     dp_options options;
@@ -181,6 +182,15 @@ void dp_group_free(dp_group *g, const dp_alloc *a);
 
 /* "dp_select_top_k/permute_and_flip": what the ledger records as the mechanism. */
 void dp_mechanism_label(const dp_params *p, char *buf, size_t len);
+
+/*
+ * The texts of a refused charge, the same in every engine ("name: ..."; nothing was charged):
+ *   no_delta: delta > 0 requested from a pure-ε budget (granted without delta);
+ *   otherwise the budget is exhausted: epsilon_left and delta_left are what is left (delta mentioned only
+ *   when the charge has one, so a pure-ε refusal reads as it always did).
+ */
+void dp_budget_refusal(char *buf, size_t len, const char *name, bool no_delta, double epsilon, double delta,
+                       double epsilon_left, double delta_left);
 
 /* Formats an error into err (cls, status, "function: message"). Returns cls. */
 dp_err_class dp_fail(dp_error *err, dp_err_class cls, int status, const char *fmt, ...)

@@ -579,8 +579,8 @@ static const dp_alloc DD_ALLOC = {NULL, dd_alloc, dd_free};
 /* Charges the database's ledger (db->lock held); on failure formats the error (nothing charged). */
 static bool charge(dd_db *db, const dp_params *p, dp_error *err) {
     const char *name = dp_functions[p->function].name;
-    char why[300], mech[DP_LEDGER_NAME], eps[40], lft[40];
-    double left = 0;
+    char why[300], mech[DP_LEDGER_NAME], msg[DP_MSG_LEN];
+    double left = 0, dleft = 0;
     if (!db->has_ledger) {
         dp_fail(err, DP_ERR_ARGUMENT, -1,
                 "%s: no privacy ledger is attached to this database (the host program attaches one: see the README)",
@@ -588,7 +588,8 @@ static bool charge(dd_db *db, const dp_params *p, dp_error *err) {
         return false;
     }
     dp_mechanism_label(p, mech, sizeof mech);
-    switch (sq_ledger_charge(&db->ledger, p->epsilon, mech, &left, why, sizeof why)) {
+    sq_result res = sq_ledger_charge(&db->ledger, p->epsilon, p->delta, mech, &left, &dleft, why, sizeof why);
+    switch (res) {
     case SQ_OK:
         return true;
     case SQ_NO_FILE:
@@ -597,11 +598,9 @@ static bool charge(dd_db *db, const dp_params *p, dp_error *err) {
                 "%s: no privacy budget has been granted in this database's ledger (the host program grants one)", name);
         return false;
     case SQ_EXHAUSTED:
-        dp_format_double(p->epsilon, eps, sizeof eps);
-        dp_format_double(left, lft, sizeof lft);
-        dp_fail(err, DP_ERR_ARGUMENT, -1,
-                "%s: the privacy budget is exhausted (epsilon = %s requested, %s left); nothing was charged", name, eps,
-                lft);
+    case SQ_NO_DELTA:
+        dp_budget_refusal(msg, sizeof msg, name, res == SQ_NO_DELTA, p->epsilon, p->delta, left, dleft);
+        dp_fail(err, DP_ERR_ARGUMENT, -1, "%s", msg);
         return false;
     default:
         dp_fail(err, DP_ERR_INTERNAL, -1, "%s: %s; nothing was charged", name, why);
@@ -698,24 +697,33 @@ static void agg_finalize(duckdb_function_info info, duckdb_aggregate_state *sour
 }
 
 /* ------------------------------------------------------------------------------------------------ */
-/* Scalars: dp_budget_remaining(), dp_version().                                                      */
+/* Scalars: dp_budget_remaining(), dp_budget_remaining_delta(), dp_version().                           */
 
-static void fn_budget_remaining(duckdb_function_info info, duckdb_data_chunk input, duckdb_vector output) {
+/* The ε (or δ) left: 0 without ledger or grant. */
+static void budget_remaining(duckdb_function_info info, duckdb_data_chunk input, duckdb_vector output, bool delta) {
     dd_db *db = duckdb_scalar_function_get_extra_info(info);
-    double left = 0, total = 0;
+    double left = 0, total = 0, dleft = 0, dtotal = 0;
     char why[300], msg[400];
     if (db->has_ledger) {
         pthread_mutex_lock(&db->lock);
-        sq_result r = sq_ledger_remaining(&db->ledger, &left, &total, why, sizeof why);
+        sq_result r = sq_ledger_remaining(&db->ledger, &left, &total, &dleft, &dtotal, why, sizeof why);
         pthread_mutex_unlock(&db->lock);
         if (r == SQ_FAILED) {
-            snprintf(msg, sizeof msg, "dp_budget_remaining: %s", why);
+            snprintf(msg, sizeof msg, "%s: %s", delta ? "dp_budget_remaining_delta" : "dp_budget_remaining", why);
             duckdb_scalar_function_set_error(info, msg);
             return;
         }
     }
     double *out = duckdb_vector_get_data(output);
-    for (idx_t i = 0, n = duckdb_data_chunk_get_size(input); i < n; i++) out[i] = left;
+    for (idx_t i = 0, n = duckdb_data_chunk_get_size(input); i < n; i++) out[i] = delta ? dleft : left;
+}
+
+static void fn_budget_remaining(duckdb_function_info info, duckdb_data_chunk input, duckdb_vector output) {
+    budget_remaining(info, input, output, false);
+}
+
+static void fn_budget_remaining_delta(duckdb_function_info info, duckdb_data_chunk input, duckdb_vector output) {
+    budget_remaining(info, input, output, true);
 }
 
 static void fn_version(duckdb_function_info info, duckdb_data_chunk input, duckdb_vector output) {
@@ -915,6 +923,8 @@ static bool init(duckdb_connection con, char *msg, size_t msg_len) {
     duckdb_state rc = DuckDBSuccess;
     for (size_t i = 0; rc == DuckDBSuccess && i < dp_function_count; i++) rc = register_function(con, db, &t, i);
     if (rc == DuckDBSuccess) rc = register_scalar(con, "dp_budget_remaining", t.dbl, fn_budget_remaining, db);
+    if (rc == DuckDBSuccess)
+        rc = register_scalar(con, "dp_budget_remaining_delta", t.dbl, fn_budget_remaining_delta, db);
     if (rc == DuckDBSuccess) rc = register_scalar(con, "dp_version", t.varchar, fn_version, NULL);
     duckdb_destroy_logical_type(&t.bigint);
     duckdb_destroy_logical_type(&t.dbl);

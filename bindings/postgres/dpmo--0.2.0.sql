@@ -58,29 +58,37 @@ REVOKE EXECUTE ON FUNCTION dpmo.dp_ledger_accept() FROM PUBLIC;
 -- of the grants that bind it; 0 when none does.
 CREATE FUNCTION dpmo.dp_budget_remaining() RETURNS float8
 AS 'MODULE_PATHNAME', 'dpmo_pg_budget_remaining' LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+-- The same for delta: the least remaining delta of those grants (0 when none binds it, or one is pure-epsilon).
+CREATE FUNCTION dpmo.dp_budget_remaining_delta() RETURNS float8
+AS 'MODULE_PATHNAME', 'dpmo_pg_budget_remaining_delta' LANGUAGE C VOLATILE PARALLEL RESTRICTED;
 
--- Superusers only: grant a budget to a role (it binds the role and all its members), for one dataset label
--- or (NULL) for every dataset; raise it.
-CREATE FUNCTION dpmo.dp_budget_grant(role regrole, epsilon float8, dataset text DEFAULT NULL) RETURNS float8
+-- Superusers only: grant a budget of (epsilon, delta) to a role (it binds the role and all its members), for
+-- one dataset label or (NULL) for every dataset; raise it. delta in [0, 1), 0 by default: a budget whose
+-- total delta is 0 is pure-epsilon and refuses every charge with delta > 0.
+CREATE FUNCTION dpmo.dp_budget_grant(role regrole, epsilon float8, dataset text DEFAULT NULL,
+                                     delta float8 DEFAULT 0) RETURNS float8
 AS 'MODULE_PATHNAME', 'dpmo_pg_budget_grant' LANGUAGE C VOLATILE PARALLEL UNSAFE;
-CREATE FUNCTION dpmo.dp_budget_top_up(role regrole, epsilon float8, dataset text DEFAULT NULL) RETURNS float8
+CREATE FUNCTION dpmo.dp_budget_top_up(role regrole, epsilon float8, dataset text DEFAULT NULL,
+                                      delta float8 DEFAULT 0) RETURNS float8
 AS 'MODULE_PATHNAME', 'dpmo_pg_budget_top_up' LANGUAGE C VOLATILE PARALLEL UNSAFE;
-REVOKE EXECUTE ON FUNCTION dpmo.dp_budget_grant(regrole, float8, text) FROM PUBLIC;
-REVOKE EXECUTE ON FUNCTION dpmo.dp_budget_top_up(regrole, float8, text) FROM PUBLIC;
+REVOKE EXECUTE ON FUNCTION dpmo.dp_budget_grant(regrole, float8, text, float8) FROM PUBLIC;
+REVOKE EXECUTE ON FUNCTION dpmo.dp_budget_top_up(regrole, float8, text, float8) FROM PUBLIC;
 
 -- Every grant, and every record of the ledger file (grants, top-ups, charges); the audit view lists the
 -- charges. Not readable by PUBLIC: GRANT SELECT ON dpmo.dp_audit TO an auditor role if needed.
 CREATE FUNCTION dpmo.dp_budget_grants(OUT grant_id int, OUT role name, OUT dataset text, OUT total float8,
-                                      OUT spent float8, OUT remaining float8) RETURNS SETOF record
+                                      OUT spent float8, OUT remaining float8, OUT delta_total float8,
+                                      OUT delta_spent float8, OUT delta_remaining float8) RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'dpmo_pg_budget_grants' LANGUAGE C VOLATILE PARALLEL RESTRICTED;
 CREATE FUNCTION dpmo.dp_ledger(OUT seq bigint, OUT at timestamptz, OUT kind text, OUT role name, OUT dataset text,
-                               OUT epsilon float8, OUT mechanism text, OUT database name, OUT grants int[])
+                               OUT epsilon float8, OUT mechanism text, OUT database name, OUT grants int[],
+                               OUT delta float8)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'dpmo_pg_ledger' LANGUAGE C VOLATILE PARALLEL RESTRICTED;
 REVOKE EXECUTE ON FUNCTION dpmo.dp_budget_grants() FROM PUBLIC;
 REVOKE EXECUTE ON FUNCTION dpmo.dp_ledger() FROM PUBLIC;
 CREATE VIEW dpmo.dp_audit AS
-  SELECT l.seq, l.at, l.role, l.dataset, l.epsilon, l.mechanism, l.database, l.grants
+  SELECT l.seq, l.at, l.role, l.dataset, l.epsilon, l.mechanism, l.database, l.grants, l.delta
   FROM dpmo.dp_ledger() l WHERE l.kind OPERATOR(pg_catalog.=) 'charge';
 REVOKE ALL ON dpmo.dp_audit FROM PUBLIC;
 

@@ -159,6 +159,7 @@ typedef struct LedgerShared
 	uint32		timeline;		/* the timeline the anchor names */
 	int64		size;			/* bytes of valid records in the file */
 	uint64		next_seq;
+	bool		format2;		/* the file holds its format record (dp_ledger.h): version 2 may follow */
 	int			ngrants;
 	LedgerGrant grants[MAX_GRANTS];
 } LedgerShared;
@@ -217,22 +218,32 @@ ledger_apply(void *ctx, const dp_ledger_record *r)
 			l->grants[l->ngrants].role = r->role;
 			l->grants[l->ngrants].id = r->grant_id;
 			strlcpy(l->grants[l->ngrants].dataset, r->dataset, DP_LEDGER_NAME);
-			if (dpmo_budget_init(&l->grants[l->ngrants].budget, r->epsilon) != DPMO_OK)
+			if (dpmo_budget_init_approx(&l->grants[l->ngrants].budget, r->epsilon, r->delta) != DPMO_OK)
 				return -1;
 			l->ngrants++;
 			return 0;
 		case DP_LEDGER_TOP_UP:
 			{
-				double		t;
+				double		t,
+							d;
+				dpmo_budget *b;
 
 				if (r->grant_id < 1 || r->grant_id > (uint32) l->ngrants)
 					return -1;
-				t = add_down(l->grants[r->grant_id - 1].budget.total, r->epsilon);
-				if (!isfinite(t))
+				b = &l->grants[r->grant_id - 1].budget;
+				t = add_down(b->total, r->epsilon);
+				d = add_down(b->delta_total, r->delta);
+				if (!isfinite(t) || !(d < 1.0))
 					return -1;
-				l->grants[r->grant_id - 1].budget.total = t;
+				b->total = t;
+				b->delta_total = d;
 				return 0;
 			}
+		case DP_LEDGER_FORMAT:
+			if (l->format2)
+				return -1;
+			l->format2 = true;
+			return 0;
 		case DP_LEDGER_CHARGE:
 			if (r->ngrants < 1)
 				return -1;
@@ -241,7 +252,7 @@ ledger_apply(void *ctx, const dp_ledger_record *r)
 				uint32		g = r->grants[i];
 
 				if (g < 1 || g > (uint32) l->ngrants ||
-					dpmo_budget_charge(&l->grants[g - 1].budget, r->epsilon) != DPMO_OK)
+					dpmo_budget_charge_approx(&l->grants[g - 1].budget, r->epsilon, r->delta) != DPMO_OK)
 					return -1;
 			}
 			return 0;
@@ -657,7 +668,7 @@ ledger_check_locked(const char *fname)
  * anchor update is logged: the record is durable, and the anchor only lags behind it.
  */
 static void
-ledger_append_locked(dp_ledger_record *r, const char *fname)
+append_one_locked(dp_ledger_record *r, const char *fname)
 {
 	int			fd = ledger_fd;		/* opened by the caller, before it took the lock */
 	int			rc;
@@ -699,6 +710,26 @@ ledger_append_locked(dp_ledger_record *r, const char *fname)
 				(errcode_for_file_access(),
 				 errmsg("dpmo: could not update the privacy ledger's anchor %s after record %llu: %m",
 						ANCHOR_FILE, (unsigned long long) r->seq)));
+}
+
+/*
+ * Appends r (version 2), preceded by the file's format record when it has none yet: a server built before
+ * version 2 then stops at the format record and refuses the ledger (dp_ledger.h) instead of cutting off a
+ * version-2 last record as torn.
+ */
+static void
+ledger_append_locked(dp_ledger_record *r, const char *fname)
+{
+	if (!ledger->format2)
+	{
+		dp_ledger_record f;
+
+		memset(&f, 0, sizeof f);
+		f.type = DP_LEDGER_FORMAT;
+		append_one_locked(&f, fname);
+		ledger->format2 = true;
+	}
+	append_one_locked(r, fname);
 }
 
 typedef struct GrantRef
@@ -778,6 +809,7 @@ ledger_charge(const dp_params *p)
 	memset(&rec, 0, sizeof rec);
 	rec.type = DP_LEDGER_CHARGE;
 	rec.epsilon = p->epsilon;
+	rec.delta = p->delta;
 	rec.role = user;
 	rec.database = MyDatabaseId;
 	rec.ngrants = (uint32) n;
@@ -791,28 +823,39 @@ ledger_charge(const dp_params *p)
 	for (i = 0; i < n; i++)
 	{
 		next[i] = ledger->grants[ids[i] - 1].budget;
-		if (dpmo_budget_charge(&next[i], p->epsilon) != DPMO_OK && short_i < 0)
+		if (dpmo_budget_charge_approx(&next[i], p->epsilon, p->delta) != DPMO_OK && short_i < 0)
 			short_i = i;
 	}
 	if (short_i >= 0)
 	{
 		LedgerGrant g = ledger->grants[ids[short_i] - 1];
-		double		left = 0;
-		char		eps[40],
-					lft[40];
+		double		left = 0,
+					dleft = 0;
+		char		lft[40],
+					dl[40],
+					dt[40],
+					dpart[100] = "",
+					msg[DP_MSG_LEN];
+		bool		no_delta;
 
 		LWLockRelease(ledger->lock);
-		dpmo_budget_remaining(&g.budget, &left);
-		dp_format_double(p->epsilon, eps, sizeof eps);
+		dpmo_budget_remaining_approx(&g.budget, &left, &dleft);
+		no_delta = p->delta > 0 && g.budget.delta_total == 0;
+		dp_budget_refusal(msg, sizeof msg, fname, no_delta, p->epsilon, p->delta, left, dleft);
 		dp_format_double(left, lft, sizeof lft);
+		if (g.budget.delta_total > 0)
+		{
+			dp_format_double(dleft, dl, sizeof dl);
+			dp_format_double(g.budget.delta_total, dt, sizeof dt);
+			snprintf(dpart, sizeof dpart, ", and delta %s left of %s", dl, dt);
+		}
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("%s: the privacy budget is exhausted (epsilon = %s requested, %s left); nothing was charged",
-						fname, eps, lft),
-				 errdetail("The budget granted to role \"%s\"%s%s%s has %s left of %g.",
+				 errmsg("%s", msg),
+				 errdetail("The budget granted to role \"%s\"%s%s%s has %s left of %g%s.",
 						   GetUserNameFromId(g.role, true) ? GetUserNameFromId(g.role, true) : "?",
 						   g.dataset[0] ? " for dataset \"" : "", g.dataset, g.dataset[0] ? "\"" : "",
-						   lft, g.budget.total)));
+						   lft, g.budget.total, dpart)));
 	}
 	ledger_append_locked(&rec, fname);
 	for (i = 0; i < n; i++)
@@ -1103,19 +1146,21 @@ grant_or_top_up(FunctionCallInfo fcinfo, bool top_up)
 {
 	const char *fname = top_up ? "dp_budget_top_up" : "dp_budget_grant";
 	Oid			role;
-	double		eps;
+	double		eps,
+				delta;
 	const char *dataset;
 	char	   *role_name;
 	LedgerGrant *g;
 	dp_ledger_record rec;
-	double		total;
+	double		total,
+				dtotal;
 
 	require_superuser(fname);
 	ledger_require(fname, false);
-	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(3))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("%s: the role and epsilon must not be NULL", fname)));
+				 errmsg("%s: the role, epsilon and delta must not be NULL", fname)));
 	role = PG_GETARG_OID(0);
 	eps = PG_GETARG_FLOAT8(1);
 	dataset = dataset_arg(fcinfo, 2, fname);
@@ -1128,10 +1173,17 @@ grant_or_top_up(FunctionCallInfo fcinfo, bool top_up)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("%s: epsilon must be a finite number greater than zero", fname)));
+	delta = PG_GETARG_FLOAT8(3);
+	if (!(delta >= 0 && delta < 1))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s: delta must be a number from 0 (included) to 1 (excluded)", fname)));
+	delta += 0.0;				/* -0 is +0 */
 
 	memset(&rec, 0, sizeof rec);
 	rec.type = top_up ? DP_LEDGER_TOP_UP : DP_LEDGER_GRANT;
 	rec.epsilon = eps;
+	rec.delta = delta;
 	rec.role = role;
 	dp_ledger_set_name(rec.role_name, role_name);
 	dp_ledger_set_name(rec.dataset, dataset);
@@ -1152,6 +1204,7 @@ grant_or_top_up(FunctionCallInfo fcinfo, bool top_up)
 					 errhint("Grant one with dp_budget_grant().")));
 		}
 		total = add_down(g->budget.total, eps);
+		dtotal = add_down(g->budget.delta_total, delta);
 		if (!isfinite(total))
 		{
 			LWLockRelease(ledger->lock);
@@ -1159,9 +1212,17 @@ grant_or_top_up(FunctionCallInfo fcinfo, bool top_up)
 					(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
 					 errmsg("%s: the total would not be finite", fname)));
 		}
+		if (!(dtotal < 1))
+		{
+			LWLockRelease(ledger->lock);
+			ereport(ERROR,
+					(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+					 errmsg("%s: the total delta would not be below 1", fname)));
+		}
 		rec.grant_id = g->id;
 		ledger_append_locked(&rec, fname);
 		g->budget.total = total;
+		g->budget.delta_total = dtotal;
 	}
 	else
 	{
@@ -1181,13 +1242,13 @@ grant_or_top_up(FunctionCallInfo fcinfo, bool top_up)
 					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 					 errmsg("%s: the ledger holds %d grants, its maximum", fname, MAX_GRANTS)));
 		}
-		rec.grant_id = (uint32) ledger->ngrants + 1;
+		rec.grant_id = (uint16) (ledger->ngrants + 1);
 		ledger_append_locked(&rec, fname);
 		g = &ledger->grants[ledger->ngrants];
 		g->role = role;
 		g->id = rec.grant_id;
 		strlcpy(g->dataset, dataset, DP_LEDGER_NAME);
-		dpmo_budget_init(&g->budget, eps);
+		dpmo_budget_init_approx(&g->budget, eps, delta);
 		ledger->ngrants++;
 		total = eps;
 	}
@@ -1209,38 +1270,55 @@ dpmo_pg_budget_top_up(PG_FUNCTION_ARGS)
 	return grant_or_top_up(fcinfo, true);
 }
 
-/* dp_budget_remaining(): what the session user may still spend on the current dataset (0 without grant). */
-PG_FUNCTION_INFO_V1(dpmo_pg_budget_remaining);
-Datum
-dpmo_pg_budget_remaining(PG_FUNCTION_ARGS)
+/*
+ * dp_budget_remaining() and dp_budget_remaining_delta(): the ε (δ) the session user may still spend on the
+ * current dataset: the least left among the grants that bind it (0 without grant; δ 0 when one of them is
+ * pure-ε).
+ */
+static double
+budget_remaining(const char *fname, bool delta)
 {
 	uint32		ids[DP_LEDGER_MAX_GRANTS_PER_CHARGE];
 	int			n,
 				i;
 	double		least = INFINITY;
 
-	ledger_require("dp_budget_remaining", false);
-	ledger_file("dp_budget_remaining");
-	n = applicable_grants(GetSessionUserId(), current_dataset(), ids, DP_LEDGER_MAX_GRANTS_PER_CHARGE,
-						  "dp_budget_remaining");
+	ledger_require(fname, false);
+	ledger_file(fname);
+	n = applicable_grants(GetSessionUserId(), current_dataset(), ids, DP_LEDGER_MAX_GRANTS_PER_CHARGE, fname);
 	LWLockAcquire(ledger->lock, LW_SHARED);
 	if (ledger_fd_generation != ledger->generation)
 	{
 		LWLockRelease(ledger->lock);
 		ereport(ERROR,
 				(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
-				 errmsg("dp_budget_remaining: the privacy ledger was re-created meanwhile"),
+				 errmsg("%s: the privacy ledger was re-created meanwhile", fname),
 				 errhint("Retry.")));
 	}
 	for (i = 0; i < n; i++)
 	{
-		double		r = 0;
+		double		r = 0,
+					d = 0;
 
-		dpmo_budget_remaining(&ledger->grants[ids[i] - 1].budget, &r);
-		least = Min(least, r);
+		dpmo_budget_remaining_approx(&ledger->grants[ids[i] - 1].budget, &r, &d);
+		least = Min(least, delta ? d : r);
 	}
 	LWLockRelease(ledger->lock);
-	PG_RETURN_FLOAT8(n == 0 ? 0.0 : least);
+	return n == 0 ? 0.0 : least;
+}
+
+PG_FUNCTION_INFO_V1(dpmo_pg_budget_remaining);
+Datum
+dpmo_pg_budget_remaining(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_FLOAT8(budget_remaining("dp_budget_remaining", false));
+}
+
+PG_FUNCTION_INFO_V1(dpmo_pg_budget_remaining_delta);
+Datum
+dpmo_pg_budget_remaining_delta(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_FLOAT8(budget_remaining("dp_budget_remaining_delta", true));
 }
 
 /* dp_budget_grants(): every grant (EXECUTE revoked from PUBLIC). */
@@ -1262,12 +1340,13 @@ dpmo_pg_budget_grants(PG_FUNCTION_ARGS)
 	LWLockRelease(ledger->lock);
 	for (i = 0; i < n; i++)
 	{
-		Datum		v[6];
-		bool		nulls[6] = {false, false, false, false, false, false};
+		Datum		v[9];
+		bool		nulls[9] = {false, false, false, false, false, false, false, false, false};
 		char	   *name = GetUserNameFromId(copy[i].role, true);
-		double		left = 0;
+		double		left = 0,
+					dleft = 0;
 
-		dpmo_budget_remaining(&copy[i].budget, &left);
+		dpmo_budget_remaining_approx(&copy[i].budget, &left, &dleft);
 		v[0] = Int32GetDatum((int32) copy[i].id);
 		if (name)
 			v[1] = DirectFunctionCall1(namein, CStringGetDatum(name));
@@ -1280,6 +1359,9 @@ dpmo_pg_budget_grants(PG_FUNCTION_ARGS)
 		v[3] = Float8GetDatum(copy[i].budget.total);
 		v[4] = Float8GetDatum(copy[i].budget.spent);
 		v[5] = Float8GetDatum(left);
+		v[6] = Float8GetDatum(copy[i].budget.delta_total);
+		v[7] = Float8GetDatum(copy[i].budget.delta_spent);
+		v[8] = Float8GetDatum(dleft);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, nulls);
 	}
 	return (Datum) 0;
@@ -1294,7 +1376,7 @@ dpmo_pg_ledger(PG_FUNCTION_ARGS)
 	int64		size,
 				off;
 	int			fd;
-	static const char *const kinds[] = {"", "grant", "top-up", "charge"};
+	static const char *const kinds[] = {"", "grant", "top-up", "charge", "created", "format"};
 
 	ledger_require("dp_ledger", true);
 	InitMaterializedSRF(fcinfo, 0);
@@ -1305,13 +1387,14 @@ dpmo_pg_ledger(PG_FUNCTION_ARGS)
 	for (off = 0; off < size; off += DP_LEDGER_RECORD_SIZE)
 	{
 		dp_ledger_record r;
-		Datum		v[9];
-		bool		nulls[9] = {false, false, false, false, false, false, false, false, false};
+		unsigned char raw[DP_LEDGER_RECORD_SIZE];
+		Datum		v[10];
+		bool		nulls[10] = {false, false, false, false, false, false, false, false, false, false};
 		Datum		g[DP_LEDGER_MAX_GRANTS_PER_CHARGE];
 		uint32		i;
 		char	   *dbname;
 
-		if (pg_pread(fd, &r, sizeof r, (off_t) off) != (ssize_t) sizeof r || !dp_ledger_valid(&r))
+		if (pg_pread(fd, raw, sizeof raw, (off_t) off) != (ssize_t) sizeof raw || !dp_ledger_decode(raw, &r))
 			ereport(ERROR,
 					(errcode(ERRCODE_DATA_CORRUPTED),
 					 errmsg("dp_ledger: record at byte %lld cannot be read", (long long) off)));
@@ -1325,6 +1408,7 @@ dpmo_pg_ledger(PG_FUNCTION_ARGS)
 		else
 			nulls[4] = true;
 		v[5] = Float8GetDatum(r.epsilon);
+		v[9] = Float8GetDatum(r.delta);
 		if (r.type == DP_LEDGER_CHARGE)
 		{
 			v[6] = CStringGetTextDatum(r.mechanism);
@@ -1336,6 +1420,11 @@ dpmo_pg_ledger(PG_FUNCTION_ARGS)
 			for (i = 0; i < r.ngrants; i++)
 				g[i] = Int32GetDatum((int32) r.grants[i]);
 			v[8] = PointerGetDatum(construct_array(g, (int) r.ngrants, INT4OID, 4, true, TYPALIGN_INT));
+		}
+		else if (r.type == DP_LEDGER_FORMAT)
+		{
+			v[6] = CStringGetTextDatum(r.mechanism);
+			nulls[7] = nulls[8] = true;
 		}
 		else
 		{
@@ -1419,6 +1508,7 @@ dpmo_pg_ledger_init(PG_FUNCTION_ARGS)
 	ledger->timeline = timeline;
 	ledger->size = 0;
 	ledger->next_seq = 1;
+	ledger->format2 = false;	/* the new file gets its own format record */
 	ledger->ngrants = 0;
 	memset(ledger->grants, 0, sizeof ledger->grants);
 	ledger_set_problem(ledger, LEDGER_OK, "%s", "");

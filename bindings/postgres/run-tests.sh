@@ -150,9 +150,11 @@ fi
 q >/dev/null <<'SQL'
 CREATE TABLE t AS SELECT g::bigint AS id, (g % 7)::float8 AS score FROM generate_series(1, 30) g;
 CREATE ROLE reconnect LOGIN; CREATE ROLE optioned LOGIN; CREATE ROLE racer LOGIN; CREATE ROLE crasher LOGIN;
-GRANT SELECT ON t TO reconnect, optioned, racer, crasher;
+CREATE ROLE approx LOGIN;
+GRANT SELECT ON t TO reconnect, optioned, racer, crasher, approx;
 SELECT dpmo.dp_budget_grant('reconnect', 2), dpmo.dp_budget_grant('optioned', 0.5), dpmo.dp_budget_grant('racer', 1),
-       dpmo.dp_budget_grant('crasher', 1);
+       dpmo.dp_budget_grant('crasher', 1), dpmo.dp_budget_grant('approx', 1, delta => 0.000001),
+       dpmo.dp_budget_top_up('approx', 0.5, delta => 0.000002);
 SQL
 
 # --- Attack: an analyst's expression statistic makes a selection (its function claims to be IMMUTABLE);
@@ -250,22 +252,35 @@ charges=$(q -c "SELECT count(*) || ' charges, ' || sum(epsilon) || ' in total' F
 check concurrent_16_clients_total_within_grant "$answered answered of 320, spent $spent of 1; audit $charges" \
   "16 answered of 320, spent 1 of 1; audit 16 charges, 1 in total"
 
+# --- (epsilon, delta) grants: arguments checked, nothing written on refusal; the file's first record is its
+# format record (a reader built before delta refuses the file there); a pure-epsilon grant has no delta left.
+records=$(q -c "SELECT count(*) FROM dpmo.dp_ledger()")
+check delta_grant_arguments "$(qe -c "SELECT dpmo.dp_budget_grant('racer', 1, 'other', 1)") | $(qe -c "SELECT dpmo.dp_budget_top_up('approx', 1, delta => 0.999999)") | $(qe -c "SELECT dpmo.dp_budget_grant('racer', 1, 'other', NULL)") | $(q -c "SELECT count(*) - $records FROM dpmo.dp_ledger()") written" \
+  "ERROR:  dp_budget_grant: delta must be a number from 0 (included) to 1 (excluded) | ERROR:  dp_budget_top_up: the total delta would not be below 1 | ERROR:  dp_budget_grant: the role, epsilon and delta must not be NULL | 0 written"
+check ledger_starts_with_its_format_record "$(q -c "SELECT seq, kind, epsilon, delta, mechanism FROM dpmo.dp_ledger() ORDER BY seq LIMIT 1")" \
+  "1|format|0|0|dpmo ledger format 2: readers before dpmo 0.3 refuse this file"
+check pure_grant_has_no_delta_left "$(q -U crasher -c 'SELECT dpmo.dp_budget_remaining(), dpmo.dp_budget_remaining_delta()')" "1|0"
+
 # --- Attack: an immediate shutdown (no checkpoint, backends killed) keeps every charge and grant.
 q -U crasher -c "SELECT dpmo.dp_select(id, 0.25, score, 1) FROM t" >/dev/null
 q -U crasher -c "BEGIN; SELECT dpmo.dp_select(id, 0.25, score, 1) FROM t; ROLLBACK" >/dev/null
-before=$(q -c "SELECT string_agg(concat_ws(':', grant_id, role, dataset, total, spent), ' ' ORDER BY grant_id) FROM dpmo.dp_budget_grants()")
+q -U approx -c "SELECT dpmo.dp_select(id, 0.25, score, 1) FROM t" >/dev/null
+before=$(q -c "SELECT string_agg(concat_ws(':', grant_id, role, dataset, total, spent, delta_total, delta_spent), ' ' ORDER BY grant_id) FROM dpmo.dp_budget_grants()")
 records=$(q -c "SELECT count(*) FROM dpmo.dp_ledger()")
 stop_server immediate
 start_server "$PRELOAD"
-after=$(q -c "SELECT string_agg(concat_ws(':', grant_id, role, dataset, total, spent), ' ' ORDER BY grant_id) FROM dpmo.dp_budget_grants()")
+after=$(q -c "SELECT string_agg(concat_ws(':', grant_id, role, dataset, total, spent, delta_total, delta_spent), ' ' ORDER BY grant_id) FROM dpmo.dp_budget_grants()")
 check immediate_shutdown_keeps_ledger "$(q -c "SELECT spent FROM dpmo.dp_budget_grants() WHERE role = 'crasher'") spent after restart, $(q -c 'SELECT count(*) FROM dpmo.dp_ledger()') records, grants equal: $([ "$before" == "$after" ] && echo yes || echo no)" \
   "0.5 spent after restart, $records records, grants equal: yes"
+# (1e-6 + 2e-6, rounded down as every top-up is: the total never exceeds the exact sum of the grants)
+check delta_budget_replayed_at_restart "$(q -U approx -c 'SELECT dpmo.dp_budget_remaining(), dpmo.dp_budget_remaining_delta()'); $(q -c "SELECT total, spent, delta_total, delta_spent, delta_remaining FROM dpmo.dp_budget_grants() WHERE role = 'approx'")" \
+  "1.25|2.9999999999999997e-06; 1.5|0.25|2.9999999999999997e-06|0|2.9999999999999997e-06"
 
 # --- A torn last record (a writer killed inside its write) is cut off at restart; nothing else is lost.
 stop_server immediate
 as_owner "head -c 100 /dev/urandom >> '$DATA/dpmo_ledger'"
 start_server "$PRELOAD"
-after=$(q -c "SELECT string_agg(concat_ws(':', grant_id, role, dataset, total, spent), ' ' ORDER BY grant_id) FROM dpmo.dp_budget_grants()")
+after=$(q -c "SELECT string_agg(concat_ws(':', grant_id, role, dataset, total, spent, delta_total, delta_spent), ' ' ORDER BY grant_id) FROM dpmo.dp_budget_grants()")
 check torn_last_record_cut_at_restart "$(grep -c 'was incomplete and was cut off' "$TMP/server.log") cut, grants equal: $([ "$before" == "$after" ] && echo yes || echo no), then $(q -U crasher -c 'SELECT dpmo.dp_select(id, 0.25, score, 1) IS NOT NULL FROM t')" \
   "1 cut, grants equal: yes, then t"
 
@@ -404,6 +419,9 @@ check ledger_init_after_loss_starts_empty \
   "$(q -c 'SELECT dpmo.dp_ledger_init()')grants $(q -c 'SELECT count(*) FROM dpmo.dp_budget_grants()'), records $(q -c 'SELECT count(*) FROM dpmo.dp_ledger()') | $(qe -U crasher -c 'SELECT dpmo.dp_select(id, 0.25, score, 1) FROM t')" \
   "grants 0, records 0 | ERROR:  dp_select: no privacy budget applies to role \"crasher\"
 HINT:  A superuser grants one with dp_budget_grant()."
+check ledger_init_new_file_gets_its_format_record \
+  "$(q -c "SELECT dpmo.dp_budget_grant('crasher', 1, delta => 0.5)"); $(q -c "SELECT string_agg(kind || ':' || delta, ',' ORDER BY seq) FROM dpmo.dp_ledger()")" \
+  "1; format:0,grant:0.5"
 
 if grep -q -E "PANIC|terminated by signal|server process .* was terminated" "$TMP/server.log"; then
   fail "the server log reports a crash:"; grep -E "PANIC|terminated by signal" "$TMP/server.log" || true

@@ -119,7 +119,8 @@ static bool listed(const char *const *list, size_t n, const char *name) {
 static bool function_allowed(const char *name) {
     if (name == NULL) return false;
     if (listed(PURE_FUNCTIONS, sizeof PURE_FUNCTIONS / sizeof PURE_FUNCTIONS[0], name)) return true;
-    if (strcasecmp(name, "dp_budget_remaining") == 0 || strcasecmp(name, "dp_version") == 0 ||
+    if (strcasecmp(name, "dp_budget_remaining") == 0 || strcasecmp(name, "dp_budget_remaining_delta") == 0 ||
+        strcasecmp(name, "dp_version") == 0 ||
         strcasecmp(name, "dp_array") == 0 || strcasecmp(name, "dp_release") == 0)
         return true;
     return dpmo_sqlite_is_selection(name);

@@ -426,8 +426,8 @@ static const dp_alloc SQ_ALLOC = {NULL, sq_alloc, sq_free};
 /* Charges the connection's ledger; on failure reports the error (nothing charged) and returns false. */
 static bool charge(sqlite3_context *ctx, conn_state *c, const dp_params *p) {
     const char *name = dp_functions[p->function].name;
-    char why[300], mech[DP_LEDGER_NAME], eps[40], lft[40];
-    double left = 0;
+    char why[300], mech[DP_LEDGER_NAME], msg[DP_MSG_LEN];
+    double left = 0, dleft = 0;
     if (!c->has_ledger) {
         dp_error err;
         dp_fail(&err, DP_ERR_ARGUMENT, -1,
@@ -437,7 +437,8 @@ static bool charge(sqlite3_context *ctx, conn_state *c, const dp_params *p) {
         return false;
     }
     dp_mechanism_label(p, mech, sizeof mech);
-    switch (sq_ledger_charge(&c->ledger, p->epsilon, mech, &left, why, sizeof why)) {
+    sq_result res = sq_ledger_charge(&c->ledger, p->epsilon, p->delta, mech, &left, &dleft, why, sizeof why);
+    switch (res) {
     case SQ_OK:
         return true;
     case SQ_NO_FILE:
@@ -448,15 +449,11 @@ static bool charge(sqlite3_context *ctx, conn_state *c, const dp_params *p) {
         sqlite3_free(m);
         return false;
     }
-    case SQ_EXHAUSTED: {
-        dp_format_double(p->epsilon, eps, sizeof eps);
-        dp_format_double(left, lft, sizeof lft);
-        char *m = sqlite3_mprintf(
-            "%s: the privacy budget is exhausted (epsilon = %s requested, %s left); nothing was charged", name, eps, lft);
-        sqlite3_result_error(ctx, m ? m : "out of memory", -1);
-        sqlite3_free(m);
+    case SQ_EXHAUSTED:
+    case SQ_NO_DELTA:
+        dp_budget_refusal(msg, sizeof msg, name, res == SQ_NO_DELTA, p->epsilon, p->delta, left, dleft);
+        sqlite3_result_error(ctx, msg, -1);
         return false;
-    }
     default: {
         char *m = sqlite3_mprintf("%s: %s; nothing was charged", name, why);
         sqlite3_result_error(ctx, m ? m : "out of memory", -1);
@@ -536,22 +533,33 @@ done:
 /* ------------------------------------------------------------------------------------------------ */
 /* Scalars: dp_budget_remaining(), dp_version(), dp_array(...).                                       */
 
-static void fn_budget_remaining(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+/* dp_budget_remaining() and dp_budget_remaining_delta(): the ε and the δ left (0 without ledger or grant). */
+static void budget_remaining(sqlite3_context *ctx, bool delta) {
     conn_state *c = sqlite3_user_data(ctx);
-    double left = 0, total = 0;
+    double left = 0, total = 0, dleft = 0, dtotal = 0;
     char why[300];
-    (void)argc;
-    (void)argv;
     if (c->has_ledger) {
-        sq_result r = sq_ledger_remaining(&c->ledger, &left, &total, why, sizeof why);
+        sq_result r = sq_ledger_remaining(&c->ledger, &left, &total, &dleft, &dtotal, why, sizeof why);
         if (r == SQ_FAILED) {
-            char *m = sqlite3_mprintf("dp_budget_remaining: %s", why);
+            char *m = sqlite3_mprintf("%s: %s", delta ? "dp_budget_remaining_delta" : "dp_budget_remaining", why);
             sqlite3_result_error(ctx, m ? m : "out of memory", -1);
             sqlite3_free(m);
             return;
         }
     }
-    sqlite3_result_double(ctx, left);
+    sqlite3_result_double(ctx, delta ? dleft : left);
+}
+
+static void fn_budget_remaining(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+    (void)argc;
+    (void)argv;
+    budget_remaining(ctx, false);
+}
+
+static void fn_budget_remaining_delta(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+    (void)argc;
+    (void)argv;
+    budget_remaining(ctx, true);
 }
 
 static void fn_version(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
@@ -680,6 +688,11 @@ static int register_all(sqlite3 *db, const char *ledger_path, const unsigned cha
     c->refs++;
     rc = sqlite3_create_function_v2(db, "dp_budget_remaining", 0, side_effects, c, fn_budget_remaining, NULL, NULL,
                                     conn_state_release);
+    if (rc == SQLITE_OK) {
+        c->refs++;
+        rc = sqlite3_create_function_v2(db, "dp_budget_remaining_delta", 0, side_effects, c, fn_budget_remaining_delta,
+                                        NULL, NULL, conn_state_release);
+    }
     if (rc == SQLITE_OK) rc = sqlite3_create_function_v2(db, "dp_version", 0, pure, NULL, fn_version, NULL, NULL, NULL);
     if (rc == SQLITE_OK) rc = sqlite3_create_function_v2(db, "dp_array", -1, pure, NULL, fn_array, NULL, NULL, NULL);
     for (size_t i = 0; rc == SQLITE_OK && i < dp_function_count; i++) {
@@ -713,13 +726,17 @@ DP_EXPORT int dpmo_sqlite_configure(sqlite3 *db, const char *ledger_path, const 
 }
 
 DP_EXPORT int dpmo_sqlite_grant(const char *ledger_path, double epsilon, char **errmsg) {
+    return dpmo_sqlite_grant_approx(ledger_path, epsilon, 0.0, errmsg);
+}
+
+DP_EXPORT int dpmo_sqlite_grant_approx(const char *ledger_path, double epsilon, double delta, char **errmsg) {
     char why[300];
     if (errmsg) *errmsg = NULL;
     if (ledger_path == NULL) {
         if (errmsg) *errmsg = dup_msg("dpmo: no ledger path");
         return SQLITE_MISUSE;
     }
-    if (sq_ledger_grant(ledger_path, epsilon, why, sizeof why) != SQ_OK) {
+    if (sq_ledger_grant(ledger_path, epsilon, delta, why, sizeof why) != SQ_OK) {
         if (errmsg) *errmsg = dup_msg("dpmo: %s: %s", ledger_path, why);
         return SQLITE_ERROR;
     }

@@ -41,6 +41,13 @@ int dpmo_sqlite_configure(sqlite3 *db, const char *ledger_path, const unsigned c
  */
 int dpmo_sqlite_grant(const char *ledger_path, double epsilon, char **errmsg);
 
+/*
+ * dpmo_sqlite_grant with a δ: adds (epsilon, delta) to the budget, delta in [0, 1) and the total δ below 1.
+ * A budget whose total δ is 0 (every grant made without one) is pure-ε: it refuses every charge with δ > 0.
+ * Charges compose sequentially (Σ ε, Σ δ), exactly as dpmo_budget_charge_approx.
+ */
+int dpmo_sqlite_grant_approx(const char *ledger_path, double epsilon, double delta, char **errmsg);
+
 /* A release: what an analyst's dp_release('name', arg1, ...) runs. */
 typedef struct dpmo_sqlite_release {
     const char *name; /* as the analyst writes it (case-sensitive) */

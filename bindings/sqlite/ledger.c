@@ -32,28 +32,40 @@ static double add_down(double a, double b) {
 
 typedef struct replay {
     bool has_budget;
+    bool format2; /* the file holds its format record: version-2 records may follow */
     dpmo_budget budget;
 } replay;
 
+/* Adds a grant or top-up of (epsilon, delta) to b (initialised when !has): -1 when it cannot be one. */
+static int add_grant(dpmo_budget *b, bool has, double epsilon, double delta) {
+    if (!has) return dpmo_budget_init_approx(b, epsilon, delta) == DPMO_OK ? 0 : -1;
+    double t = add_down(b->total, epsilon), d = add_down(b->delta_total, delta);
+    if (!isfinite(t) || !(d < 1.0)) return -1;
+    b->total = t;
+    b->delta_total = d;
+    return 0;
+}
+
 static int apply(void *ctx, const dp_ledger_record *r) {
     replay *s = ctx;
+    /* A file whose record 1 (its create record) is version 2 needs no format record: a reader older than
+     * version 2 refuses it as soon as another record follows (an invalid record that is not the last). */
+    if (r->seq == 1 && r->magic == DP_LEDGER_MAGIC_V2) s->format2 = true;
     switch (r->type) {
     case DP_LEDGER_GRANT:
     case DP_LEDGER_TOP_UP:
-        if (!s->has_budget) {
-            if (dpmo_budget_init(&s->budget, r->epsilon) != DPMO_OK) return -1;
-            s->has_budget = true;
-        } else {
-            double t = add_down(s->budget.total, r->epsilon);
-            if (!isfinite(t)) return -1;
-            s->budget.total = t;
-        }
+        if (add_grant(&s->budget, s->has_budget, r->epsilon, r->delta) != 0) return -1;
+        s->has_budget = true;
         return 0;
     case DP_LEDGER_CHARGE:
-        if (!s->has_budget || dpmo_budget_charge(&s->budget, r->epsilon) != DPMO_OK) return -1;
+        if (!s->has_budget || dpmo_budget_charge_approx(&s->budget, r->epsilon, r->delta) != DPMO_OK) return -1;
         return 0;
     case DP_LEDGER_CREATE:
         return r->seq == 1 ? 0 : -1;
+    case DP_LEDGER_FORMAT:
+        if (s->format2) return -1;
+        s->format2 = true;
+        return 0;
     default:
         return -1;
     }
@@ -130,6 +142,7 @@ static sq_result open_file(sq_ledger *l, bool create, char *why, size_t why_len)
     l->offset = 0;
     l->next_seq = 1;
     l->has_budget = false;
+    l->format2 = false;
     return SQ_OK;
 }
 
@@ -189,7 +202,7 @@ static sq_result catch_up(sq_ledger *l, bool exclusive, char *why, size_t why_le
         snprintf(why, why_len, "the privacy ledger is shorter than the records already read");
         return SQ_FAILED;
     }
-    replay s = {l->has_budget, l->budget};
+    replay s = {l->has_budget, l->format2, l->budget};
     uint64_t seq = l->next_seq;
     int64_t end = l->offset;
     dp_ledger_scan_result r = dp_ledger_scan(l->fd, l->offset, &seq, &end, exclusive, apply, &s, why, why_len);
@@ -210,12 +223,42 @@ static sq_result catch_up(sq_ledger *l, bool exclusive, char *why, size_t why_le
         }
         end = DP_LEDGER_RECORD_SIZE;
         seq = 2;
+        s.format2 = true; /* a version-2 record 1, as apply() would note */
     }
     l->has_budget = s.has_budget;
+    l->format2 = s.format2;
     l->budget = s.budget;
     l->next_seq = seq;
     l->offset = end;
     return SQ_OK;
+}
+
+/*
+ * With LOCK_EX held and the file caught up: appends rec (version 2) as record l->next_seq, preceded by the
+ * file's format record when it has none yet (dp_ledger.h: a reader older than version 2 stops there and
+ * refuses, rather than cutting off a version-2 last record as torn). Returns dp_ledger_append's code;
+ * l->offset and l->next_seq count what was written.
+ */
+static int append_v2(sq_ledger *l, dp_ledger_record *rec) {
+    if (!l->format2) {
+        dp_ledger_record f;
+        memset(&f, 0, sizeof f);
+        f.type = DP_LEDGER_FORMAT;
+        f.seq = l->next_seq;
+        f.time_us = now_us();
+        int w = dp_ledger_append(l->fd, l->offset, &f);
+        if (w != 0) return w;
+        l->format2 = true;
+        l->offset += DP_LEDGER_RECORD_SIZE;
+        l->next_seq++;
+    }
+    rec->seq = l->next_seq;
+    int w = dp_ledger_append(l->fd, l->offset, rec);
+    if (w == 0) {
+        l->offset += DP_LEDGER_RECORD_SIZE;
+        l->next_seq++;
+    }
+    return w;
 }
 
 static sq_result lock(sq_ledger *l, int how, bool create, char *why, size_t why_len) {
@@ -233,23 +276,28 @@ static sq_result lock(sq_ledger *l, int how, bool create, char *why, size_t why_
     return r;
 }
 
-sq_result sq_ledger_remaining(sq_ledger *l, double *remaining, double *total, char *why, size_t why_len) {
+sq_result sq_ledger_remaining(sq_ledger *l, double *remaining, double *total, double *delta_remaining,
+                              double *delta_total, char *why, size_t why_len) {
     *remaining = 0.0;
     *total = 0.0;
+    *delta_remaining = 0.0;
+    *delta_total = 0.0;
     sq_result r = lock(l, LOCK_SH, false, why, why_len);
     if (r != SQ_OK) return r;
     if (l->has_budget) {
-        dpmo_budget_remaining(&l->budget, remaining);
+        dpmo_budget_remaining_approx(&l->budget, remaining, delta_remaining);
         *total = l->budget.total;
+        *delta_total = l->budget.delta_total;
     }
     flock(l->fd, LOCK_UN);
     return l->has_budget ? SQ_OK : SQ_NO_BUDGET;
 }
 
-sq_result sq_ledger_charge(sq_ledger *l, double epsilon, const char *mechanism, double *left, char *why,
-                           size_t why_len) {
+sq_result sq_ledger_charge(sq_ledger *l, double epsilon, double delta, const char *mechanism, double *left,
+                           double *delta_left, char *why, size_t why_len) {
     dp_ledger_record rec;
     *left = 0.0;
+    *delta_left = 0.0;
     if (l->broken) {
         snprintf(why, why_len, "the privacy ledger could not be synced earlier; reopen the connection");
         return SQ_FAILED;
@@ -261,18 +309,19 @@ sq_result sq_ledger_charge(sq_ledger *l, double epsilon, const char *mechanism, 
         return SQ_NO_BUDGET;
     }
     dpmo_budget next = l->budget;
-    if (dpmo_budget_charge(&next, epsilon) != DPMO_OK) {
-        dpmo_budget_remaining(&l->budget, left);
+    if (dpmo_budget_charge_approx(&next, epsilon, delta) != DPMO_OK) {
+        dpmo_budget_remaining_approx(&l->budget, left, delta_left);
+        bool pure = l->budget.delta_total == 0.0;
         flock(l->fd, LOCK_UN);
-        return SQ_EXHAUSTED;
+        return pure && delta > 0.0 ? SQ_NO_DELTA : SQ_EXHAUSTED;
     }
     memset(&rec, 0, sizeof rec);
     rec.type = DP_LEDGER_CHARGE;
-    rec.seq = l->next_seq;
     rec.time_us = now_us();
     rec.epsilon = epsilon;
+    rec.delta = delta;
     dp_ledger_set_name(rec.mechanism, mechanism);
-    int w = dp_ledger_append(l->fd, l->offset, &rec);
+    int w = append_v2(l, &rec);
     if (w != 0) {
         if (w == -2) l->broken = true; /* its fate is unknown: refuse until reopened */
         fail(why, why_len, w == -2 ? "cannot sync the privacy ledger" : "cannot write to the privacy ledger");
@@ -280,37 +329,44 @@ sq_result sq_ledger_charge(sq_ledger *l, double epsilon, const char *mechanism, 
         return SQ_FAILED;
     }
     l->budget = next;
-    l->offset += DP_LEDGER_RECORD_SIZE;
-    l->next_seq++;
-    dpmo_budget_remaining(&l->budget, left);
+    dpmo_budget_remaining_approx(&l->budget, left, delta_left);
     flock(l->fd, LOCK_UN);
     return SQ_OK;
 }
 
-sq_result sq_ledger_grant(const char *path, double epsilon, char *why, size_t why_len) {
+sq_result sq_ledger_grant(const char *path, double epsilon, double delta, char *why, size_t why_len) {
     sq_ledger l;
     dp_ledger_record rec;
     if (!(isfinite(epsilon) && epsilon > 0.0)) {
         snprintf(why, why_len, "epsilon must be a finite number greater than zero");
         return SQ_FAILED;
     }
+    if (!(delta >= 0.0 && delta < 1.0)) {
+        snprintf(why, why_len, "delta must be a number from 0 (included) to 1 (excluded)");
+        return SQ_FAILED;
+    }
+    delta += 0.0; /* -0 is +0 */
     sq_result r = sq_ledger_open(&l, path, true, why, why_len);
     if (r == SQ_OK) r = lock(&l, LOCK_EX, true, why, why_len);
     if (r != SQ_OK) {
         sq_ledger_close(&l);
         return r;
     }
+    dpmo_budget after = l.budget;
     if (l.has_budget && !isfinite(add_down(l.budget.total, epsilon))) {
         snprintf(why, why_len, "the total would not be finite");
+        r = SQ_FAILED;
+    } else if (add_grant(&after, l.has_budget, epsilon, delta) != 0) {
+        snprintf(why, why_len, "the total delta would not be below 1");
         r = SQ_FAILED;
     } else {
         memset(&rec, 0, sizeof rec);
         rec.type = l.has_budget ? DP_LEDGER_TOP_UP : DP_LEDGER_GRANT;
-        rec.seq = l.next_seq;
         rec.time_us = now_us();
         rec.epsilon = epsilon;
+        rec.delta = delta;
         rec.grant_id = 1;
-        if (dp_ledger_append(l.fd, l.offset, &rec) != 0) r = fail(why, why_len, "cannot write to the privacy ledger");
+        if (append_v2(&l, &rec) != 0) r = fail(why, why_len, "cannot write to the privacy ledger");
     }
     flock(l.fd, LOCK_UN);
     sq_ledger_close(&l);
@@ -332,7 +388,7 @@ static int each_apply(void *ctx, const dp_ledger_record *r) {
 sq_result sq_ledger_each(const char *path, int (*fn)(void *ctx, const dp_ledger_record *r), void *ctx, char *why,
                          size_t why_len) {
     sq_ledger l;
-    each_ctx e = {fn, ctx, {false, {0, 0, 0, 0}}};
+    each_ctx e = {fn, ctx, {false, false, {0, 0, 0, 0}}};
     uint64_t seq = 1;
     int64_t end = 0;
     sq_result r = sq_ledger_open(&l, path, false, why, why_len);

@@ -26,7 +26,8 @@ typedef enum sq_result {
     SQ_OK = 0,
     SQ_NO_FILE,   /* the ledger file does not exist (no budget was ever granted) */
     SQ_NO_BUDGET, /* the file holds no grant */
-    SQ_EXHAUSTED, /* the budget left is smaller than the epsilon requested: nothing charged */
+    SQ_EXHAUSTED, /* the budget left is smaller than the (epsilon, delta) requested: nothing charged */
+    SQ_NO_DELTA,  /* delta > 0 requested from a pure-epsilon budget (delta total 0): nothing charged */
     SQ_FAILED     /* I/O error, corruption, replaced file: nothing charged, message in why */
 } sq_result;
 
@@ -38,7 +39,8 @@ typedef struct sq_ledger {
     int64_t offset; /* bytes replayed */
     uint64_t next_seq;
     bool has_budget;
-    dpmo_budget budget;
+    bool format2; /* the file holds its format record (dp_ledger.h) */
+    dpmo_budget budget; /* (epsilon, delta): delta_total 0 for a pure-epsilon budget */
     bool broken; /* after an fdatasync failure: every charge refused until reopened */
 } sq_ledger;
 
@@ -47,18 +49,21 @@ typedef struct sq_ledger {
 sq_result sq_ledger_open(sq_ledger *l, const char *path, bool create, char *why, size_t why_len);
 void sq_ledger_close(sq_ledger *l);
 
-/* The budget left (0 without file or grant). */
-sq_result sq_ledger_remaining(sq_ledger *l, double *remaining, double *total, char *why, size_t why_len);
+/* The budget left and its total, epsilon and delta (0 without file or grant; delta 0 for a pure-ε budget). */
+sq_result sq_ledger_remaining(sq_ledger *l, double *remaining, double *total, double *delta_remaining,
+                              double *delta_total, char *why, size_t why_len);
 
 /*
- * Charges epsilon for `mechanism`, durably, or charges nothing. SQ_EXHAUSTED sets *left. On success the
+ * Charges (epsilon, delta) for `mechanism` (sequential composition, exact as dpmo_budget_charge_approx),
+ * durably, or charges nothing. SQ_EXHAUSTED and SQ_NO_DELTA set *left and *delta_left. On success the
  * record is on disk (fdatasync returned) before this returns.
  */
-sq_result sq_ledger_charge(sq_ledger *l, double epsilon, const char *mechanism, double *left, char *why,
-                           size_t why_len);
+sq_result sq_ledger_charge(sq_ledger *l, double epsilon, double delta, const char *mechanism, double *left,
+                           double *delta_left, char *why, size_t why_len);
 
-/* Adds epsilon to the budget of the ledger at path (creating the file), durably. */
-sq_result sq_ledger_grant(const char *path, double epsilon, char *why, size_t why_len);
+/* Adds (epsilon, delta) to the budget of the ledger at path (creating the file), durably. epsilon finite
+ * and > 0, delta in [0, 1) (0: none added), the total delta below 1. */
+sq_result sq_ledger_grant(const char *path, double epsilon, double delta, char *why, size_t why_len);
 
 /* Calls fn for every record of the ledger at path, in order (under LOCK_SH). */
 struct dp_ledger_record;

@@ -36,8 +36,9 @@ def tmp():
     shutil.rmtree(d, ignore_errors=True)
 
 
-def grant(ledger, epsilon):
-    subprocess.run([TOOL, "grant", ledger, repr(float(epsilon))], check=True)
+def grant(ledger, epsilon, delta=None):
+    extra = [] if delta is None else [repr(float(delta))]
+    subprocess.run([TOOL, "grant", ledger, repr(float(epsilon))] + extra, check=True)
 
 
 def show(ledger):
@@ -47,7 +48,7 @@ def show(ledger):
 
 
 def audit(ledger):
-    """[(kind, epsilon, mechanism)] from `dpmo-ledger audit`."""
+    """[(kind, epsilon, mechanism)] from `dpmo-ledger audit` (its sixth field, delta, is audit_delta's)."""
     out = subprocess.run([TOOL, "audit", ledger], check=True, capture_output=True, text=True).stdout
     return [(f[2], float(f[3]), f[4]) for f in (line.split("|") for line in out.splitlines())]
 

@@ -33,8 +33,9 @@ def test_sql_has_no_seed_grant_or_ledger_function_and_no_setting(tmp):
     names = {r[0] for r in con.execute("SELECT DISTINCT function_name FROM duckdb_functions() "
                                        "WHERE function_name ILIKE '%dp%' OR function_name ILIKE '%ledger%' "
                                        "OR function_name ILIKE '%budget%'").fetchall()}
-    assert {n for n in names if n.startswith("dp_")} == SQL_MD_FUNCTIONS | {"dp_budget_remaining", "dp_version"}
-    assert not {n for n in names if "ledger" in n or ("budget" in n and n != "dp_budget_remaining")}
+    scalars = {"dp_budget_remaining", "dp_budget_remaining_delta", "dp_version"}
+    assert {n for n in names if n.startswith("dp_")} == SQL_MD_FUNCTIONS | scalars
+    assert not {n for n in names if "ledger" in n or ("budget" in n and n not in scalars)}
     assert con.execute("SELECT count(*) FROM duckdb_settings() WHERE name ILIKE '%dpmo%' OR name ILIKE '%ledger%' "
                        "OR name ILIKE '%seed%' OR CAST(value AS VARCHAR) ILIKE '%dpmo-ledger%'").fetchone()[0] == 0
     for sql in ("SELECT dp_seed(1)", "SELECT dp_budget_grant(1)", "SET dpmo_ledger = 'x'", "SET dp_seed = 1"):

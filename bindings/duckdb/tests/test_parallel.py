@@ -9,12 +9,13 @@ already holds rows) passes at one thread and fails at eight: the checks do exerc
 """
 import os
 import shutil
+import subprocess
 import tempfile
 
 import duckdb
 import pytest
 
-from conftest import BROKEN_EXT, EXT, charges, connect, database, error, grant, remaining, small_table
+from conftest import BROKEN_EXT, EXT, TOOL, charges, connect, database, error, grant, remaining, show, small_table
 
 ROWS = 1_000_000
 
@@ -170,4 +171,24 @@ def test_list_aggregate_and_pivot_charge_per_group(tmp):
     # PIVOT: each cell is a group (g = 0 and g = 1), charged once
     assert len(con.execute("PIVOT t ON g USING dp_select(id, 1, s, 1)").fetchall()) == 1
     assert remaining(con) == 98
+    con.close()
+
+
+def test_delta_grants_and_remaining_delta(tmp):
+    """(epsilon, delta) budgets: a grant without delta is pure-epsilon (delta left 0); a top-up with delta shows
+    it in dp_budget_remaining_delta(); the selections (pure epsilon) charge epsilon only, the delta stays;
+    the ledger tool shows both."""
+    db, con = database(tmp)
+    assert con.execute("SELECT dp_budget_remaining(), dp_budget_remaining_delta()").fetchone() == (0.0, 0.0)
+    ledger = db + ".dpmo-ledger"
+    grant(ledger, 1)
+    assert con.execute("SELECT dp_budget_remaining(), dp_budget_remaining_delta()").fetchone() == (1.0, 0.0)
+    grant(ledger, 0.5, 1e-6)
+    assert con.execute("SELECT dp_budget_remaining(), dp_budget_remaining_delta()").fetchone() == (1.5, 1e-6)
+    con.execute("CREATE TABLE t AS SELECT * FROM (VALUES (1, 3.0), (2, 2.0)) v(id, s)")
+    con.execute("SELECT dp_select(id, 0.5, s, 1) FROM t").fetchone()
+    assert con.execute("SELECT dp_budget_remaining(), dp_budget_remaining_delta()").fetchone() == (1.0, 1e-6)
+    assert show(ledger) == (1.5, 0.5, 1.0)
+    out = subprocess.run([TOOL, "show", ledger], check=True, capture_output=True, text=True).stdout
+    assert out.strip().endswith("delta total 1e-06 spent 0 remaining 1e-06")
     con.close()

@@ -25,7 +25,7 @@ contains() { if [[ "$2" == *"$3"* ]]; then ok "$1"; else fail "$1: expected outp
 
 # The extension exports its entry point and the host's functions, nothing else.
 exports=$(nm -D --defined-only "$EXT" | awk '{print $3}' | sort | tr '\n' ' ')
-check exports "$exports" "dpmo_sqlite_configure dpmo_sqlite_grant dpmo_sqlite_host_exec dpmo_sqlite_restrict sqlite3_dpmo_init "
+check exports "$exports" "dpmo_sqlite_configure dpmo_sqlite_grant dpmo_sqlite_grant_approx dpmo_sqlite_host_exec dpmo_sqlite_restrict sqlite3_dpmo_init "
 
 # The shared fixture, loaded with the sqlite3 shell.
 FIXTURE=$TMP/enron300.db
@@ -82,6 +82,22 @@ head -c 100 /dev/urandom >> "$db.dpmo-ledger"
 out=$(echo "SELECT dp_select(id, 0.25, s, 1) IS NOT NULL FROM t;" | "$HOST" "$db" "$EXT")
 check torn_ledger_tail_cut "$out, $(stat -c %s "$db.dpmo-ledger") bytes, $("$TOOL" show "$db.dpmo-ledger")" \
   "1, 936 bytes, total 1 spent 0.25 remaining 0.75"
+
+# --- (epsilon, delta) budgets in the ledger file, without SQL: grants, exact composition, pure-epsilon
+# refusals, version-1 files read as they are, and a version-1 reader refusing version-2 files (fail closed).
+mkdir -p "$TMP/delta"
+out=$(build/ledger_delta "$TMP/delta")
+if [ "$(echo "$out" | tail -1)" = PASSED ]; then ok "ledger_delta: $(echo "$out" | grep -c '^ok') checks"
+else echo "$out" | grep -v '^ok'; fail "ledger_delta"; fi
+
+# --- dpmo-ledger with a delta: grant, show, audit.
+l=$TMP/delta/tool.ledger
+"$TOOL" grant "$l" 1 0.000001
+"$TOOL" grant "$l" 0.5
+check tool_grant_with_delta "$("$TOOL" show "$l"); $("$TOOL" audit "$l" | cut -d'|' -f1,3,4,6 | tr '\n' ' ')" \
+  "total 1.5 spent 0 remaining 1.5 delta total 1e-06 spent 0 remaining 1e-06; 1|created|0|0 2|grant|1|1e-06 3|top-up|0.5|0 "
+out=$("$TOOL" grant "$l" 1 1 2>&1); contains tool_grant_refuses_delta_1 "$out" "delta must be a number from 0 (included) to 1 (excluded)"
+out=$("$TOOL" grant "$l" 1 x 2>&1); contains tool_grant_refuses_delta_text "$out" "DELTA must be a number"
 
 # --- A ledger file left empty (by an older version, or cut to nothing): the first writer gives it its create
 # record, so that it is never an empty file that SQLite would take for an empty database.

@@ -33,6 +33,7 @@ FIXTURE_DB = os.environ.get("FIXTURE_DB", "")
 LIBDPMO_SO = os.path.join(ROOT, "target", "release", "libdpmo.so")
 HOST = ctypes.CDLL(EXT)
 HOST.dpmo_sqlite_grant.argtypes = [ctypes.c_char_p, ctypes.c_double, ctypes.c_void_p]
+HOST.dpmo_sqlite_grant_approx.argtypes = [ctypes.c_char_p, ctypes.c_double, ctypes.c_double, ctypes.c_void_p]
 
 # Chi-square critical values at significance 1e-6 for 1..15 degrees of freedom.
 CHI2_CRIT = {1: 23.93, 2: 27.63, 3: 30.66, 4: 33.38, 5: 35.89, 6: 38.26, 7: 40.52, 8: 42.70, 9: 44.81,
@@ -237,6 +238,23 @@ class Ledger(unittest.TestCase):
         con.execute("INSERT OR IGNORE INTO t VALUES (1, 10), (2, 5), (3, 1)")
         self.cons.append(con)
         return con
+
+    def test_delta_grants_and_remaining_delta(self):
+        # no ledger grant: both 0; a pure grant: delta 0; an (epsilon, delta) top-up: delta shown, and the
+        # pure-epsilon selections charge epsilon only
+        con = self.open()
+        self.assertEqual(con.execute("SELECT dp_budget_remaining(), dp_budget_remaining_delta()").fetchone(), (0.0, 0.0))
+        grant(self.db, 1.0)
+        self.assertEqual(con.execute("SELECT dp_budget_remaining(), dp_budget_remaining_delta()").fetchone(), (1.0, 0.0))
+        ledger = (self.db + ".dpmo-ledger").encode()
+        self.assertEqual(HOST.dpmo_sqlite_grant_approx(ledger, 0.5, 1e-6, None), 0)
+        self.assertEqual(con.execute("SELECT dp_budget_remaining(), dp_budget_remaining_delta()").fetchone(), (1.5, 1e-6))
+        con.execute("SELECT dp_select(id, 0.5, s, 1) FROM t").fetchone()
+        self.assertEqual(con.execute("SELECT dp_budget_remaining(), dp_budget_remaining_delta()").fetchone(), (1.0, 1e-6))
+        # refused grants: delta outside [0, 1), a total delta reaching 1
+        for bad in (-1e-9, 1.0, float("nan")):
+            self.assertNotEqual(HOST.dpmo_sqlite_grant_approx(ledger, 0.5, bad, None), 0)
+        self.assertEqual(con.execute("SELECT dp_budget_remaining_delta()").fetchone()[0], 1e-6)
 
     def test_connections_share_one_budget(self):
         grant(self.db, 1.0)
