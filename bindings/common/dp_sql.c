@@ -13,25 +13,30 @@
 
 /*                 name                          kind             top_k  id eps  k   w   u   d   s  nargs */
 const dp_function dp_functions[] = {
-    {"dp_select", DP_SELECT, false, 0, 1, -1, -1, 2, -1, 3, 4, "id, epsilon, score, sensitivity"},
-    {"dp_select_top_k", DP_SELECT, true, 0, 1, 2, -1, 3, -1, 4, 5, "id, epsilon, k, score, sensitivity"},
+    {"dp_select", DP_SELECT, false, 0, 1, -1, -1, 2, -1, 3, 4, "id, epsilon, score, sensitivity", -1, -1, -1, -1},
+    {"dp_select_top_k", DP_SELECT, true, 0, 1, 2, -1, 3, -1, 4, 5, "id, epsilon, k, score, sensitivity", -1, -1, -1, -1},
     {"dp_select_local", DP_SELECT_LOCAL, false, 0, 1, -1, -1, 2, 3, 4, 5,
-     "id, epsilon, utility, delta, sensitivity"},
+     "id, epsilon, utility, delta, sensitivity", -1, -1, -1, -1},
     {"dp_select_local_top_k", DP_SELECT_LOCAL, true, 0, 1, 2, -1, 3, 4, 5, 6,
-     "id, epsilon, k, utility, delta, sensitivity"},
-    {"dp_pareto_select", DP_PARETO, false, 0, 1, -1, -1, 2, -1, -1, 3, "id, epsilon, utilities"},
-    {"dp_pareto_select_top_k", DP_PARETO, true, 0, 1, 2, -1, 3, -1, -1, 4, "id, epsilon, k, utilities"},
+     "id, epsilon, k, utility, delta, sensitivity", -1, -1, -1, -1},
+    {"dp_pareto_select", DP_PARETO, false, 0, 1, -1, -1, 2, -1, -1, 3, "id, epsilon, utilities", -1, -1, -1, -1},
+    {"dp_pareto_select_top_k", DP_PARETO, true, 0, 1, 2, -1, 3, -1, -1, 4, "id, epsilon, k, utilities", -1, -1, -1, -1},
     {"dp_pareto_select_local", DP_PARETO_LOCAL, false, 0, 1, -1, -1, 2, 3, 4, 5,
-     "id, epsilon, utilities, deltas, sensitivities"},
+     "id, epsilon, utilities, deltas, sensitivities", -1, -1, -1, -1},
     {"dp_pareto_select_local_top_k", DP_PARETO_LOCAL, true, 0, 1, 2, -1, 3, 4, 5, 6,
-     "id, epsilon, k, utilities, deltas, sensitivities"},
-    {"dp_agg_select", DP_AGG, false, 0, 1, -1, 2, 3, -1, 4, 5, "id, epsilon, weights, utilities, sensitivities"},
+     "id, epsilon, k, utilities, deltas, sensitivities", -1, -1, -1, -1},
+    {"dp_agg_select", DP_AGG, false, 0, 1, -1, 2, 3, -1, 4, 5, "id, epsilon, weights, utilities, sensitivities", -1, -1, -1, -1},
     {"dp_agg_select_top_k", DP_AGG, true, 0, 1, 2, 3, 4, -1, 5, 6,
-     "id, epsilon, k, weights, utilities, sensitivities"},
+     "id, epsilon, k, weights, utilities, sensitivities", -1, -1, -1, -1},
     {"dp_agg_select_local", DP_AGG_LOCAL, false, 0, 1, -1, 2, 3, 4, 5, 6,
-     "id, epsilon, weights, utilities, deltas, sensitivities"},
+     "id, epsilon, weights, utilities, deltas, sensitivities", -1, -1, -1, -1},
     {"dp_agg_select_local_top_k", DP_AGG_LOCAL, true, 0, 1, 2, 3, 4, 5, 6, 7,
-     "id, epsilon, k, weights, utilities, deltas, sensitivities"},
+     "id, epsilon, k, weights, utilities, deltas, sensitivities", -1, -1, -1, -1},
+    /* unit = id, item, epsilon, delta, max_items [, mechanism]; unit, item, epsilon, delta, k, max_items [, k_bar] */
+    {"dp_discover_partitions", DP_DISCOVER, true, 0, 2, -1, -1, -1, -1, -1, 5, "unit, item, epsilon, delta, max_items",
+     1, 3, 4, -1},
+    {"dp_discover_top_k", DP_DISCOVER_TOP_K, true, 0, 2, 4, -1, -1, -1, -1, 6,
+     "unit, item, epsilon, delta, k, max_items", 1, 3, 5, 6},
 };
 const size_t dp_function_count = sizeof dp_functions / sizeof dp_functions[0];
 
@@ -40,6 +45,8 @@ const dp_function *dp_function_find(const char *name) {
         if (strcmp(dp_functions[i].name, name) == 0) return &dp_functions[i];
     return NULL;
 }
+
+bool dp_is_discovery(const dp_function *f) { return f->kind == DP_DISCOVER || f->kind == DP_DISCOVER_TOP_K; }
 
 static bool is_local(dp_kind k) { return k == DP_SELECT_LOCAL || k == DP_PARETO_LOCAL || k == DP_AGG_LOCAL; }
 static bool is_array_kind(dp_kind k) { return k != DP_SELECT && k != DP_SELECT_LOCAL; }
@@ -231,6 +238,88 @@ static dp_err_class public_array(const dp_function *f, const dp_reader *r, int i
     return DP_OK;
 }
 
+/* ---- The discovery functions' public arguments ------------------------------------------------------- */
+
+static const char *const PARTITION_MECHANISMS[] = {"truncated_geometric", "laplace", "gaussian", "weighted_gaussian",
+                                                   "sips"}; /* in DPMO_PARTITION_* order */
+#define DP_EXPECTED_MECHANISMS "truncated_geometric, laplace, gaussian, weighted_gaussian, sips, sips=R (1 <= R <= 8)"
+
+static dp_err_class want_integer(const dp_function *f, const dp_reader *r, int i, const char *what, int64_t *out,
+                                 dp_error *err) {
+    dp_arg_type t = r->type(r->ctx, i);
+    if (t == DP_ARG_NULL) return dp_fail(err, DP_ERR_ARGUMENT, -1, "%s: %s must not be NULL", f->name, what);
+    if (!r->integer(r->ctx, i, out)) return dp_fail(err, DP_ERR_ARGUMENT, -1, "%s: %s must be an integer", f->name, what);
+    return DP_OK;
+}
+
+/* The mechanism text of dp_discover_partitions: one word (blanks around it allowed), case-insensitive. */
+static dp_err_class parse_mechanism(const dp_function *f, const char *text, size_t len, dp_options *o, dp_error *err) {
+    size_t a = 0, b = len;
+    if (len > DP_MAX_OPTIONS_TEXT)
+        return dp_fail(err, DP_ERR_ARGUMENT, -1, "%s: the mechanism text is longer than %d bytes", f->name,
+                       DP_MAX_OPTIONS_TEXT);
+    while (a < b && (text[a] == ' ' || text[a] == '\t' || text[a] == '\n')) a++;
+    while (b > a && (text[b - 1] == ' ' || text[b - 1] == '\t' || text[b - 1] == '\n')) b--;
+    const char *w = text + a;
+    size_t wl = b - a;
+    for (uint32_t m = 0; m < sizeof PARTITION_MECHANISMS / sizeof PARTITION_MECHANISMS[0]; m++)
+        if (word_is(w, wl, PARTITION_MECHANISMS[m])) {
+            o->mechanism = m;
+            o->rounds = m == DPMO_PARTITION_SIPS ? 1 : 0;
+            return DP_OK;
+        }
+    if (wl == 6 && word_is(w, 5, "sips=") && w[5] >= '1' && w[5] <= '0' + DPMO_PARTITION_MAX_ROUNDS) {
+        o->mechanism = DPMO_PARTITION_SIPS;
+        o->rounds = (uint32_t)(w[5] - '0');
+        return DP_OK;
+    }
+    return dp_fail(err, DP_ERR_ARGUMENT, -1, "%s: unknown mechanism \"%.*s\" (expected: %s)", f->name, (int)(wl > 64 ? 64 : wl),
+                   w, DP_EXPECTED_MECHANISMS);
+}
+
+static dp_err_class read_discovery_params(const dp_function *f, const dp_reader *r, dp_params *p, dp_error *err) {
+    char b[40];
+    if (r->nargs != f->nargs && r->nargs != f->nargs + 1)
+        return dp_fail(err, DP_ERR_ARGUMENT, -1, "%s: expected %d or %d arguments (%s [, %s]), got %d", f->name,
+                       f->nargs, f->nargs + 1, f->signature, f->kind == DP_DISCOVER ? "mechanism" : "k_bar", r->nargs);
+    p->m = 1; /* one stored double per event: the item's bits */
+    p->options.mechanism = DPMO_PARTITION_WEIGHTED_GAUSSIAN;
+    if (want_number(f, r, f->epsilon, "epsilon", &p->epsilon, err)) return err->cls;
+    if (positive(f, "epsilon", p->epsilon, DPMO_INVALID_EPSILON, err)) return err->cls;
+    if (want_number(f, r, f->delta, "delta", &p->delta, err)) return err->cls;
+    if (!(p->delta >= 0x1p-300 && p->delta < 1.0)) { /* NaN too */
+        dp_format_double(p->delta, b, sizeof b);
+        return dp_fail(err, DP_ERR_ARGUMENT, DPMO_INVALID_ARGUMENT,
+                       "%s: delta must be a number from 2^-300 up to, not including, 1 (got %s)", f->name, b);
+    }
+    if (want_integer(f, r, f->max_items, "max_items", &p->max_items, err)) return err->cls;
+    if (p->max_items < 1 || p->max_items > DPMO_DISCOVER_MAX_ITEMS)
+        return dp_fail(err, DP_ERR_ARGUMENT, DPMO_INVALID_ARGUMENT, "%s: max_items must be from 1 to %d (got %lld)",
+                       f->name, DPMO_DISCOVER_MAX_ITEMS, (long long)p->max_items);
+    if (f->kind == DP_DISCOVER_TOP_K) {
+        if (want_integer(f, r, f->k, "k", &p->k, err)) return err->cls;
+        if (p->k < 1 || p->k > DPMO_DISCOVER_MAX_ITEMS)
+            return dp_fail(err, DP_ERR_ARGUMENT, DPMO_INVALID_ARGUMENT, "%s: k must be from 1 to %d (got %lld)", f->name,
+                           DPMO_DISCOVER_MAX_ITEMS, (long long)p->k);
+        p->k_bar = p->k;
+        if (r->nargs == f->nargs + 1) {
+            if (want_integer(f, r, f->k_bar, "k_bar", &p->k_bar, err)) return err->cls;
+            if (p->k_bar < p->k || p->k_bar > DPMO_DISCOVER_MAX_ITEMS)
+                return dp_fail(err, DP_ERR_ARGUMENT, DPMO_INVALID_ARGUMENT,
+                               "%s: k_bar must be from k = %lld to %d (got %lld)", f->name, (long long)p->k,
+                               DPMO_DISCOVER_MAX_ITEMS, (long long)p->k_bar);
+        }
+    } else if (r->nargs == f->nargs + 1) {
+        size_t len = 0;
+        dp_arg_type t = r->type(r->ctx, f->nargs);
+        if (t == DP_ARG_NULL) return dp_fail(err, DP_ERR_ARGUMENT, -1, "%s: the mechanism must not be NULL", f->name);
+        if (t != DP_ARG_TEXT) return dp_fail(err, DP_ERR_ARGUMENT, -1, "%s: the mechanism must be text", f->name);
+        const char *text = r->text(r->ctx, f->nargs, &len);
+        if (parse_mechanism(f, text, len, &p->options, err)) return err->cls;
+    }
+    return DP_OK;
+}
+
 dp_err_class dp_read_params(const dp_function *f, int32_t function_index, const dp_reader *r, dp_params *p,
                             dp_error *err) {
     dp_array a;
@@ -238,6 +327,7 @@ dp_err_class dp_read_params(const dp_function *f, int32_t function_index, const 
     memset(p, 0, sizeof *p);
     p->function = function_index;
     p->k = 1;
+    if (dp_is_discovery(f)) return read_discovery_params(f, r, p, err);
     if (r->nargs != f->nargs && r->nargs != f->nargs + 1)
         return dp_fail(err, DP_ERR_ARGUMENT, -1, "%s: expected %d or %d arguments (%s [, options]), got %d", f->name,
                        f->nargs, f->nargs + 1, f->signature, r->nargs);
@@ -385,7 +475,11 @@ dp_err_class dp_params_merge(const dp_function *f, dp_params *g, const dp_params
     if (g->function != r->function) return dp_fail(err, DP_ERR_INTERNAL, -1, "%s: rows of different functions", f->name);
     if (g->epsilon != r->epsilon) return differs(f, "epsilon", err);
     if (g->k != r->k) return differs(f, "k", err);
-    if (memcmp(&g->options, &r->options, sizeof g->options) != 0) return differs(f, "the options", err);
+    if (g->delta != r->delta) return differs(f, "delta", err);
+    if (g->max_items != r->max_items) return differs(f, "max_items", err);
+    if (g->k_bar != r->k_bar) return differs(f, "k_bar", err);
+    if (memcmp(&g->options, &r->options, sizeof g->options) != 0)
+        return differs(f, dp_is_discovery(f) ? "the mechanism" : "the options", err);
     if (g->m != 0 && r->m != 0 && g->m != r->m) return differs(f, "the number of objectives", err);
     if (memcmp(g->weights, r->weights, sizeof g->weights) != 0) return differs(f, "the weights array", err);
     if (memcmp(g->sensitivities, r->sensitivities, sizeof g->sensitivities) != 0)
@@ -421,9 +515,21 @@ void dp_params_settle(dp_params *p) {
     }
 }
 
+bool dp_row_dropped(const dp_function *f, const dp_reader *r) {
+    return dp_is_discovery(f) && (r->type(r->ctx, f->id) == DP_ARG_NULL || r->type(r->ctx, f->item) == DP_ARG_NULL);
+}
+
 dp_err_class dp_read_row(const dp_function *f, const dp_params *p, const dp_reader *r, int64_t *id,
                          double *utilities, double *deltas, dp_error *err) {
     dp_array a;
+    if (dp_is_discovery(f)) {
+        int64_t item;
+        if (want_integer(f, r, f->id, "unit", id, err)) return err->cls;
+        if (want_integer(f, r, f->item, "item", &item, err)) return err->cls;
+        if (utilities == NULL) return dp_fail(err, DP_ERR_INTERNAL, -1, "%s: no storage for the item", f->name);
+        memcpy(utilities, &item, sizeof item); /* the item's 64 bits, never computed with */
+        return DP_OK;
+    }
     dp_arg_type t = r->type(r->ctx, f->id);
     if (t == DP_ARG_NULL) return dp_fail(err, DP_ERR_ARGUMENT, -1, "%s: id must not be NULL", f->name);
     if (!r->integer(r->ctx, f->id, id)) return dp_fail(err, DP_ERR_ARGUMENT, -1, "%s: id must be an integer", f->name);
@@ -574,6 +680,17 @@ void dp_budget_refusal(char *buf, size_t len, const char *name, bool no_delta, d
 
 void dp_mechanism_label(const dp_params *p, char *buf, size_t len) {
     const dp_function *f = &dp_functions[p->function];
+    if (f->kind == DP_DISCOVER) {
+        if (p->options.mechanism == DPMO_PARTITION_SIPS)
+            snprintf(buf, len, "%s/sips=%u", f->name, (unsigned)p->options.rounds);
+        else
+            snprintf(buf, len, "%s/%s", f->name, PARTITION_MECHANISMS[p->options.mechanism]);
+        return;
+    }
+    if (f->kind == DP_DISCOVER_TOP_K) {
+        snprintf(buf, len, "%s/durfee_rogers", f->name);
+        return;
+    }
     snprintf(buf, len, "%s/%s%s%s", f->name, SELECTORS[p->options.selector],
              is_local(f->kind) && p->options.dampening == DPMO_DAMPENING_SHIFTED ? "/shifted" : "",
              has_isochronous(f->kind) && p->options.arithmetic == 0 ? "/exact" : "");
@@ -707,4 +824,109 @@ nomem:
     if (picks) a->free(a->ctx, picks);
     return dp_fail(err, DP_ERR_NOMEM, -1, "%s: out of memory for the scratch of %lld candidates (epsilon was charged)",
                    f->name, (long long)n);
+}
+
+/* ---- Discovery -------------------------------------------------------------------------------------- */
+
+void dp_discover_free(dp_discovery *d, const dp_alloc *a) {
+    if (d->items) a->free(a->ctx, d->items);
+    if (d->scratch) a->free(a->ctx, d->scratch);
+    if (d->work) a->free(a->ctx, d->work);
+    if (d->out) a->free(a->ctx, d->out);
+    memset(d, 0, sizeof *d);
+}
+
+/* The C ABI call of either function on units[0..n) (items in d). */
+static dpmo_status discover_call(const dp_params *p, dp_discovery *d, const uint64_t *units, size_t n, dpmo_rng *rng) {
+    const dp_function *f = &dp_functions[p->function];
+    if (f->kind == DP_DISCOVER) {
+        memset(&d->result, 0, sizeof d->result);
+        return dpmo_discover_partitions(rng, units, d->items, n, (size_t)p->max_items, p->options.mechanism,
+                                        p->options.rounds, p->epsilon, p->delta, d->scratch, d->scratch_len, d->out,
+                                        d->out_len, &d->count, NULL);
+    }
+    /* score = distinct units (a unit adds at most 1 to an item, whatever C: C = 1) */
+    dpmo_status st = dpmo_discover_top_k(rng, units, d->items, NULL, n, (size_t)p->max_items, 1, 0.0, 0.0,
+                                         DPMO_SCORE_UNITS, (size_t)p->k, (size_t)p->k_bar, p->epsilon, p->delta,
+                                         d->scratch, d->scratch_len, d->work, d->work_len, d->out, d->out_len,
+                                         &d->result, NULL);
+    if (st == DPMO_OK) d->count = d->result.count;
+    return st;
+}
+
+dp_err_class dp_discover_prepare(const dp_params *p, int64_t n, const double *items, const dp_alloc *a,
+                                 dp_discovery *d, dp_error *err) {
+    const dp_function *f = &dp_functions[p->function];
+    size_t words = 0;
+    memset(d, 0, sizeof *d);
+    if (!dp_is_discovery(f) || n < 0 || (n > 0 && items == NULL))
+        return dp_fail(err, DP_ERR_INTERNAL, -1, "%s: not a discovery group", f->name);
+    d->n = (size_t)n;
+    if (dpmo_discover_scratch_len(d->n, &words) != DPMO_OK) goto nomem;
+    d->scratch_len = words ? words : 1;
+    d->scratch = alloc_n(a, (int64_t)d->scratch_len, sizeof(uint64_t));
+    d->items = alloc_n(a, n, sizeof(uint64_t));
+    if (f->kind == DP_DISCOVER_TOP_K) {
+        if (dpmo_discover_top_k_work_len((size_t)p->k_bar, &words) != DPMO_OK) goto nomem;
+        d->work_len = words;
+        d->work = alloc_n(a, (int64_t)words, sizeof(uint64_t));
+        d->out_len = (size_t)p->k;
+    } else {
+        d->out_len = n > 0 ? (size_t)n : 1;
+    }
+    d->out = alloc_n(a, (int64_t)d->out_len, sizeof(uint64_t));
+    if (d->scratch == NULL || d->items == NULL || d->out == NULL || (f->kind == DP_DISCOVER_TOP_K && d->work == NULL))
+        goto nomem;
+    if (n > 0) memcpy(d->items, items, (size_t)n * sizeof(uint64_t)); /* the items' bits (dp_read_row) */
+
+    /* Every public argument the C ABI checks (the exact samplers' ranges too), before the charge: the same
+     * call on no events, with a generator of its own (the caller's draws one key, in the run, whatever). */
+    {
+        dpmo_rng probe;
+        uint8_t seed[32];
+        memset(seed, 0, sizeof seed);
+        dpmo_status st = dpmo_rng_init(&probe, DPMO_RNG_CHACHA20, seed);
+        if (st == DPMO_OK) st = discover_call(p, d, d->items, 0, &probe);
+        d->count = 0;
+        memset(&d->result, 0, sizeof d->result);
+        if (st != DPMO_OK) {
+            dp_discover_free(d, a);
+            if (st == DPMO_INVALID_ARGUMENT || st == DPMO_INVALID_EPSILON)
+                return dp_fail(err, DP_ERR_ARGUMENT, (int)st,
+                               "%s: epsilon, delta and max_items are outside the exact samplers' ranges (%s)", f->name,
+                               dpmo_status_message((uint32_t)st));
+            return dp_fail(err, DP_ERR_INTERNAL, (int)st, "%s: unexpected dpmo status %d: %s; nothing was charged",
+                           f->name, (int)st, dpmo_status_message((uint32_t)st));
+        }
+    }
+    return DP_OK;
+nomem:
+    dp_discover_free(d, a);
+    return dp_fail(err, DP_ERR_NOMEM, -1, "%s: out of memory for %lld events; nothing was charged", f->name,
+                   (long long)n);
+}
+
+static int cmp_i64(const void *a, const void *b) {
+    int64_t x, y;
+    memcpy(&x, a, sizeof x);
+    memcpy(&y, b, sizeof y);
+    return (x > y) - (x < y);
+}
+
+dp_err_class dp_discover_run(const dp_params *p, dp_discovery *d, const int64_t *units, dpmo_rng *rng, dp_error *err) {
+    const dp_function *f = &dp_functions[p->function];
+    /* int64_t and uint64_t may alias; with no event, any valid pointer */
+    const uint64_t *u = d->n > 0 ? (const uint64_t *)units : d->items;
+    if (d->n > 0 && units == NULL) return dp_fail(err, DP_ERR_INTERNAL, -1, "%s: no units (the charge stays)", f->name);
+    dpmo_status st = discover_call(p, d, u, d->n, rng);
+    if (st != DPMO_OK)
+        return dp_fail(err, DP_ERR_INTERNAL, (int)st, "%s: unexpected dpmo status %d: %s (epsilon and delta were charged)",
+                       f->name, (int)st, dpmo_status_message((uint32_t)st));
+    if (d->count > d->out_len) {
+        d->count = 0;
+        return dp_fail(err, DP_ERR_INTERNAL, -1, "%s: the library released more items than it has room for", f->name);
+    }
+    /* The C ABI sorts the released items as 64-bit patterns; SQL's order is BIGINT's (post-processing). */
+    if (f->kind == DP_DISCOVER) qsort(d->out, d->count, sizeof(uint64_t), cmp_i64);
+    return DP_OK;
 }

@@ -47,7 +47,9 @@ typedef enum dp_kind {
     DP_PARETO,       /* m utilities per row: PrivPareto, global */
     DP_PARETO_LOCAL, /* m utilities and m local sensitivities: PrivPareto, local (δ^PS) */
     DP_AGG,          /* m utilities, weights and sensitivities: PrivAgg, global */
-    DP_AGG_LOCAL     /* m utilities, weights, local sensitivities: PrivAgg, local (δ_agg) */
+    DP_AGG_LOCAL,    /* m utilities, weights, local sensitivities: PrivAgg, local (δ_agg) */
+    DP_DISCOVER,     /* raw events (unit, item): partition selection (dpmo_discover_partitions) */
+    DP_DISCOVER_TOP_K /* raw events (unit, item): unknown-domain top-k (dpmo_discover_top_k) */
 } dp_kind;
 
 typedef struct dp_function {
@@ -56,9 +58,15 @@ typedef struct dp_function {
     bool top_k;
     /* Argument positions (0-based; -1 when absent). The options text, optional, follows the last. */
     int id, epsilon, k, weights, utilities, deltas, sensitivities;
-    int nargs; /* without the options */
+    int nargs; /* without the options (for the discovery functions: without the optional last argument) */
     const char *signature;
+    /* The discovery functions' arguments (-1 elsewhere): the event's item, delta, L, k̄. Their unit is `id`;
+     * dp_discover_partitions' optional last argument is its mechanism (text), dp_discover_top_k's is k̄. */
+    int item, delta, max_items, k_bar;
 } dp_function;
+
+/* True for the discovery functions (rows are raw events, not candidates). */
+bool dp_is_discovery(const dp_function *f);
 
 extern const dp_function dp_functions[];
 extern const size_t dp_function_count;
@@ -70,6 +78,8 @@ typedef struct dp_options {
     uint32_t dominance; /* DPMO_DOMINANCE_*, PrivPareto */
     uint32_t t_max;     /* saturation distance of a δ given as a number, local forms */
     uint32_t arithmetic; /* DPMO_ISOCHRONOUS (the default where it exists: dp_select*) or 0 (exact) */
+    uint32_t mechanism;  /* DPMO_PARTITION_*, dp_discover_partitions */
+    uint32_t rounds;     /* DP-SIPS rounds (1 to 8), 0 for the other mechanisms */
 } dp_options;
 
 /* The public constants of a group: the same in every row. Plain data (serialised as is by PostgreSQL). */
@@ -84,6 +94,8 @@ typedef struct dp_params {
     double weights[DP_MAX_OBJECTIVES];
     double sensitivities[DP_MAX_OBJECTIVES];
     dp_options options;
+    int64_t max_items; /* L, the discovery functions (0 elsewhere) */
+    int64_t k_bar;     /* k̄, dp_discover_top_k (0 elsewhere) */
 } dp_params;
 
 /* ---- Reading one row ------------------------------------------------------------------------------ */
@@ -134,6 +146,13 @@ dp_err_class dp_params_merge(const dp_function *f, dp_params *group, const dp_pa
 dp_err_class dp_read_row(const dp_function *f, const dp_params *p, const dp_reader *r, int64_t *id,
                          double *utilities, double *deltas, dp_error *err);
 
+/*
+ * The discovery functions' public rule for events with a NULL unit or item: they are dropped (not events),
+ * never an error. True when the current row is such a row of a discovery function: the engine checks the
+ * row's public arguments (dp_read_params, dp_params_merge) and then stores nothing.
+ */
+bool dp_row_dropped(const dp_function *f, const dp_reader *r);
+
 /* Doubles stored per row for the utilities and for the local sensitivities: 0 while the group does not know
  * the shape (rows read before it are NaN, to be written with dp_fill_nan when the stride becomes known). */
 int64_t dp_row_vals(const dp_params *p);
@@ -179,6 +198,37 @@ dp_err_class dp_group_run(const dp_params *p, const dp_group *g, dpmo_rng *rng, 
                           dp_error *err);
 
 void dp_group_free(dp_group *g, const dp_alloc *a);
+
+/* ---- Discovery (dp_discover_partitions, dp_discover_top_k) ---------------------------------------------
+ *
+ * The engines store a discovery group exactly like the others: ids[n] holds each event's unit and the one
+ * double per row (m = 1) holds its item's 64 bits (copied with memcpy by dp_read_row, never computed with),
+ * so that their buffering, parallel combine and serialisation need nothing new: 16 bytes per kept event.
+ */
+typedef struct dp_discovery {
+    size_t n;
+    uint64_t *items;          /* n: the items (the units are read in place) */
+    uint64_t *scratch, *work; /* dpmo_discover_scratch_len(n), dpmo_discover_top_k_work_len(k̄) words */
+    size_t scratch_len, work_len;
+    uint64_t *out; /* the released items: n (partitions) or k (top-k) entries */
+    size_t out_len;
+    size_t count;            /* items released */
+    dpmo_top_k_result result; /* dp_discover_top_k: what the run spent (pay what you get) */
+} dp_discovery;
+
+/*
+ * Before the charge: allocates everything the run needs (so that no allocation fails after the charge) and
+ * checks every public argument the C ABI would refuse (the samplers' ranges too), by a run on no events with
+ * a generator of its own (the caller's is not touched). n = 0 (every event dropped) is an empty dataset: it
+ * is charged and releases nothing. Errors: DP_ERR_ARGUMENT, DP_ERR_NOMEM; nothing to free then.
+ */
+dp_err_class dp_discover_prepare(const dp_params *p, int64_t n, const double *items, const dp_alloc *a,
+                                 dp_discovery *d, dp_error *err);
+
+/* After the charge of (p->epsilon, p->delta): the release, into d->out[0..d->count). units: n units. */
+dp_err_class dp_discover_run(const dp_params *p, dp_discovery *d, const int64_t *units, dpmo_rng *rng, dp_error *err);
+
+void dp_discover_free(dp_discovery *d, const dp_alloc *a);
 
 /* "dp_select_top_k/permute_and_flip": what the ledger records as the mechanism. */
 void dp_mechanism_label(const dp_params *p, char *buf, size_t len);

@@ -484,6 +484,7 @@ static dp_err_class add_row(const dd_fn *fn, dd_state *st, const dp_reader *r, d
         if (dp_params_merge(f, &s->p, &row, err) != DP_OK) return err->cls;
         if (!restride(s, old_vals, old_dels)) return dp_fail(err, DP_ERR_NOMEM, -1, "%s: out of memory", f->name);
     }
+    if (dp_row_dropped(f, r)) return DP_OK; /* an event with a NULL unit or item: dropped (the public rule) */
     if (grow(f, s, s->n + 1, err) != DP_OK) return err->cls;
     if (dp_read_row(f, &s->p, r, &id, row_vals(s) ? s->vals + s->n * row_vals(s) : NULL,
                     row_dels(s) ? s->dels + s->n * row_dels(s) : NULL, err) != DP_OK)
@@ -516,7 +517,8 @@ static void agg_update(duckdb_function_info info, duckdb_data_chunk input, duckd
 
 /* Adds the rows of src to dst; src is left as it was. */
 static dp_err_class combine_rows(const dp_function *f, dd_state *target, const dd_rows *src, dp_error *err) {
-    if (src == NULL || !src->init || src->n == 0) return DP_OK;
+    /* a part without rows exists only for discovery (every event dropped): its constants make the group */
+    if (src == NULL || !src->init || (src->n == 0 && !dp_is_discovery(f))) return DP_OK;
     dd_rows *dst = target->rows;
     if (dst == NULL) {
         dst = calloc(1, sizeof *dst);
@@ -531,6 +533,7 @@ static dp_err_class combine_rows(const dp_function *f, dd_state *target, const d
         if (dp_params_merge(f, &dst->p, &src->p, err) != DP_OK) return err->cls;
         if (!restride(dst, old_vals, old_dels)) return dp_fail(err, DP_ERR_NOMEM, -1, "%s: out of memory", f->name);
     }
+    if (src->n == 0) return DP_OK;
 #ifdef DPMO_DUCKDB_TEST_BROKEN /* a deliberately broken build for the tests: a second partial state is lost */
     if (dst->n > 0) return DP_OK;
 #endif
@@ -661,10 +664,64 @@ static dp_err_class select_group(const dd_fn *fn, const dd_rows *s, int64_t *out
     return cls;
 }
 
+/* A discovery group: checks and allocation, the charge of (epsilon, delta), the release into *d. */
+static dp_err_class discover_group(const dd_fn *fn, const dd_rows *s, dp_discovery *d, dp_error *err) {
+    dd_db *db = fn->db;
+    dpmo_rng *rng = NULL;
+    dp_err_class cls;
+    if (s == NULL || !s->init)
+        return dp_fail(err, DP_ERR_ARGUMENT, DPMO_EMPTY_INPUT, "%s: the group has no rows", fn->f->name);
+    /* s->n = 0 (every event dropped) is an empty dataset: charged, nothing released */
+    if (dp_discover_prepare(&s->p, s->n, s->vals, &DD_ALLOC, d, err) != DP_OK) return err->cls;
+    pthread_mutex_lock(&db->lock);
+    dpmo_status rs = db_rng(db, &rng); /* keyed here first when this process forked: before the charge */
+    if (rs != DPMO_OK)
+        cls = dp_fail(err, DP_ERR_INTERNAL, (int)rs, "%s: cannot key the generator: %s; nothing was charged",
+                      fn->f->name, dpmo_status_message((uint32_t)rs));
+    else if (!charge(db, &s->p, err))
+        cls = err->cls;
+    else
+        cls = dp_discover_run(&s->p, d, s->ids, rng, err);
+    pthread_mutex_unlock(&db->lock);
+    if (cls != DP_OK) dp_discover_free(d, &DD_ALLOC);
+    return cls;
+}
+
+static void discover_finalize(const dd_fn *fn, duckdb_function_info info, duckdb_aggregate_state *source,
+                              duckdb_vector result, idx_t count, idx_t offset) {
+    dp_error err;
+    for (idx_t i = 0; i < count; i++) {
+        dp_discovery d;
+        if (discover_group(fn, ((dd_state *)(void *)source[i])->rows, &d, &err) != DP_OK) {
+            report(info, &err);
+            return;
+        }
+        idx_t base = duckdb_list_vector_get_size(result);
+        if (duckdb_list_vector_reserve(result, base + (idx_t)d.count) != DuckDBSuccess) {
+            dp_discover_free(&d, &DD_ALLOC);
+            dp_fail(&err, DP_ERR_NOMEM, -1, "%s: out of memory for the result (epsilon and delta were charged)",
+                    fn->f->name);
+            report(info, &err);
+            return;
+        }
+        int64_t *out = (int64_t *)duckdb_vector_get_data(duckdb_list_vector_get_child(result)) + base;
+        for (size_t j = 0; j < d.count; j++) out[j] = (int64_t)d.out[j];
+        duckdb_list_entry *entries = duckdb_vector_get_data(result);
+        entries[offset + i].offset = base;
+        entries[offset + i].length = (uint64_t)d.count;
+        duckdb_list_vector_set_size(result, base + (idx_t)d.count);
+        dp_discover_free(&d, &DD_ALLOC);
+    }
+}
+
 static void agg_finalize(duckdb_function_info info, duckdb_aggregate_state *source, duckdb_vector result, idx_t count,
                          idx_t offset) {
     const dd_fn *fn = duckdb_aggregate_function_get_extra_info(info);
     dp_error err;
+    if (dp_is_discovery(fn->f)) {
+        discover_finalize(fn, info, source, result, count, offset);
+        return;
+    }
     for (idx_t i = 0; i < count; i++) {
         const dd_rows *s = ((dd_state *)(void *)source[i])->rows;
         int64_t k = s != NULL && s->init ? s->p.k : 1;
@@ -757,6 +814,10 @@ static duckdb_logical_type type_of(const types *t, arg_type a) {
 /* The type of argument i of f: delta is a number or a δ-table row, deltas an array or a table (two
  * overloads each, chosen by `alt`). */
 static arg_type arg_of(const dp_function *f, int i, bool alt) {
+    if (dp_is_discovery(f)) { /* unit, item, k, max_items, k_bar BIGINT; epsilon, delta DOUBLE; mechanism */
+        if (i == f->epsilon || i == f->delta) return A_DOUBLE;
+        return f->kind == DP_DISCOVER && i == f->nargs ? A_VARCHAR : A_BIGINT;
+    }
     if (i == f->id || i == f->k) return A_BIGINT;
     if (i == f->deltas) {
         if (f->kind == DP_SELECT_LOCAL) return alt ? A_LIST : A_DOUBLE;

@@ -246,6 +246,29 @@ CREATE AGGREGATE dpmo.dp_agg_select_local_top_k(id bigint, epsilon float8, k int
   SFUNC = dpmo.dpmo_trans, STYPE = internal, FINALFUNC = dpmo.dpmo_final_many,
   COMBINEFUNC = dpmo.dpmo_combine, SERIALFUNC = dpmo.dpmo_serialize, DESERIALFUNC = dpmo.dpmo_deserialize, PARALLEL = SAFE);
 
+-- Discovery (bindings/SQL.md, "Discovery"): one row per event (unit, item), no candidate list; the released
+-- items as bigint[]. NULL units or items are dropped; (epsilon, delta) is charged per group.
+CREATE FUNCTION dpmo.dpmo_trans(internal, bigint, bigint, float8, float8, int) RETURNS internal
+AS 'MODULE_PATHNAME', 'dpmo_pg_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dpmo.dp_discover_partitions(unit bigint, item bigint, epsilon float8, delta float8, max_items int) (
+  SFUNC = dpmo.dpmo_trans, STYPE = internal, FINALFUNC = dpmo.dpmo_final_many,
+  COMBINEFUNC = dpmo.dpmo_combine, SERIALFUNC = dpmo.dpmo_serialize, DESERIALFUNC = dpmo.dpmo_deserialize, PARALLEL = SAFE);
+CREATE FUNCTION dpmo.dpmo_trans(internal, bigint, bigint, float8, float8, int, text) RETURNS internal
+AS 'MODULE_PATHNAME', 'dpmo_pg_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dpmo.dp_discover_partitions(unit bigint, item bigint, epsilon float8, delta float8, max_items int, mechanism text) (
+  SFUNC = dpmo.dpmo_trans, STYPE = internal, FINALFUNC = dpmo.dpmo_final_many,
+  COMBINEFUNC = dpmo.dpmo_combine, SERIALFUNC = dpmo.dpmo_serialize, DESERIALFUNC = dpmo.dpmo_deserialize, PARALLEL = SAFE);
+CREATE FUNCTION dpmo.dpmo_trans(internal, bigint, bigint, float8, float8, int, int) RETURNS internal
+AS 'MODULE_PATHNAME', 'dpmo_pg_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dpmo.dp_discover_top_k(unit bigint, item bigint, epsilon float8, delta float8, k int, max_items int) (
+  SFUNC = dpmo.dpmo_trans, STYPE = internal, FINALFUNC = dpmo.dpmo_final_many,
+  COMBINEFUNC = dpmo.dpmo_combine, SERIALFUNC = dpmo.dpmo_serialize, DESERIALFUNC = dpmo.dpmo_deserialize, PARALLEL = SAFE);
+CREATE FUNCTION dpmo.dpmo_trans(internal, bigint, bigint, float8, float8, int, int, int) RETURNS internal
+AS 'MODULE_PATHNAME', 'dpmo_pg_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dpmo.dp_discover_top_k(unit bigint, item bigint, epsilon float8, delta float8, k int, max_items int, k_bar int) (
+  SFUNC = dpmo.dpmo_trans, STYPE = internal, FINALFUNC = dpmo.dpmo_final_many,
+  COMBINEFUNC = dpmo.dpmo_combine, SERIALFUNC = dpmo.dpmo_serialize, DESERIALFUNC = dpmo.dpmo_deserialize, PARALLEL = SAFE);
+
 DO $revoke$
 DECLARE
   f pg_catalog.regprocedure;

@@ -2006,6 +2006,9 @@ dpmo_pg_trans(PG_FUNCTION_ARGS)
 			raise_dp(&err);
 		restride(s, aggcx, old_vals, old_dels);
 	}
+	/* discovery: an event with a NULL unit or item is dropped (the public rule), its arguments checked */
+	if (dp_row_dropped(ci->f, &reader))
+		PG_RETURN_POINTER(s);
 	grow(s, aggcx, s->h.n + 1);
 	if (dp_read_row(ci->f, &s->h.p, &reader, &id,
 					row_vals(&s->h) ? s->vals + s->h.n * row_vals(&s->h) : NULL,
@@ -2031,7 +2034,11 @@ dpmo_pg_combine(PG_FUNCTION_ARGS)
 
 	if (!AggCheckCallContext(fcinfo, &aggcx))
 		elog(ERROR, "dpmo: combine function called outside an aggregate");
-	if (b == NULL || b->h.n == 0)
+	/*
+	 * A partial state without rows exists only for discovery (every event of the part dropped): its
+	 * constants still make the group, so that a parallel plan charges and releases as a serial one does.
+	 */
+	if (b == NULL || (b->h.n == 0 && a != NULL && !dp_is_discovery(&dp_functions[a->h.p.function])))
 	{
 		if (a == NULL)
 			PG_RETURN_NULL();
@@ -2053,6 +2060,8 @@ dpmo_pg_combine(PG_FUNCTION_ARGS)
 		restride(a, aggcx, old_vals, old_dels);
 	}
 	n = b->h.n;
+	if (n == 0)
+		PG_RETURN_POINTER(a);
 	grow(a, aggcx, a->h.n + n);
 	memcpy(a->ids + a->h.n, b->ids, sizeof(int64) * n);
 	/* b's strides are a's or 0 (b never saw the shape: its rows are NaN) */
@@ -2190,10 +2199,27 @@ finalize(FunctionCallInfo fcinfo, int64 *k_out)
 	ci = call_info(fcinfo, false);
 	refuse_foreign_context(ci->f->name);
 	s = PG_ARGISNULL(0) ? NULL : (DpState *) PG_GETARG_POINTER(0);
-	if (s == NULL || s->h.n == 0)
+	if (s == NULL || (s->h.n == 0 && !dp_is_discovery(ci->f)))
 	{
 		dp_fail(&err, DP_ERR_ARGUMENT, DPMO_EMPTY_INPUT, "%s: the group has no rows", ci->f->name);
 		raise_dp(&err);
+	}
+	if (dp_is_discovery(ci->f))
+	{
+		/* events (every one dropped: an empty dataset); allocation and checks, charge, release */
+		dp_discovery d;
+
+		if (dp_discover_prepare(&s->h.p, s->h.n, s->vals, &PG_ALLOC, &d, &err) != DP_OK)
+			raise_dp(&err);
+		ledger_charge(&s->h.p);
+		if (dp_discover_run(&s->h.p, &d, s->ids, rng_get(), &err) != DP_OK)
+			raise_dp(&err);
+		ids = palloc(sizeof(int64) * Max(d.count, 1));
+		for (i = 0; i < (int64) d.count; i++)
+			ids[i] = (int64) d.out[i];
+		*k_out = (int64) d.count;
+		dp_discover_free(&d, &PG_ALLOC);
+		return ids;
 	}
 	/* A shape never seen (every row NULL): m = 1, width 1, every value NaN. The state stays read-only. */
 	p = s->h.p;

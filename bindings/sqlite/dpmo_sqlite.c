@@ -396,6 +396,10 @@ static void agg_step(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
             goto fail;
         }
     }
+    if (dp_row_dropped(fd->f, &reader)) { /* an event with a NULL unit or item: dropped (the public rule) */
+        reader_free(&rd);
+        return;
+    }
     if (!grow(s, s->n + 1)) {
         dp_fail(&err, s->n + 1 > DP_MAX_ROWS ? DP_ERR_ARGUMENT : DP_ERR_NOMEM, -1,
                 "%s: a group has more than %lld candidates", fd->f->name, (long long)DP_MAX_ROWS);
@@ -463,6 +467,43 @@ static bool charge(sqlite3_context *ctx, conn_state *c, const dp_params *p) {
     }
 }
 
+/* Writes ids[0..n) as a JSON array of integers (subtype JSON) as the result. */
+static void result_ids(sqlite3_context *ctx, const int64_t *ids, int64_t n) {
+    sqlite3_str *js = sqlite3_str_new(NULL);
+    sqlite3_str_appendchar(js, 1, '[');
+    for (int64_t i = 0; i < n; i++) sqlite3_str_appendf(js, i ? ",%lld" : "%lld", (long long)ids[i]);
+    sqlite3_str_appendchar(js, 1, ']');
+    int len = sqlite3_str_length(js);
+    if (sqlite3_str_errcode(js) != SQLITE_OK) {
+        sqlite3_free(sqlite3_str_finish(js));
+        sqlite3_result_error_nomem(ctx);
+        return;
+    }
+    sqlite3_result_text(ctx, sqlite3_str_finish(js), len, sqlite3_free);
+    sqlite3_result_subtype(ctx, JSON_SUBTYPE);
+}
+
+/* The discovery functions: checks and allocation, the charge of (epsilon, delta), the release. */
+static void discover_final(sqlite3_context *ctx, fn_data *fd, agg_state *s) {
+    dp_discovery d;
+    dp_error err;
+    dpmo_rng *rng = NULL;
+    if (dp_discover_prepare(&s->p, s->n, s->vals, &SQ_ALLOC, &d, &err) != DP_OK) {
+        report(ctx, &err);
+        return;
+    }
+    dpmo_status rs = conn_rng(fd->conn, &rng); /* keyed here first when this process forked: before the charge */
+    if (rs != DPMO_OK) {
+        dp_fail(&err, DP_ERR_INTERNAL, (int)rs, "%s: cannot key the generator: %s; nothing was charged", fd->f->name,
+                dpmo_status_message((uint32_t)rs));
+        report(ctx, &err);
+    } else if (charge(ctx, fd->conn, &s->p)) {
+        if (dp_discover_run(&s->p, &d, s->ids, rng, &err) != DP_OK) report(ctx, &err);
+        else result_ids(ctx, (const int64_t *)d.out, (int64_t)d.count);
+    }
+    dp_discover_free(&d, &SQ_ALLOC);
+}
+
 static void agg_final(sqlite3_context *ctx) {
     fn_data *fd = sqlite3_user_data(ctx);
     agg_state *s = sqlite3_aggregate_context(ctx, 0);
@@ -473,9 +514,13 @@ static void agg_final(sqlite3_context *ctx) {
 
     memset(&g, 0, sizeof g);
     if (s != NULL && s->failed) goto done; /* xStep reported the error */
-    if (s == NULL || !s->init || s->n == 0) {
+    if (s == NULL || !s->init || (s->n == 0 && !dp_is_discovery(fd->f))) {
         dp_fail(&err, DP_ERR_ARGUMENT, DPMO_EMPTY_INPUT, "%s: the group has no rows", fd->f->name);
         report(ctx, &err);
+        goto done;
+    }
+    if (dp_is_discovery(fd->f)) { /* rows are events; every one dropped (NULL) is an empty dataset */
+        discover_final(ctx, fd, s);
         goto done;
     }
     {
@@ -511,18 +556,8 @@ static void agg_final(sqlite3_context *ctx) {
     if (!fd->f->top_k) {
         sqlite3_result_int64(ctx, g.ids[picks[0]]);
     } else {
-        sqlite3_str *js = sqlite3_str_new(NULL);
-        sqlite3_str_appendchar(js, 1, '[');
-        for (int64_t i = 0; i < s->p.k; i++) sqlite3_str_appendf(js, i ? ",%lld" : "%lld", (long long)g.ids[picks[i]]);
-        sqlite3_str_appendchar(js, 1, ']');
-        int len = sqlite3_str_length(js);
-        if (sqlite3_str_errcode(js) != SQLITE_OK) {
-            sqlite3_free(sqlite3_str_finish(js));
-            sqlite3_result_error_nomem(ctx);
-            goto done;
-        }
-        sqlite3_result_text(ctx, sqlite3_str_finish(js), len, sqlite3_free);
-        sqlite3_result_subtype(ctx, JSON_SUBTYPE);
+        for (int64_t i = 0; i < s->p.k; i++) picks[i] = g.ids[picks[i]];
+        result_ids(ctx, picks, s->p.k);
     }
 done:
     sqlite3_free(picks);

@@ -32,25 +32,33 @@ PG_TYPES = {
     "utility": ["double precision"], "sensitivity": ["double precision"],
     "delta": ["double precision", "double precision[]"], "utilities": ["double precision[]"],
     "deltas": ["double precision[]"], "weights": ["double precision[]"], "sensitivities": ["double precision[]"],
-    "options": ["text"],
+    "options": ["text"], "unit": ["bigint"], "item": ["bigint"], "max_items": ["integer"], "k_bar": ["integer"],
+    "mechanism": ["text"],
 }
 # The same in DuckDB (lists for arrays; one overload per choice, every one of them registered).
 DUCKDB_TYPES = {
     "id": ["BIGINT"], "epsilon": ["DOUBLE"], "k": ["BIGINT"], "score": ["DOUBLE"], "utility": ["DOUBLE"],
     "sensitivity": ["DOUBLE"], "delta": ["DOUBLE", "DOUBLE[]"], "utilities": ["DOUBLE[]"],
     "deltas": ["DOUBLE[]", "DOUBLE[][]"], "weights": ["DOUBLE[]"], "sensitivities": ["DOUBLE[]"],
-    "options": ["VARCHAR"],
+    "options": ["VARCHAR"], "unit": ["BIGINT"], "item": ["BIGINT"], "max_items": ["BIGINT"], "k_bar": ["BIGINT"],
+    "mechanism": ["VARCHAR"],
 }
 
 
 def spec_functions():
-    """{name: [argument names]} from the function table of SQL.md: rows "| `dp_x(a, b [, options])` | ..."."""
+    """{name: [argument names]} from the function tables of SQL.md: rows "| `dp_x(a, b [, options])` | ..." (the
+    discovery functions' optional last argument is named otherwise: "[, mechanism]", "[, k_bar]")."""
     out = {}
     for line in open(SQL_MD, encoding="utf-8"):
         m = re.match(r"\|\s*`(dp_[a-z_]+)\(([^)]*)\)`\s*\|", line)
-        if m and "[, options]" in m.group(2):
-            out[m.group(1)] = [a.strip() for a in m.group(2).replace("[, options]", "").split(",")]
+        opt = m and re.search(r"\s*\[, ([a-z_]+)\]$", m.group(2))
+        if opt:
+            out[m.group(1)] = [a.strip() for a in m.group(2)[:opt.start()].split(",")]
+            OPTIONAL[m.group(1)] = opt.group(1)
     return out
+
+
+OPTIONAL = {}  # the optional last argument of each function: "options", "mechanism" or "k_bar"
 
 
 def read_cases():
@@ -231,7 +239,7 @@ def main():
 
     try:
         spec = spec_functions()
-        report(len(spec) == 12, "SQL.md lists the 12 functions (%d found)" % len(spec))
+        report(len(spec) == 14, "SQL.md lists the 14 functions (%d found)" % len(spec))
         have = e.functions()
         report(set(have) == set(spec), "%s has exactly the functions of SQL.md (extra: %s, missing: %s)"
                % (engine, sorted(set(have) - set(spec)), sorted(set(spec) - set(have))))
@@ -242,21 +250,24 @@ def main():
             elif engine == "duckdb":
                 # every choice of the types of SQL.md, with and without options, and nothing else
                 want = set()
-                for sig in itertools.product(*[DUCKDB_TYPES[a] for a in args]):
+                # the discovery functions' delta is the guarantee's δ (a number), not a local sensitivity
+                types = [["DOUBLE"] if a == "delta" and name.startswith("dp_discover") else DUCKDB_TYPES[a]
+                         for a in args]
+                for sig in itertools.product(*types):
                     want.add(sig)
-                    want.add(sig + ("VARCHAR",))
+                    want.add(sig + (DUCKDB_TYPES[OPTIONAL[name]][0],))
                 got = have.get(name, set())
-                report(got == want, "%s(%s [, options]): %d overloads, types %s" % (
-                    name, ", ".join(args), len(got), "as specified" if got == want else
+                report(got == want, "%s(%s [, %s]): %d overloads, types %s" % (
+                    name, ", ".join(args), OPTIONAL[name], len(got), "as specified" if got == want else
                     "extra %s, missing %s" % (sorted(got - want), sorted(want - got))))
             else:
                 sigs = have.get(name, [])
                 names = sorted({tuple(a[0] for a in s) for s in sigs})
-                want = sorted({tuple(args), tuple(args + ["options"])})
+                want = sorted({tuple(args), tuple(args + [OPTIONAL[name]])})
                 types_ok = all(a[1] in PG_TYPES.get(a[0], []) for s in sigs for a in s)
                 report(names == want and types_ok,
-                       "%s(%s [, options]): argument names %s, types %s" % (
-                           name, ", ".join(args), "as specified" if names == want else names,
+                       "%s(%s [, %s]): argument names %s, types %s" % (
+                           name, ", ".join(args), OPTIONAL[name], "as specified" if names == want else names,
                            "as specified" if types_ok else sigs))
         setup, cases = read_cases()
         for sql in setup:

@@ -22,6 +22,7 @@ import math
 import os
 import shutil
 import sqlite3
+import subprocess
 import sys
 import tempfile
 import unittest
@@ -323,6 +324,111 @@ class Ledger(unittest.TestCase):
             self.assertIn(con.execute("SELECT dp_select(id, 1e-3, s, 1) FROM p WHERE id BETWEEN ? AND ?",
                                       (lo, hi)).fetchone()[0], range(lo, hi + 1))
         self.assertAlmostEqual(con.execute("SELECT dp_budget_remaining()").fetchone()[0], before - 4e-3, places=12)
+
+
+class Discovery(unittest.TestCase):
+    """dp_discover_partitions and dp_discover_top_k: raw (unit, item) events, (epsilon, delta) charged per group."""
+
+    def setUp(self):
+        self.dir = scratch_dir()
+        self.db = os.path.join(self.dir, "d.db")
+        self.con = connect(self.db)
+        self.con.execute("CREATE TABLE ev(u INTEGER, i INTEGER, g INTEGER)")
+        rows = [(u, 7, u % 2) for u in range(400)] + [(u, -3, u % 2) for u in range(300)]  # popular items
+        rows += [(1000, 99, 0)] * 50  # one unit, many events: never released
+        rows += [(None, 5, 0)] * 500 + [(u, None, 1) for u in range(500)]  # NULL unit or item: dropped
+        self.con.executemany("INSERT INTO ev VALUES (?, ?, ?)", rows)
+
+    def tearDown(self):
+        self.con.close()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def grant(self, epsilon, delta):
+        assert HOST.dpmo_sqlite_grant_approx((self.db + ".dpmo-ledger").encode(), epsilon, delta, None) == 0
+
+    def left(self):
+        return self.con.execute("SELECT dp_budget_remaining(), dp_budget_remaining_delta()").fetchone()
+
+    def assertLeft(self, epsilon, delta):  # the ledger rounds the remaining amounts down
+        eps, dlt = self.left()
+        self.assertAlmostEqual(eps, epsilon, delta=1e-12)
+        self.assertAlmostEqual(dlt, delta, delta=1e-15)
+
+    def charges(self):
+        tool = os.path.join(os.path.dirname(EXT), "dpmo-ledger")
+        out = subprocess.run([tool, "audit", self.db + ".dpmo-ledger"], capture_output=True, text=True, check=True)
+        return [line.split("|")[3:] for line in out.stdout.splitlines() if line.split("|")[2] == "charge"]
+
+    def test_popular_items_found_rare_never_and_one_charge_of_epsilon_delta(self):
+        self.grant(100.0, 1e-3)
+        for mech in ("", ", 'weighted_gaussian'", ", 'truncated_geometric'", ", 'laplace'", ", 'gaussian'",
+                     ", 'sips'", ", 'sips=3'"):
+            got = json.loads(self.con.execute(
+                "SELECT dp_discover_partitions(u, i, 1.0, 1e-6, 1%s) FROM ev" % mech).fetchone()[0])
+            self.assertEqual(got, [-3, 7], mech)  # sorted as BIGINT; 99 (one unit) and 5 (NULL units) never
+        got = json.loads(self.con.execute("SELECT dp_discover_top_k(u, i, 1.0, 1e-6, 2, 1) FROM ev").fetchone()[0])
+        self.assertEqual(got, [7, -3])  # selection order: 400 units, then 300
+        got = json.loads(self.con.execute("SELECT dp_discover_top_k(u, i, 1.0, 1e-6, 3, 1, 5) FROM ev").fetchone()[0])
+        self.assertEqual(got[:2], [7, -3])
+        self.assertNotIn(99, got)
+        self.assertLeft(91.0, 1e-3 - 9e-6)
+        ch = self.charges()
+        self.assertEqual(len(ch), 9)
+        self.assertEqual(ch[0], ["1", "dp_discover_partitions/weighted_gaussian", "1e-06"])
+        self.assertEqual(ch[6], ["1", "dp_discover_partitions/sips=3", "1e-06"])
+        self.assertEqual(ch[7], ["1", "dp_discover_top_k/durfee_rogers", "1e-06"])
+
+    def test_an_item_of_one_unit_is_never_released(self):
+        # 200 runs at a large epsilon: the item of unit 1000 (50 events) is never released; 7 always is
+        self.grant(1e6, 0.5)
+        self.con.execute("CREATE TABLE reps(r INTEGER)")
+        self.con.executemany("INSERT INTO reps VALUES (?)", [(r,) for r in range(200)])
+        rows = self.con.execute("SELECT r, dp_discover_partitions(u, i, 20.0, 1e-3, 1, 'laplace') FROM reps, ev "
+                                "GROUP BY r").fetchall()
+        self.assertEqual(len(rows), 200)
+        for _, out in rows:
+            self.assertNotIn(99, json.loads(out))
+            self.assertIn(7, json.loads(out))
+        self.assertEqual(len(self.charges()), 200)  # one charge per group
+
+    def test_null_rows_are_dropped_and_charged_like_any_group(self):
+        self.grant(10.0, 1e-3)
+        self.assertEqual(self.con.execute(
+            "SELECT dp_discover_partitions(u, i, 1.0, 1e-6, 1) FROM ev WHERE u IS NULL OR i IS NULL").fetchone()[0], "[]")
+        self.assertEqual(self.con.execute(
+            "SELECT dp_discover_top_k(CASE WHEN u < 0 THEN u END, i, 1.0, 1e-6, 1, 1) FROM ev").fetchone()[0], "[]")
+        self.assertLeft(8.0, 1e-3 - 2e-6)
+        rows = self.con.execute("SELECT g, dp_discover_partitions(u, i, 1.0, 1e-6, 1) FROM ev GROUP BY g ORDER BY g")
+        self.assertEqual([r[0] for r in rows.fetchall()], [0, 1])
+        self.assertLeft(6.0, 1e-3 - 4e-6)  # one charge per group
+
+    def test_pure_epsilon_grant_refuses_and_argument_errors_charge_nothing(self):
+        grant(self.db, 5.0)
+        for q in ("SELECT dp_discover_partitions(u, i, 1.0, 1e-6, 1) FROM ev",
+                  "SELECT dp_discover_top_k(u, i, 1.0, 1e-6, 1, 1) FROM ev"):
+            with self.assertRaises(sqlite3.OperationalError) as cm:
+                self.con.execute(q).fetchone()
+            self.assertIn("the privacy budget has no delta (it was granted with epsilon only) but delta = 1e-06 is "
+                          "requested; nothing was charged", str(cm.exception))
+        self.grant(1.0, 1e-3)  # a top-up with delta: now (6, 1e-3)
+        bad = ["SELECT dp_discover_partitions(u, i, 0, 1e-6, 1) FROM ev",
+               "SELECT dp_discover_partitions(u, i, 1, 1.5, 1) FROM ev",
+               "SELECT dp_discover_partitions(u, i, 1, 1e-6, 0) FROM ev",
+               "SELECT dp_discover_partitions(u, i, 1, 1e-6, 1, 'nope') FROM ev",
+               "SELECT dp_discover_partitions(u, i, 1e-12, 1e-6, 1000, 'laplace') FROM ev",
+               "SELECT dp_discover_partitions(u, i, 1, 1e-6, 1) FROM ev WHERE 0",
+               "SELECT dp_discover_partitions(u, i, 1, 1e-6) FROM ev",
+               "SELECT dp_discover_top_k(u, i, 1, 1e-6, 2, 1, 1) FROM ev",
+               "SELECT dp_discover_top_k(u, i, 1, 1e-6, 0, 1) FROM ev",
+               "SELECT dp_discover_top_k(u, i, 1, 1e-6, 1, 1, 2000000) FROM ev",
+               "SELECT dp_discover_top_k(u, 'x', 1, 1e-6, 1, 1) FROM ev",
+               "SELECT dp_discover_partitions(u, i, 1, 1e-6, 1 + (u > 5)) FROM ev",
+               "SELECT dp_discover_partitions(u, i, 7, 1e-6, 1) FROM ev"]  # more than the budget
+        for q in bad:
+            with self.assertRaises(sqlite3.OperationalError, msg=q):
+                self.con.execute(q).fetchone()
+        self.assertLeft(6.0, 1e-3)
+        self.assertEqual(self.charges(), [])
 
 
 @unittest.skipUnless(FIXTURE_DB, "FIXTURE_DB not set")
