@@ -192,6 +192,31 @@ dp_err_class dp_options_parse(const dp_function *f, const char *text, size_t len
 
 /* ---- Reading a row ---------------------------------------------------------------------------------- */
 
+/* An integer value (SQLite types each value: a REAL, TEXT or BLOB unit is not one). */
+static bool is_integer_value(const dp_reader *r, int i) {
+    int64_t ignored;
+    return r->type(r->ctx, i) == DP_ARG_NUMBER && r->integer(r->ctx, i, &ignored);
+}
+
+/* A private value of another type than the query's expression gives it (possible in SQLite only, which
+ * types each value: TEXT, a BLOB, an array's JSON text where a number is expected, a number where an array
+ * is) reads as NULL: the public rule, never a status. */
+static bool reads_as_null(dp_arg_type t, bool array_expected) {
+    return array_expected ? t != DP_ARG_ARRAY : t != DP_ARG_NUMBER;
+}
+
+/* Where values carry their own types (SQLite), a private array that does not parse (JSON text stored in a
+ * column) reads as NULL too; out of memory stays an error, and so does a shape error of a typed engine.
+ * DP_OK with *got set when it parsed. */
+static dp_err_class private_array(const dp_reader *r, int i, dp_array *a, bool *got, dp_error *err) {
+    *got = false;
+    dp_err_class c = r->array(r->ctx, i, a, err);
+    if (c == DP_ERR_ARGUMENT && r->per_value_types) return DP_OK;
+    if (c == DP_OK) *got = true;
+    return c;
+}
+
+
 static dp_err_class want_number(const dp_function *f, const dp_reader *r, int i, const char *what, double *out,
                                 dp_error *err) {
     dp_arg_type t = r->type(r->ctx, i);
@@ -382,10 +407,9 @@ dp_err_class dp_read_params(const dp_function *f, int32_t function_index, const 
         }
         /* The utilities array's length is public; its elements are data (NULL elements allowed here). */
         dp_arg_type t = r->type(r->ctx, f->utilities);
-        if (t != DP_ARG_NULL) {
-            if (t != DP_ARG_ARRAY)
-                return dp_fail(err, DP_ERR_ARGUMENT, -1, "%s: the utilities array must be an array of numbers", f->name);
-            if (r->array(r->ctx, f->utilities, &a, err) != DP_OK) return err->cls;
+        bool got = false;
+        if (!reads_as_null(t, true) && private_array(r, f->utilities, &a, &got, err) != DP_OK) return err->cls;
+        if (got) {
             if (a.ndim > 1)
                 return dp_fail(err, DP_ERR_ARGUMENT, -1, "%s: the utilities array must be a one-dimensional array",
                                f->name);
@@ -410,12 +434,14 @@ dp_err_class dp_read_params(const dp_function *f, int32_t function_index, const 
     /* The shape of the local sensitivities: numbers (width 1) or table rows (width T); -1 when NULL. */
     if (f->deltas >= 0) {
         dp_arg_type t = r->type(r->ctx, f->deltas);
+        bool got = false;
         p->width = -1;
         if (f->kind == DP_SELECT_LOCAL) {
             if (t == DP_ARG_NUMBER) {
                 p->width = 1;
-            } else if (t == DP_ARG_ARRAY) {
-                if (r->array(r->ctx, f->deltas, &a, err) != DP_OK) return err->cls;
+            } else if (t == DP_ARG_ARRAY && private_array(r, f->deltas, &a, &got, err) != DP_OK) {
+                return err->cls;
+            } else if (got) {
                 if (a.ndim > 1)
                     return dp_fail(err, DP_ERR_ARGUMENT, -1,
                                    "%s: delta must be a number or a one-dimensional array (a row of a delta table)",
@@ -425,11 +451,10 @@ dp_err_class dp_read_params(const dp_function *f, int32_t function_index, const 
                                    f->name, DP_MAX_DISTANCE, (long long)a.len);
                 p->width = (int32_t)a.len;
                 p->table = 1;
-            } else if (t != DP_ARG_NULL) {
-                return dp_fail(err, DP_ERR_ARGUMENT, -1, "%s: delta must be a number or an array of numbers", f->name);
-            }
-        } else if (t == DP_ARG_ARRAY) {
-            if (r->array(r->ctx, f->deltas, &a, err) != DP_OK) return err->cls;
+            } /* anything else is private data read as NULL (reads_as_null): the shape stays unknown */
+        } else if (t == DP_ARG_ARRAY && private_array(r, f->deltas, &a, &got, err) != DP_OK) {
+            return err->cls;
+        } else if (got) {
             if (a.ndim <= 1) {
                 if (a.len != p->m) return mismatch(f, "the deltas array", a.len, p_m_from, p->m, err);
                 p->width = 1;
@@ -444,9 +469,7 @@ dp_err_class dp_read_params(const dp_function *f, int32_t function_index, const 
                 p->width = (int32_t)a.dims[1];
                 p->table = 1;
             }
-        } else if (t != DP_ARG_NULL) {
-            return dp_fail(err, DP_ERR_ARGUMENT, -1, "%s: the deltas array must be an array of numbers", f->name);
-        }
+        } /* anything else is private data read as NULL (reads_as_null): the shape stays unknown */
     }
 
     if (r->nargs == f->nargs + 1) {
@@ -515,9 +538,13 @@ void dp_params_settle(dp_params *p) {
     }
 }
 
+/* Units and items are private: one that is not an integer value (NULL, or in SQLite a REAL, TEXT or BLOB)
+ * drops its event by the public rule, never a status (a status that told a neighbouring dataset apart would
+ * be a free probe). */
 bool dp_row_dropped(const dp_function *f, const dp_reader *r) {
-    return dp_is_discovery(f) && (r->type(r->ctx, f->id) == DP_ARG_NULL || r->type(r->ctx, f->item) == DP_ARG_NULL);
+    return dp_is_discovery(f) && (!is_integer_value(r, f->id) || !is_integer_value(r, f->item));
 }
+
 
 dp_err_class dp_read_row(const dp_function *f, const dp_params *p, const dp_reader *r, int64_t *id,
                          double *utilities, double *deltas, dp_error *err) {
@@ -540,7 +567,7 @@ dp_err_class dp_read_row(const dp_function *f, const dp_params *p, const dp_read
      * once the shape is known (dp_row_vals, dp_row_dels). */
     if (utilities != NULL) {
         t = r->type(r->ctx, f->utilities);
-        if (t == DP_ARG_NULL) {
+        if (reads_as_null(t, is_array_kind(f->kind))) {
             dp_fill_nan(utilities, p->m);
         } else if (!is_array_kind(f->kind)) {
             if (t != DP_ARG_NUMBER)
@@ -548,20 +575,27 @@ dp_err_class dp_read_row(const dp_function *f, const dp_params *p, const dp_read
                                f->kind == DP_SELECT ? "the score" : "the utility");
             utilities[0] = r->number(r->ctx, f->utilities);
         } else {
-            if (r->array(r->ctx, f->utilities, &a, err) != DP_OK) return err->cls;
-            if (a.len != p->m) return differs(f, "the number of objectives", err);
-            memcpy(utilities, a.vals, (size_t)p->m * sizeof(double)); /* NULL elements read as NaN */
+            bool got;
+            if (private_array(r, f->utilities, &a, &got, err) != DP_OK) return err->cls;
+            if (!got) {
+                dp_fill_nan(utilities, p->m);
+            } else {
+                if (a.len != p->m) return differs(f, "the number of objectives", err);
+                memcpy(utilities, a.vals, (size_t)p->m * sizeof(double)); /* NULL elements read as NaN */
+            }
         }
     }
     if (f->deltas >= 0 && deltas != NULL) {
         int64_t len = (int64_t)p->m * p->width;
         t = r->type(r->ctx, f->deltas);
-        if (t == DP_ARG_NULL) {
-            dp_fill_nan(deltas, len);
-        } else if (t == DP_ARG_NUMBER) {
+        bool got = false;
+        if (t == DP_ARG_NUMBER) {
             deltas[0] = r->number(r->ctx, f->deltas);
+        } else if (t == DP_ARG_ARRAY && private_array(r, f->deltas, &a, &got, err) != DP_OK) {
+            return err->cls;
+        } else if (!got) {
+            dp_fill_nan(deltas, len); /* NULL, or private data of another type (reads_as_null) */
         } else {
-            if (r->array(r->ctx, f->deltas, &a, err) != DP_OK) return err->cls;
             if (a.len != len) return dp_fail(err, DP_ERR_INTERNAL, -1, "%s: delta shape", f->name);
             memcpy(deltas, a.vals, (size_t)a.len * sizeof(double)); /* NULL elements read as NaN */
         }

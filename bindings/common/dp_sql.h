@@ -122,6 +122,10 @@ typedef struct dp_reader {
     dp_err_class (*array)(void *ctx, int i, dp_array *out, dp_error *err);
     /* the text of argument i (not NUL-terminated) */
     const char *(*text)(void *ctx, int i, size_t *len);
+    /* true where each value has a type of its own (SQLite): a private value may then be of another type than
+     * its expression, or an array's JSON text that does not parse, and reads as NULL (the public rule); false
+     * where the query fixes every argument's type (PostgreSQL, DuckDB), whose array errors are about shapes */
+    bool per_value_types;
 } dp_reader;
 
 /*

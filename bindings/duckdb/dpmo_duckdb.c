@@ -496,7 +496,7 @@ static dp_err_class add_row(const dd_fn *fn, dd_state *st, const dp_reader *r, d
 static void agg_update(duckdb_function_info info, duckdb_data_chunk input, duckdb_aggregate_state *states) {
     const dd_fn *fn = duckdb_aggregate_function_get_extra_info(info);
     dd_reader rd;
-    dp_reader reader = {&rd, fn->nargs, rd_type, rd_number, rd_integer, rd_array, rd_text};
+    dp_reader reader = {&rd, fn->nargs, rd_type, rd_number, rd_integer, rd_array, rd_text, false};
     dp_error err;
     idx_t n = duckdb_data_chunk_get_size(input);
     if (duckdb_data_chunk_get_column_count(input) != (idx_t)fn->nargs) {

@@ -1988,6 +1988,7 @@ dpmo_pg_trans(PG_FUNCTION_ARGS)
 	reader.integer = pg_integer;
 	reader.array = pg_array;
 	reader.text = pg_text;
+	reader.per_value_types = false;
 
 	if (dp_read_params(ci->f, ci->index, &reader, &row, &err) != DP_OK)
 		raise_dp(&err);

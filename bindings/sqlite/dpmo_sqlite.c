@@ -367,7 +367,7 @@ static void agg_step(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
     fn_data *fd = sqlite3_user_data(ctx);
     agg_state *s = sqlite3_aggregate_context(ctx, (int)sizeof(agg_state));
     sq_reader rd;
-    dp_reader reader = {&rd, argc, sq_type, sq_number, sq_integer, sq_array, sq_text};
+    dp_reader reader = {&rd, argc, sq_type, sq_number, sq_integer, sq_array, sq_text, true};
     dp_params row;
     dp_error err;
     int64_t id = 0;

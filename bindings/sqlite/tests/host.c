@@ -7,7 +7,7 @@
  *   host DATABASE EXTENSION [--ledger PATH] [--seed TEXT] < script
  *
  * Lines of the script starting with a dot are host commands, not SQL:
- *   .grant EPSILON         the host adds EPSILON to the ledger (dpmo_sqlite_grant)
+ *   .grant EPSILON [DELTA] the host adds EPSILON (and DELTA) to the ledger (dpmo_sqlite_grant, _grant_approx)
  *   .reopen                close the connection and open it again (load, configure, restrict) as a new
  *                          session would
  *   .system COMMAND        run a shell command (to damage or replace a ledger file between statements)
@@ -39,6 +39,7 @@ typedef struct release_def {
 
 typedef int (*configure_fn)(sqlite3 *, const char *, const unsigned char *, char **);
 typedef int (*grant_fn)(const char *, double, char **);
+typedef int (*grant_approx_fn)(const char *, double, double, char **);
 typedef int (*restrict_fn)(sqlite3 *, const char *const *, const char *const *, const release_def *, int, char **);
 typedef int (*host_exec_fn)(sqlite3 *, const char *, int (*)(void *, int, char **, char **), void *, char **);
 
@@ -48,6 +49,7 @@ static unsigned char seed[32];
 static int seeded;
 static configure_fn configure;
 static grant_fn grant;
+static grant_approx_fn grant_approx;
 static restrict_fn restrict_conn;
 static host_exec_fn host_exec;
 static const char *private_tables[MAX_NAMES + 1], *readable[MAX_NAMES + 1];
@@ -85,6 +87,7 @@ static sqlite3 *open_session(void) {
         /* POSIX's way to turn dlsym's object pointer into a function pointer */
         *(void **)&configure = dlsym(RTLD_DEFAULT, "dpmo_sqlite_configure");
         *(void **)&grant = dlsym(RTLD_DEFAULT, "dpmo_sqlite_grant");
+        *(void **)&grant_approx = dlsym(RTLD_DEFAULT, "dpmo_sqlite_grant_approx");
         *(void **)&restrict_conn = dlsym(RTLD_DEFAULT, "dpmo_sqlite_restrict");
         *(void **)&host_exec = dlsym(RTLD_DEFAULT, "dpmo_sqlite_host_exec");
         if (configure == NULL || grant == NULL) {
@@ -278,14 +281,17 @@ int main(int argc, char **argv) {
             char name[256];
             char *msg = NULL;
             line[strcspn(line, "\n")] = '\0';
-            if (sscanf(line, ".grant %lf", &eps) == 1) {
+            double delta = 0.0;
+            int fields = sscanf(line, ".grant %lf %lf", &eps, &delta);
+            if (fields >= 1) {
                 const char *path = ledger;
                 char fallback[4096];
                 if (path == NULL) {
                     snprintf(fallback, sizeof fallback, "%s.dpmo-ledger", sqlite3_db_filename(db, "main"));
                     path = fallback;
                 }
-                if (grant(path, eps, &msg) != SQLITE_OK) printf("Error: %s\n", msg ? msg : "grant failed");
+                int rc = fields == 2 && grant_approx != NULL ? grant_approx(path, eps, delta, &msg) : grant(path, eps, &msg);
+                if (rc != SQLITE_OK) printf("Error: %s\n", msg ? msg : "grant failed");
                 free(msg);
             } else if (strncmp(line, ".host ", 6) == 0) {
                 host_statement(db, line + 6);
