@@ -568,6 +568,36 @@ typedef struct dpmo_top_k_result {
 } dpmo_top_k_result;
 
 /**
+ * One kept (unit, item) contribution of `dpmo_bound_contributions`.
+ */
+typedef struct dpmo_contribution {
+  /**
+   * The unit.
+   */
+  uint64_t unit;
+  /**
+   * The item.
+   */
+  uint64_t item;
+  /**
+   * The kept events on (unit, item), 1 to C.
+   */
+  uint64_t events;
+  /**
+   * |S_u|: the number of items the unit keeps, 1 to L.
+   */
+  uint64_t unit_items;
+  /**
+   * The sum of the kept, clamped values on (unit, item), in units of the value grid (0 without values).
+   */
+  int64_t sum;
+  /**
+   * The weighted-Gaussian weight w = ⌊G/√|S_u|⌋ for the `weight_grid` G given (0 when G = 0).
+   */
+  uint64_t weight;
+} dpmo_contribution;
+
+/**
  * One value generalization hierarchy: `parents[v]` is the parent of node v (0 ≤ v < n); the root ⊥ is its
  * own parent.
  */
@@ -1969,6 +1999,158 @@ enum dpmo_status dpmo_discover_top_k(struct dpmo_rng *rng,
                                      size_t out_items_len,
                                      struct dpmo_top_k_result *out_result,
                                      struct dpmo_budget *budget);
+
+/**
+ * Writes to `*out_grid` the weight grid G of a partition selection's plan (`DPMO_PARTITION_WEIGHTED_GAUSSIAN`
+ * and `DPMO_PARTITION_SIPS`: a unit with s kept items gives each of them ⌊G/√s⌋), or 0 for the other
+ * mechanisms. Checks every argument as `dpmo_discover_partitions` does; draws nothing, charges nothing.
+ *
+ * Errors (nothing written): those of `dpmo_discover_partitions` for `mechanism`, `rounds`, epsilon, delta
+ * and L; a null or misaligned `out_grid`.
+ *
+ * # Safety
+ * `out_grid`: one writable word.
+ */
+enum dpmo_status dpmo_partition_weight_grid(uint32_t mechanism,
+                                            uint32_t rounds,
+                                            double epsilon,
+                                            double delta,
+                                            size_t max_items,
+                                            uint64_t *out_grid);
+
+/**
+ * Contribution bounding alone, with every kept (unit, item) contribution: the bounding of
+ * `dpmo_bound_events` (at most L items per unit, C events per (unit, item), values clamped), writing one
+ * `dpmo_contribution` per kept (unit, item) — with |S_u| and, for `weight_grid` G > 0 (from
+ * `dpmo_partition_weight_grid`), the weight ⌊G/√|S_u|⌋ — to `out` (at least n entries), in no meaningful
+ * order, their number to `*out_count` and the value grid to `*out_value_grid`. For a distributed bounding:
+ * each task holds every event of its units and bounds them with a generator of its own; the per-item
+ * statistics (distinct units, or the sum of the weights) or scores summed over the tasks are then those of
+ * the one-process bounding, for `dpmo_select_partitions_from_statistics` and
+ * `dpmo_select_top_k_from_scores`. Not a release; no budget is charged. Draws one key (four words) from the
+ * generator, whatever the events.
+ *
+ * Errors (nothing written, generator unchanged): those of `dpmo_bound_events`; `out_len` < n →
+ * `DPMO_LENGTH_MISMATCH`.
+ *
+ * # Safety
+ * As `dpmo_bound_events`, with `out`: `out_len` writable entries.
+ */
+enum dpmo_status dpmo_bound_contributions(struct dpmo_rng *rng,
+                                          const uint64_t *units,
+                                          const uint64_t *items,
+                                          const double *values,
+                                          size_t n,
+                                          size_t max_items,
+                                          size_t max_per_item,
+                                          double lo,
+                                          double hi,
+                                          uint64_t weight_grid,
+                                          uint64_t *scratch,
+                                          size_t scratch_len,
+                                          struct dpmo_contribution *out,
+                                          size_t out_len,
+                                          size_t *out_count,
+                                          double *out_value_grid);
+
+/**
+ * Partition selection from per-item statistics aggregated elsewhere (the core's
+ * `select_partitions_from_statistics`): `items[i]` (strictly ascending as unsigned 64-bit words) has the
+ * statistic `statistics[i]` ≥ 1 — its number of units with a kept contribution for the truncated geometric,
+ * Laplace and Gaussian mechanisms, Σ ⌊G/√|S_u|⌋ over those units for the weighted Gaussian (G from
+ * `dpmo_partition_weight_grid`; `dpmo_bound_contributions` gives each unit's weight). Each item is kept or
+ * not exactly as `dpmo_discover_partitions` decides it (the same plan, sampler and integer comparison),
+ * independently given the statistics; the kept items are written to `out_items`, ascending, and their
+ * number to `*out_count`. (epsilon, delta)-DP for adding or removing one unit only if the statistics come
+ * from contributions bounded per unit to at most L items and every item with a kept contribution is in
+ * this call (or in exactly one of several calls, each with its own generator). `budget` (nullable) is
+ * charged (epsilon, delta) on success, as `dpmo_discover_partitions` charges it. Draws one key (four
+ * words) from the generator, whatever the statistics; n = 0 selects nothing (still charged).
+ *
+ * Errors (nothing written, nothing charged, generator unchanged): DP-SIPS (its rounds re-weight units by
+ * the items already found, which per-item statistics cannot express) → `DPMO_UNSUPPORTED`; the errors of
+ * `dpmo_discover_partitions` for the mechanism, rounds, epsilon, delta and L; a statistic 0 or items not
+ * strictly ascending → `DPMO_INVALID_ARGUMENT`; `out_items_len` < n → `DPMO_LENGTH_MISMATCH`; an invalid
+ * generator or budget; too little budget left → `DPMO_BUDGET_EXHAUSTED`; the common pointer errors.
+ *
+ * # Safety
+ * `rng`: an initialised generator; `items`, `statistics`: n readable words; `out_items`: `out_items_len`
+ * writable words; `out_count`: one writable size_t; `budget`: null or a valid budget. No output may
+ * overlap another buffer.
+ */
+enum dpmo_status dpmo_select_partitions_from_statistics(struct dpmo_rng *rng,
+                                                        const uint64_t *items,
+                                                        const uint64_t *statistics,
+                                                        size_t n,
+                                                        size_t max_items,
+                                                        uint32_t mechanism,
+                                                        uint32_t rounds,
+                                                        double epsilon,
+                                                        double delta,
+                                                        uint64_t *out_items,
+                                                        size_t out_items_len,
+                                                        size_t *out_count,
+                                                        struct dpmo_budget *budget);
+
+/**
+ * Unknown-domain top-k (Durfee & Rogers 2019) from per-item scores aggregated elsewhere (the core's
+ * `select_top_k_from_scores`): `items[i]` (strictly ascending as unsigned 64-bit words) has the score
+ * `scores[2i] + 2^64 · scores[2i + 1]` (below 2^120) in the units of `score` (`DPMO_SCORE_*`: distinct units,
+ * kept events, or the sum of max(0, kept sum) in value-grid units), summed over the kept contributions of a
+ * bounding with L = `max_items`, C = `max_per_item` and, for `DPMO_SCORE_SUM`, values clamped to [lo, hi]
+ * (lo = hi = 0: no values). The items must include the top k̄ + 1 of all the items with a kept
+ * contribution in the order (score descending, item ascending as unsigned words), or all of them when
+ * there are fewer; more are allowed. The candidates, ⊥ and the exact peeling are then those of
+ * `dpmo_discover_top_k`, and so is the output's law when the scores have the bounding's law. Writes the
+ * items in selection order to `out_items` and the outcome to `*out_result`.
+ *
+ * Pay what you get, as `dpmo_discover_top_k`: `budget` (nullable) is charged (epsilon, delta) before the
+ * peeling and refunded the difference to (ε/k · (ℓ + 1), delta) when it stopped at ⊥ after ℓ items. Draws
+ * one key (four words) from the generator, whatever the scores.
+ *
+ * Errors (nothing written, nothing charged, generator unchanged): those of `dpmo_discover_top_k` for the
+ * score, k, k̄, epsilon, delta, L, C, the clamp and `out_items_len`; a score ≥ 2^120 or items not
+ * strictly ascending → `DPMO_INVALID_ARGUMENT`; `work_len` below `dpmo_top_k_from_scores_work_len(n, k_bar)`
+ * → `DPMO_SCRATCH_TOO_SMALL`; an invalid generator or budget; too little budget left →
+ * `DPMO_BUDGET_EXHAUSTED`; the common pointer errors.
+ *
+ * # Safety
+ * `rng`: an initialised generator; `items`: n readable words; `scores`: 2n readable words; `work`:
+ * `work_len` writable words; `out_items`: `out_items_len` writable words; `out_result`: one writable
+ * `dpmo_top_k_result`; `budget`: null or a valid budget. No output may overlap another buffer.
+ */
+enum dpmo_status dpmo_select_top_k_from_scores(struct dpmo_rng *rng,
+                                               const uint64_t *items,
+                                               const uint64_t *scores,
+                                               size_t n,
+                                               size_t max_items,
+                                               size_t max_per_item,
+                                               double lo,
+                                               double hi,
+                                               uint32_t score,
+                                               size_t k,
+                                               size_t k_bar,
+                                               double epsilon,
+                                               double delta,
+                                               uint64_t *work,
+                                               size_t work_len,
+                                               uint64_t *out_items,
+                                               size_t out_items_len,
+                                               struct dpmo_top_k_result *out_result,
+                                               struct dpmo_budget *budget);
+
+/**
+ * Writes to `*out_words` the work size, in `uint64_t` words, of `dpmo_select_top_k_from_scores` for n
+ * items and k̄: 6 (k̄ + 1) + 2 n + 1.
+ *
+ * Errors: a null or misaligned `out_words`; an overflow → `DPMO_OVERFLOW`.
+ *
+ * # Safety
+ * `out_words`: one writable size_t.
+ */
+enum dpmo_status dpmo_top_k_from_scores_work_len(size_t n,
+                                                 size_t k_bar,
+                                                 size_t *out_words);
 
 /**
  * Writes to `*out_len` the number of `uint32_t` of leaf scratch every function of this module needs:

@@ -511,3 +511,395 @@ pub unsafe extern "C" fn dpmo_discover_top_k(
         Ok(())
     })())
 }
+
+// ---- The pieces of a distributed discovery (a Spark job, the JVM's `org.dpmo.spark.DpmoSpark`): the
+// bounding of one task's units with each kept (unit, item) contribution, the partition decisions from
+// per-item statistics, and the unknown-domain top-k peeling from per-item scores.
+
+/// One kept (unit, item) contribution of `dpmo_bound_contributions`.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct dpmo_contribution {
+    /// The unit.
+    pub unit: u64,
+    /// The item.
+    pub item: u64,
+    /// The kept events on (unit, item), 1 to C.
+    pub events: u64,
+    /// |S_u|: the number of items the unit keeps, 1 to L.
+    pub unit_items: u64,
+    /// The sum of the kept, clamped values on (unit, item), in units of the value grid (0 without values).
+    pub sum: i64,
+    /// The weighted-Gaussian weight w = ⌊G/√|S_u|⌋ for the `weight_grid` G given (0 when G = 0).
+    pub weight: u64,
+}
+
+/// Writes to `*out_grid` the weight grid G of a partition selection's plan (`DPMO_PARTITION_WEIGHTED_GAUSSIAN`
+/// and `DPMO_PARTITION_SIPS`: a unit with s kept items gives each of them ⌊G/√s⌋), or 0 for the other
+/// mechanisms. Checks every argument as `dpmo_discover_partitions` does; draws nothing, charges nothing.
+///
+/// Errors (nothing written): those of `dpmo_discover_partitions` for `mechanism`, `rounds`, epsilon, delta
+/// and L; a null or misaligned `out_grid`.
+///
+/// # Safety
+/// `out_grid`: one writable word.
+#[no_mangle]
+pub unsafe extern "C" fn dpmo_partition_weight_grid(
+    mechanism: u32,
+    rounds: u32,
+    epsilon: f64,
+    delta: f64,
+    max_items: usize,
+    out_grid: *mut u64,
+) -> dpmo_status {
+    status_of((|| {
+        check_out(out_grid)?;
+        let how = mechanism_of(mechanism, rounds)?;
+        let plan = PartitionPlan::new(how, epsilon, delta, max_items)?;
+        // SAFETY: checked non-null and aligned.
+        unsafe { out_grid.write(plan.grid().unwrap_or(0)) };
+        Ok(())
+    })())
+}
+
+/// Contribution bounding alone, with every kept (unit, item) contribution: the bounding of
+/// `dpmo_bound_events` (at most L items per unit, C events per (unit, item), values clamped), writing one
+/// `dpmo_contribution` per kept (unit, item) — with |S_u| and, for `weight_grid` G > 0 (from
+/// `dpmo_partition_weight_grid`), the weight ⌊G/√|S_u|⌋ — to `out` (at least n entries), in no meaningful
+/// order, their number to `*out_count` and the value grid to `*out_value_grid`. For a distributed bounding:
+/// each task holds every event of its units and bounds them with a generator of its own; the per-item
+/// statistics (distinct units, or the sum of the weights) or scores summed over the tasks are then those of
+/// the one-process bounding, for `dpmo_select_partitions_from_statistics` and
+/// `dpmo_select_top_k_from_scores`. Not a release; no budget is charged. Draws one key (four words) from the
+/// generator, whatever the events.
+///
+/// Errors (nothing written, generator unchanged): those of `dpmo_bound_events`; `out_len` < n →
+/// `DPMO_LENGTH_MISMATCH`.
+///
+/// # Safety
+/// As `dpmo_bound_events`, with `out`: `out_len` writable entries.
+#[no_mangle]
+pub unsafe extern "C" fn dpmo_bound_contributions(
+    rng: *mut dpmo_rng,
+    units: *const u64,
+    items: *const u64,
+    values: *const f64,
+    n: usize,
+    max_items: usize,
+    max_per_item: usize,
+    lo: f64,
+    hi: f64,
+    weight_grid: u64,
+    scratch: *mut u64,
+    scratch_len: usize,
+    out: *mut dpmo_contribution,
+    out_len: usize,
+    out_count: *mut usize,
+    out_value_grid: *mut f64,
+) -> dpmo_status {
+    status_of((|| {
+        check_out(rng)?;
+        check_out(scratch)?;
+        check_out(out)?;
+        check_out(out_count)?;
+        check_out(out_value_grid)?;
+        // SAFETY: forwarded caller contract.
+        let r = unsafe { raw(units, items, values, n, max_items, max_per_item, lo, hi) }?;
+        check_disjoint(
+            &[
+                rng_region(rng),
+                Region::of(scratch, scratch_len),
+                Region::of(out, out_len),
+                Region::of(out_count, 1),
+                Region::of(out_value_grid, 1),
+            ],
+            &r.regions,
+        )?;
+        validate(&r.events, &r.bounds, scratch_len / WORDS)?;
+        if out_len < n {
+            return Err(Error::LengthMismatch);
+        }
+        // SAFETY: checked disjoint from every other buffer.
+        let (s, o) = unsafe { (contributions(scratch, scratch_len)?, output(out, out_len)?) };
+        // SAFETY: the generator is disjoint from the slices the closure uses.
+        let (count, grid) = unsafe {
+            with_generator(rng, |g| {
+                let b = discover::bound(g, &r.events, &r.bounds, s)?;
+                for (dst, c) in o.iter_mut().zip(b.contributions()) {
+                    let s = u64::from(c.tag);
+                    *dst = dpmo_contribution {
+                        unit: c.unit,
+                        item: c.item,
+                        events: u64::from(c.events),
+                        unit_items: s,
+                        sum: c.sum,
+                        weight: if weight_grid > 0 {
+                            discover::weight(weight_grid, s)
+                        } else {
+                            0
+                        },
+                    };
+                }
+                Ok((b.len(), b.value_grid()))
+            })
+        }?;
+        // SAFETY: checked non-null, aligned and disjoint.
+        unsafe {
+            out_count.write(count);
+            out_value_grid.write(grid);
+        }
+        Ok(())
+    })())
+}
+
+/// Partition selection from per-item statistics aggregated elsewhere (the core's
+/// `select_partitions_from_statistics`): `items[i]` (strictly ascending as unsigned 64-bit words) has the
+/// statistic `statistics[i]` ≥ 1 — its number of units with a kept contribution for the truncated geometric,
+/// Laplace and Gaussian mechanisms, Σ ⌊G/√|S_u|⌋ over those units for the weighted Gaussian (G from
+/// `dpmo_partition_weight_grid`; `dpmo_bound_contributions` gives each unit's weight). Each item is kept or
+/// not exactly as `dpmo_discover_partitions` decides it (the same plan, sampler and integer comparison),
+/// independently given the statistics; the kept items are written to `out_items`, ascending, and their
+/// number to `*out_count`. (epsilon, delta)-DP for adding or removing one unit only if the statistics come
+/// from contributions bounded per unit to at most L items and every item with a kept contribution is in
+/// this call (or in exactly one of several calls, each with its own generator). `budget` (nullable) is
+/// charged (epsilon, delta) on success, as `dpmo_discover_partitions` charges it. Draws one key (four
+/// words) from the generator, whatever the statistics; n = 0 selects nothing (still charged).
+///
+/// Errors (nothing written, nothing charged, generator unchanged): DP-SIPS (its rounds re-weight units by
+/// the items already found, which per-item statistics cannot express) → `DPMO_UNSUPPORTED`; the errors of
+/// `dpmo_discover_partitions` for the mechanism, rounds, epsilon, delta and L; a statistic 0 or items not
+/// strictly ascending → `DPMO_INVALID_ARGUMENT`; `out_items_len` < n → `DPMO_LENGTH_MISMATCH`; an invalid
+/// generator or budget; too little budget left → `DPMO_BUDGET_EXHAUSTED`; the common pointer errors.
+///
+/// # Safety
+/// `rng`: an initialised generator; `items`, `statistics`: n readable words; `out_items`: `out_items_len`
+/// writable words; `out_count`: one writable size_t; `budget`: null or a valid budget. No output may
+/// overlap another buffer.
+#[no_mangle]
+pub unsafe extern "C" fn dpmo_select_partitions_from_statistics(
+    rng: *mut dpmo_rng,
+    items: *const u64,
+    statistics: *const u64,
+    n: usize,
+    max_items: usize,
+    mechanism: u32,
+    rounds: u32,
+    epsilon: f64,
+    delta: f64,
+    out_items: *mut u64,
+    out_items_len: usize,
+    out_count: *mut usize,
+    budget: *mut dpmo_budget,
+) -> dpmo_status {
+    status_of((|| {
+        check_out(rng)?;
+        check_out(out_items)?;
+        check_out(out_count)?;
+        if !budget.is_null() {
+            check_out(budget)?;
+        }
+        // SAFETY: forwarded caller contract.
+        let (is, st) = unsafe { (input(items, n)?, input(statistics, n)?) };
+        check_disjoint(
+            &[
+                rng_region(rng),
+                budget_region(budget),
+                Region::of(out_items, out_items_len),
+                Region::of(out_count, 1),
+            ],
+            &[Region::of(items, n), Region::of(statistics, n)],
+        )?;
+        let how = mechanism_of(mechanism, rounds)?;
+        if matches!(how, PartitionSelection::Sips { .. }) {
+            return Err(Error::Unsupported);
+        }
+        let plan = PartitionPlan::new(how, epsilon, delta, max_items)?;
+        if st.contains(&0) || is.windows(2).any(|w| w[0] >= w[1]) {
+            return Err(Error::InvalidArgument);
+        }
+        if out_items_len < n {
+            return Err(Error::LengthMismatch);
+        }
+        // SAFETY: checked disjoint from every other buffer.
+        let out = unsafe { output(out_items, out_items_len) }?;
+        // SAFETY: checked non-null and aligned.
+        unsafe { check_generator(rng) }?;
+        // SAFETY: the budget is disjoint from every other buffer.
+        let charge = unsafe { Charged::charge_approx(budget, epsilon, delta) }?;
+        // SAFETY: the generator is disjoint from the slices the closure uses.
+        let result = unsafe {
+            with_generator(rng, |g| {
+                discover::select_partitions_from_statistics(g, &plan, is, st, out)
+            })
+        };
+        let count = Charged::settle(charge, result)?;
+        // SAFETY: checked non-null, aligned and disjoint.
+        unsafe { out_count.write(count) };
+        Ok(())
+    })())
+}
+
+/// Unknown-domain top-k (Durfee & Rogers 2019) from per-item scores aggregated elsewhere (the core's
+/// `select_top_k_from_scores`): `items[i]` (strictly ascending as unsigned 64-bit words) has the score
+/// `scores[2i] + 2^64 · scores[2i + 1]` (below 2^120) in the units of `score` (`DPMO_SCORE_*`: distinct units,
+/// kept events, or the sum of max(0, kept sum) in value-grid units), summed over the kept contributions of a
+/// bounding with L = `max_items`, C = `max_per_item` and, for `DPMO_SCORE_SUM`, values clamped to [lo, hi]
+/// (lo = hi = 0: no values). The items must include the top k̄ + 1 of all the items with a kept
+/// contribution in the order (score descending, item ascending as unsigned words), or all of them when
+/// there are fewer; more are allowed. The candidates, ⊥ and the exact peeling are then those of
+/// `dpmo_discover_top_k`, and so is the output's law when the scores have the bounding's law. Writes the
+/// items in selection order to `out_items` and the outcome to `*out_result`.
+///
+/// Pay what you get, as `dpmo_discover_top_k`: `budget` (nullable) is charged (epsilon, delta) before the
+/// peeling and refunded the difference to (ε/k · (ℓ + 1), delta) when it stopped at ⊥ after ℓ items. Draws
+/// one key (four words) from the generator, whatever the scores.
+///
+/// Errors (nothing written, nothing charged, generator unchanged): those of `dpmo_discover_top_k` for the
+/// score, k, k̄, epsilon, delta, L, C, the clamp and `out_items_len`; a score ≥ 2^120 or items not
+/// strictly ascending → `DPMO_INVALID_ARGUMENT`; `work_len` below `dpmo_top_k_from_scores_work_len(n, k_bar)`
+/// → `DPMO_SCRATCH_TOO_SMALL`; an invalid generator or budget; too little budget left →
+/// `DPMO_BUDGET_EXHAUSTED`; the common pointer errors.
+///
+/// # Safety
+/// `rng`: an initialised generator; `items`: n readable words; `scores`: 2n readable words; `work`:
+/// `work_len` writable words; `out_items`: `out_items_len` writable words; `out_result`: one writable
+/// `dpmo_top_k_result`; `budget`: null or a valid budget. No output may overlap another buffer.
+#[no_mangle]
+pub unsafe extern "C" fn dpmo_select_top_k_from_scores(
+    rng: *mut dpmo_rng,
+    items: *const u64,
+    scores: *const u64,
+    n: usize,
+    max_items: usize,
+    max_per_item: usize,
+    lo: f64,
+    hi: f64,
+    score: u32,
+    k: usize,
+    k_bar: usize,
+    epsilon: f64,
+    delta: f64,
+    work: *mut u64,
+    work_len: usize,
+    out_items: *mut u64,
+    out_items_len: usize,
+    out_result: *mut dpmo_top_k_result,
+    budget: *mut dpmo_budget,
+) -> dpmo_status {
+    status_of((|| {
+        check_out(rng)?;
+        check_out(work)?;
+        check_out(out_items)?;
+        check_out(out_result)?;
+        if !budget.is_null() {
+            check_out(budget)?;
+        }
+        let words = n.checked_mul(2).ok_or(Error::Overflow)?;
+        // SAFETY: forwarded caller contract.
+        let (is, sw) = unsafe { (input(items, n)?, input(scores, words)?) };
+        check_disjoint(
+            &[
+                rng_region(rng),
+                budget_region(budget),
+                Region::of(work, work_len),
+                Region::of(out_items, out_items_len),
+                Region::of(out_result, 1),
+            ],
+            &[Region::of(items, n), Region::of(scores, words)],
+        )?;
+        let score = match score {
+            DPMO_SCORE_UNITS => TopKScore::Units,
+            DPMO_SCORE_EVENTS => TopKScore::Events,
+            DPMO_SCORE_SUM => TopKScore::Sum,
+            _ => return Err(Error::InvalidArgument),
+        };
+        let clamp = (lo != 0.0 || hi != 0.0).then_some((lo, hi));
+        let bounds = Bounds {
+            max_items,
+            max_per_item,
+            clamp,
+        };
+        let none = Events {
+            units: &[],
+            items: &[],
+            values: clamp.map(|_| &[][..]),
+        };
+        validate(&none, &bounds, 0)?;
+        let plan = TopKPlan::new(score, k, k_bar, epsilon, delta, &bounds)?;
+        let need = from_scores_work_len(n, k_bar).ok_or(Error::Overflow)?;
+        if work_len < need {
+            return Err(Error::ScratchTooSmall);
+        }
+        if out_items_len < k {
+            return Err(Error::LengthMismatch);
+        }
+        if is.windows(2).any(|w| w[0] >= w[1])
+            || sw
+                .chunks_exact(2)
+                .any(|p| (u128::from(p[0]) | (u128::from(p[1]) << 64)) >= discover::MAX_SCORE)
+        {
+            return Err(Error::InvalidArgument);
+        }
+        // SAFETY: checked disjoint from every other buffer.
+        let (w, out) = unsafe { (output(work, work_len)?, output(out_items, out_items_len)?) };
+        let (w, tail) = w.split_at_mut(need - (2 * n + 1));
+        // SAFETY: every bit pattern is a valid u128; `align_to_mut` gives the aligned middle of the tail,
+        // which holds at least n values since the tail has 2n + 1 words (at most one skipped for alignment).
+        let (_, packed, _) = unsafe { tail.align_to_mut::<u128>() };
+        let packed = packed.get_mut(..n).ok_or(Error::ScratchTooSmall)?;
+        // SAFETY: checked non-null and aligned.
+        unsafe { check_generator(rng) }?;
+        // SAFETY: the budget is disjoint from every other buffer.
+        let charge = unsafe { Charged::charge_approx(budget, epsilon, delta) }?;
+        for (dst, p) in packed.iter_mut().zip(sw.chunks_exact(2)) {
+            *dst = u128::from(p[0]) | (u128::from(p[1]) << 64);
+        }
+        // SAFETY: the generator is disjoint from the slices the closure uses.
+        let result = unsafe {
+            with_generator(rng, |g| {
+                discover::select_top_k_from_scores(g, &plan, is, packed, w, out)
+            })
+        };
+        let outcome = match result {
+            Ok(o) => {
+                Charged::settle_actual(charge, o.epsilon, o.delta);
+                o
+            }
+            Err(e) => return Charged::settle(charge, Err(e)),
+        };
+        // SAFETY: checked non-null, aligned and disjoint.
+        unsafe {
+            out_result.write(dpmo_top_k_result {
+                count: outcome.len,
+                stopped: u32::from(outcome.stopped),
+                epsilon: outcome.epsilon,
+                delta: outcome.delta,
+            })
+        };
+        Ok(())
+    })())
+}
+
+/// The work words of `dpmo_select_top_k_from_scores`: the peeling's 6 (k̄ + 1) and the n scores unpacked
+/// (2 n + 1 words: 16-byte values at a 16-byte boundary).
+fn from_scores_work_len(n: usize, k_bar: usize) -> Option<usize> {
+    discover::top_k_work_len(k_bar)?.checked_add(n.checked_mul(2)?.checked_add(1)?)
+}
+
+/// Writes to `*out_words` the work size, in `uint64_t` words, of `dpmo_select_top_k_from_scores` for n
+/// items and k̄: 6 (k̄ + 1) + 2 n + 1.
+///
+/// Errors: a null or misaligned `out_words`; an overflow → `DPMO_OVERFLOW`.
+///
+/// # Safety
+/// `out_words`: one writable size_t.
+#[no_mangle]
+pub unsafe extern "C" fn dpmo_top_k_from_scores_work_len(n: usize, k_bar: usize, out_words: *mut usize) -> dpmo_status {
+    status_of((|| {
+        check_out(out_words)?;
+        let w = from_scores_work_len(n, k_bar).ok_or(Error::Overflow)?;
+        // SAFETY: checked non-null and aligned.
+        unsafe { out_words.write(w) };
+        Ok(())
+    })())
+}

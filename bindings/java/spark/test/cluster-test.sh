@@ -120,7 +120,7 @@ code=0; wait "${pgids[-1]}" || code=$?
 if [ "$code" != 0 ] || ! grep -q '^spent 1.0$' "$work/readme.log"; then
     echo "spark-test: the README's Spark recipe failed ($code):" >&2; tail -n 60 "$work/readme.log" >&2; failed=1
 else
-    echo "  readme: $(grep -E '^(top|spent)' "$work/readme.log" | paste -sd' ' -)"
+    echo "  readme: $(grep -E '^(top|spent|released)' "$work/readme.log" | paste -sd' ' -)"
 fi
 [ "$failed" = 0 ] && echo "spark-test: all passed"
 exit "$failed"

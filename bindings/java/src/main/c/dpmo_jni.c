@@ -1290,3 +1290,148 @@ done:
     finish(&c, DPMO_OK);
     return NULL;
 }
+
+/* ------------------------------------------------------------- unknown domain: the distributed pieces */
+
+/* The weight grid G of a partition selection's plan (dpmo_partition_weight_grid): 0 for the mechanisms
+ * without weights. */
+JNIEXPORT jlong JNICALL Java_org_dpmo_Dpmo_partitionWeightGridNative(JNIEnv *env, jclass cls, jint mechanism,
+                                                                      jint rounds, jdouble epsilon, jdouble delta,
+                                                                      jint max_items) {
+    (void)cls;
+    uint64_t grid = 0;
+    dpmo_status st = dpmo_partition_weight_grid((uint32_t)mechanism, (uint32_t)rounds, epsilon, delta,
+                                                (size_t)max_items, &grid);
+    if (st != DPMO_OK) throw_status(env, st);
+    return (jlong)grid;
+}
+
+/* Returns {units, items, events, unitItems, sums, weights} (six long[] of one entry per kept (unit, item));
+ * the value grid is written to grid_out[0]. */
+JNIEXPORT jobjectArray JNICALL Java_org_dpmo_Dpmo_boundContributionsNative(JNIEnv *env, jclass cls, jobject rng,
+                                                                            jlongArray units, jlongArray items,
+                                                                            jdoubleArray values, jint max_items,
+                                                                            jint max_per_item, jdouble lo, jdouble hi,
+                                                                            jlong weight_grid, jdoubleArray grid_out) {
+    (void)cls;
+    call_t c;
+    call_init(&c, env);
+    jobjectArray out = NULL;
+    size_t n = (size_t)length_of(env, units), scratch_len, count = 0;
+    double grid = 0.0;
+    uint64_t *scr = discover_scratch(&c, n, &scratch_len);
+    dpmo_contribution *kept = result_buffer(&c, n, sizeof *kept);
+    if (c.failed) goto done;
+    if (!take_states(&c, rng, NULL)) goto done;
+    int u = want(&c, units, (jsize)n, 0);
+    int i = want(&c, items, (jsize)n, 0);
+    int v = want(&c, values, (jsize)n, 0);
+    if (!begin_call(&c)) goto done;
+    dpmo_status st = dpmo_bound_contributions(c.rng_p, (const uint64_t *)pinned(&c, u),
+                                              (const uint64_t *)pinned(&c, i), (const double *)pinned(&c, v), n,
+                                              (size_t)max_items, (size_t)max_per_item, lo, hi, (uint64_t)weight_grid,
+                                              scr, scratch_len, kept, n == 0 ? 1 : n, &count, &grid);
+    if (!finish(&c, st)) goto out;
+    jclass long_array_class = (*env)->FindClass(env, "[J");
+    if (long_array_class == NULL) goto out;
+    jobjectArray cols = (*env)->NewObjectArray(env, 6, long_array_class, NULL);
+    (*env)->DeleteLocalRef(env, long_array_class);
+    if (cols == NULL) goto out;
+    uint64_t *words = (uint64_t *)(void *)kept;
+    _Static_assert(sizeof(dpmo_contribution) == 6 * sizeof(uint64_t), "dpmo_contribution is six words");
+    for (int j = 0; j < 6; j++) {
+        uint64_t *col = result_buffer(&c, count, sizeof *col);
+        if (col == NULL) goto out;
+        for (size_t r = 0; r < count; r++) col[r] = words[6 * r + (size_t)j];
+        jlongArray a = long_array(env, col, count);
+        free(col);
+        if (a == NULL) goto out;
+        (*env)->SetObjectArrayElement(env, cols, j, a);
+        (*env)->DeleteLocalRef(env, a);
+        if ((*env)->ExceptionCheck(env)) goto out;
+    }
+    (*env)->SetDoubleArrayRegion(env, grid_out, 0, 1, &grid);
+    if (!(*env)->ExceptionCheck(env)) out = cols;
+    goto out;
+done:
+    finish(&c, DPMO_OK);
+out:
+    free(kept);
+    return out;
+}
+
+/* Partition decisions from per-item statistics (items ascending, checked by the C ABI): the kept items. */
+JNIEXPORT jlongArray JNICALL Java_org_dpmo_Dpmo_selectPartitionsFromStatisticsNative(
+    JNIEnv *env, jclass cls, jobject rng, jlongArray items, jlongArray statistics, jint max_items, jint mechanism,
+    jint rounds, jdouble epsilon, jdouble delta, jobject budget) {
+    (void)cls;
+    call_t c;
+    call_init(&c, env);
+    jlongArray out = NULL;
+    size_t n = (size_t)length_of(env, items), count = 0;
+    uint64_t *picked = result_buffer(&c, n, sizeof *picked);
+    if (c.failed) goto done;
+    if (!take_states(&c, rng, budget)) goto done;
+    int i = want(&c, items, (jsize)n, 0);
+    int s = want(&c, statistics, (jsize)n, 0);
+    if (!begin_call(&c)) goto done;
+    dpmo_status st = dpmo_select_partitions_from_statistics(
+        c.rng_p, (const uint64_t *)pinned(&c, i), (const uint64_t *)pinned(&c, s), n, (size_t)max_items,
+        (uint32_t)mechanism, (uint32_t)rounds, epsilon, delta, picked, n == 0 ? 1 : n, &count, c.budget_p);
+    if (finish(&c, st)) out = long_array(env, picked, count);
+    goto out;
+done:
+    finish(&c, DPMO_OK);
+out:
+    free(picked);
+    return out;
+}
+
+/* Unknown-domain top-k from per-item scores (items ascending, scores as (low, high) word pairs): the items in
+ * selection order; {stopped, epsilon spent, delta spent} into outcome[0..3]. */
+JNIEXPORT jlongArray JNICALL Java_org_dpmo_Dpmo_selectTopKFromScoresNative(
+    JNIEnv *env, jclass cls, jobject rng, jlongArray items, jlongArray score_words, jint score, jint k, jint k_bar,
+    jint max_items, jint max_per_item, jdouble lo, jdouble hi, jdouble epsilon, jdouble delta, jobject budget,
+    jdoubleArray outcome) {
+    (void)cls;
+    call_t c;
+    call_init(&c, env);
+    jlongArray out = NULL;
+    size_t n = (size_t)length_of(env, items), work_len = 0;
+    dpmo_top_k_result res;
+    memset(&res, 0, sizeof res);
+    if (!lengths_ok(&c, dpmo_top_k_from_scores_work_len(n, (size_t)k_bar, &work_len))) goto done;
+    uint64_t *work = scratch(&c, work_len, sizeof *work);
+    uint64_t *picked = result_buffer(&c, k == 0 ? 1 : (size_t)k, sizeof *picked);
+    if (c.failed) {
+        free(picked);
+        goto done;
+    }
+    if (!take_states(&c, rng, budget)) {
+        free(picked);
+        goto done;
+    }
+    int i = want(&c, items, (jsize)n, 0);
+    int s = want(&c, score_words, (jsize)(2 * n), 0);
+    if (!begin_call(&c)) {
+        free(picked);
+        goto done;
+    }
+    dpmo_status st = dpmo_select_top_k_from_scores(
+        c.rng_p, (const uint64_t *)pinned(&c, i), (const uint64_t *)pinned(&c, s), n, (size_t)max_items,
+        (size_t)max_per_item, lo, hi, (uint32_t)score, (size_t)k, (size_t)k_bar, epsilon, delta, work, work_len,
+        picked, k == 0 ? 1 : (size_t)k, &res, c.budget_p);
+    if (finish(&c, st)) {
+        out = long_array(env, picked, res.count);
+        if (out != NULL) {
+            jdouble o[3] = {res.stopped ? 1.0 : 0.0, res.epsilon, res.delta};
+            (*env)->SetDoubleArrayRegion(env, outcome, 0, 3, o);
+            if ((*env)->ExceptionCheck(env)) out = NULL;
+        }
+    }
+    free(picked);
+    return out;
+done:
+    finish(&c, DPMO_OK);
+    return NULL;
+}

@@ -793,6 +793,197 @@ public final class Dpmo {
                 budget);
     }
 
+    // ---------------------------------------------- unknown domain: the pieces of a distributed discovery
+
+    /**
+     * The weight grid G of a partition selection's plan ({@code dpmo_partition_weight_grid}): a unit with s kept
+     * items gives each of them ⌊G/√s⌋ for {@link #PARTITION_WEIGHTED_GAUSSIAN} (and DP-SIPS); 0 for the other
+     * mechanisms. Checks the arguments as {@link #discoverPartitions(DpmoRng, long[], long[], int, double,
+     * double, int, int, PrivacyBudget)} does; draws nothing, charges nothing.
+     *
+     * @param mechanism one of the {@code PARTITION_*} constants
+     * @param rounds the DP-SIPS rounds for {@link #PARTITION_SIPS}; 1 for the other mechanisms
+     * @param epsilon ε (finite, &gt; 0)
+     * @param delta δ, in [2<sup>-300</sup>, 1)
+     * @param maxItems L, 1 ≤ L ≤ {@link #DISCOVER_MAX_ITEMS}
+     * @return G, or 0
+     * @throws DpmoException INVALID_EPSILON, INVALID_ARGUMENT (δ, mechanism, rounds, L, parameters beyond the
+     *     exact samplers' ranges)
+     */
+    public static long partitionWeightGrid(int mechanism, int rounds, double epsilon, double delta, int maxItems) {
+        checkEvents(new long[0], new long[0], null, maxItems, rounds);
+        return partitionWeightGridNative(mechanism, cRounds(mechanism, rounds), epsilon, delta, maxItems);
+    }
+
+    /** The C ABI's rounds: 0 for every mechanism but DP-SIPS (Java's 1, as in Python). */
+    private static int cRounds(int mechanism, int rounds) {
+        if (mechanism == PARTITION_SIPS) return rounds;
+        if (rounds != 1) throw error(DpmoException.INVALID_ARGUMENT);
+        return 0;
+    }
+
+    /**
+     * Contribution bounding with every kept (unit, item) contribution ({@code dpmo_bound_contributions}): the
+     * bounding of {@link #boundEvents(DpmoRng, long[], long[], double[], int, int, double, double)}, one row per
+     * kept (unit, item) with |S<sub>u</sub>| and, for {@code weightGrid} G &gt; 0 (from
+     * {@link #partitionWeightGrid}), the weight ⌊G/√|S<sub>u</sub>|⌋. For a distributed bounding: each task holds
+     * every event of its units and bounds them with a generator of its own; the per-item statistics or scores
+     * summed over the tasks are then those of the one-process bounding. Not a release; no budget is charged.
+     * Draws one key (four words) from the generator, whatever the events.
+     *
+     * @param rng the generator the key comes from
+     * @param units the privacy unit of each event (any 64-bit ids)
+     * @param items the item of each event (any 64-bit ids)
+     * @param values the value of each event, or null for counts only (then lo = hi = 0)
+     * @param maxItems L, 1 ≤ L ≤ {@link #DISCOVER_MAX_ITEMS}
+     * @param maxPerItem C ≥ 1
+     * @param lo the lower clamp (finite, lo ≤ hi)
+     * @param hi the upper clamp (finite)
+     * @param weightGrid G ≥ 0 (0: no weights)
+     * @return the kept contributions
+     * @throws DpmoException NULL_POINTER, LENGTH_MISMATCH, INVALID_ARGUMENT as {@link #boundEvents} (nothing
+     *     drawn)
+     */
+    public static BoundContributions boundContributions(DpmoRng rng, long[] units, long[] items, double[] values,
+            int maxItems, int maxPerItem, double lo, double hi, long weightGrid) {
+        checkEvents(units, items, values, maxItems, maxPerItem);
+        if (weightGrid < 0) throw error(DpmoException.INVALID_ARGUMENT);
+        double[] grid = new double[1];
+        long[][] columns = boundContributionsNative(rng, units, items, values, maxItems, maxPerItem, lo, hi,
+                weightGrid, grid);
+        return new BoundContributions(columns, grid[0]);
+    }
+
+    /** The permutation sorting {@code items} ascending as unsigned 64-bit words; INVALID_ARGUMENT on a repeat. */
+    private static int[] unsignedOrder(long[] items) {
+        Integer[] order = new Integer[items.length];
+        for (int i = 0; i < order.length; i++) order[i] = i;
+        java.util.Arrays.sort(order, (a, b) -> Long.compareUnsigned(items[a], items[b]));
+        int[] out = new int[order.length];
+        for (int i = 0; i < order.length; i++) {
+            out[i] = order[i];
+            if (i > 0 && items[out[i - 1]] == items[out[i]]) throw error(DpmoException.INVALID_ARGUMENT);
+        }
+        return out;
+    }
+
+    /**
+     * Partition selection from per-item statistics aggregated elsewhere ({@code
+     * dpmo_select_partitions_from_statistics}): item {@code items[i]} has the statistic {@code statistics[i]} ≥
+     * 1 — its number of units with a kept contribution for the truncated geometric, Laplace and Gaussian
+     * mechanisms, the sum of its units' weights ({@link BoundContributions#weights()}) for the weighted Gaussian.
+     * Each item is kept or not exactly as {@link #discoverPartitions(DpmoRng, long[], long[], int, double,
+     * double, int, int, PrivacyBudget)} decides it, independently given the statistics, in the items' unsigned
+     * order (the items are sorted here: any order in, the same draws out). (ε, δ)-DP for adding or removing one
+     * unit only if the statistics come from contributions bounded per unit to at most L items and every item with
+     * a kept contribution is in this call. DP-SIPS is refused (UNSUPPORTED): its rounds re-weight the units by the
+     * items found, which per-item statistics cannot express.
+     *
+     * <p>{@code budget} (nullable) is charged (ε, δ) on success, as {@code discoverPartitions} charges it. Draws
+     * one key (four words) from the generator, whatever the statistics.
+     *
+     * @param rng the generator the key comes from
+     * @param items the items (distinct 64-bit ids)
+     * @param statistics the statistic of each item (≥ 1)
+     * @param maxItems L of the bounding, 1 ≤ L ≤ {@link #DISCOVER_MAX_ITEMS}
+     * @param epsilon ε (finite, &gt; 0)
+     * @param delta δ, in [2<sup>-300</sup>, 1)
+     * @param mechanism {@link #PARTITION_TRUNCATED_GEOMETRIC}, {@link #PARTITION_LAPLACE}, {@link
+     *     #PARTITION_GAUSSIAN} or {@link #PARTITION_WEIGHTED_GAUSSIAN}
+     * @param budget charged (ε, δ) once the arguments are valid, or refuses the call; null for none
+     * @return the kept items, ascending as unsigned 64-bit words
+     * @throws DpmoException NULL_POINTER, LENGTH_MISMATCH, INVALID_EPSILON, INVALID_ARGUMENT (a repeated item,
+     *     a statistic 0, δ, mechanism, L), UNSUPPORTED (DP-SIPS), BUDGET_EXHAUSTED: nothing drawn, nothing charged
+     */
+    public static long[] selectPartitionsFromStatistics(DpmoRng rng, long[] items, long[] statistics, int maxItems,
+            double epsilon, double delta, int mechanism, PrivacyBudget budget) {
+        checkEvents(items, statistics, null, maxItems);
+        int[] order = unsignedOrder(items);
+        long[] is = new long[items.length];
+        long[] st = new long[items.length];
+        for (int i = 0; i < order.length; i++) {
+            is[i] = items[order[i]];
+            st[i] = statistics[order[i]];
+            if (st[i] < 0) throw error(DpmoException.INVALID_ARGUMENT);
+        }
+        int rounds = mechanism == PARTITION_SIPS ? 1 : 0;
+        return selectPartitionsFromStatisticsNative(rng, is, st, maxItems, mechanism, rounds, epsilon, delta,
+                budget);
+    }
+
+    /**
+     * Top-k over an unknown domain (Durfee &amp; Rogers 2019) from per-item scores aggregated elsewhere ({@code
+     * dpmo_select_top_k_from_scores}): item {@code items[i]} has the score {@code scores[i]} (0 ≤ score &lt;
+     * 2<sup>120</sup>) in the units of {@code score} — distinct units, kept events, or the sum of max(0, kept
+     * sum) in value-grid units — over the contributions of a bounding with L, C and, for {@link #SCORE_SUM},
+     * values clamped to [lo, hi]. The items must include the top k̄ + 1 of all the items with a kept
+     * contribution in the order (score descending, item ascending as unsigned 64-bit words), or all of them; more
+     * are allowed. The candidates, ⊥ and the exact peeling are those of {@link #discoverTopK(DpmoRng, long[],
+     * long[], double[], int, int, int, int, int, double, double, double, double, PrivacyBudget)}, and so is the
+     * output's law when the scores have the bounding's law. The items are sorted here (any order in, the same
+     * draws out).
+     *
+     * <p>Pay what you get: {@code budget} (nullable) is charged (ε, δ) before the peeling and refunded the
+     * difference to (ε/k · (ℓ + 1), δ) when it stopped at ⊥ after ℓ items. Draws one key (four words) from the
+     * generator, whatever the scores.
+     *
+     * @param rng the generator the key comes from
+     * @param items the items (distinct 64-bit ids)
+     * @param scores the score of each item (non-null, ≥ 0, below 2<sup>120</sup>)
+     * @param score {@link #SCORE_UNITS}, {@link #SCORE_EVENTS} or {@link #SCORE_SUM}
+     * @param k how many items at most, 1 ≤ k ≤ k̄
+     * @param kBar k̄, how many of the top items compete
+     * @param maxItems L of the bounding
+     * @param maxPerItem C of the bounding
+     * @param lo the lower clamp of the values (0 ≤ lo ≤ hi for {@link #SCORE_SUM}; lo = hi = 0 without values)
+     * @param hi the upper clamp of the values
+     * @param epsilon ε for the whole selection (finite, &gt; 0)
+     * @param delta δ, in [2<sup>-300</sup>, 1)
+     * @param budget charged (ε, δ) once the arguments are valid, then what the run spent; null for none
+     * @return the items in selection order, whether the run stopped at ⊥, and the (ε, δ) spent
+     * @throws DpmoException NULL_POINTER, LENGTH_MISMATCH, INVALID_EPSILON, INVALID_ARGUMENT (a repeated item, a
+     *     score out of range, k, k̄, score, bounds, δ), BUDGET_EXHAUSTED: nothing drawn, nothing charged
+     */
+    public static TopKFromEvents selectTopKFromScores(DpmoRng rng, long[] items, java.math.BigInteger[] scores,
+            int score, int k, int kBar, int maxItems, int maxPerItem, double lo, double hi, double epsilon,
+            double delta, PrivacyBudget budget) {
+        if (items == null || scores == null) throw error(DpmoException.NULL_POINTER);
+        if (items.length != scores.length) throw error(DpmoException.LENGTH_MISMATCH);
+        for (int x : new int[] {k, kBar, maxItems, maxPerItem}) {
+            if (x < 0) throw error(DpmoException.INVALID_ARGUMENT);
+        }
+        if (items.length > (Integer.MAX_VALUE - 8) / 2) throw error(DpmoException.OVERFLOW);
+        int[] order = unsignedOrder(items);
+        long[] is = new long[items.length];
+        long[] words = new long[2 * items.length];
+        for (int i = 0; i < order.length; i++) {
+            java.math.BigInteger s = scores[order[i]];
+            if (s == null) throw error(DpmoException.NULL_POINTER);
+            if (s.signum() < 0 || s.bitLength() > 128) throw error(DpmoException.INVALID_ARGUMENT);
+            is[i] = items[order[i]];
+            words[2 * i] = s.longValue();
+            words[2 * i + 1] = s.shiftRight(64).longValue();
+        }
+        double[] outcome = new double[3];
+        long[] picked = selectTopKFromScoresNative(rng, is, words, score, k, kBar, maxItems, maxPerItem, lo, hi,
+                epsilon, delta, budget, outcome);
+        return new TopKFromEvents(picked, outcome[0] != 0.0, outcome[1], outcome[2]);
+    }
+
+    private static native long partitionWeightGridNative(int mechanism, int rounds, double epsilon, double delta,
+            int maxItems);
+
+    private static native long[][] boundContributionsNative(DpmoRng rng, long[] units, long[] items,
+            double[] values, int maxItems, int maxPerItem, double lo, double hi, long weightGrid, double[] gridOut);
+
+    private static native long[] selectPartitionsFromStatisticsNative(DpmoRng rng, long[] items,
+            long[] statistics, int maxItems, int mechanism, int rounds, double epsilon, double delta,
+            PrivacyBudget budget);
+
+    private static native long[] selectTopKFromScoresNative(DpmoRng rng, long[] items, long[] scoreWords,
+            int score, int k, int kBar, int maxItems, int maxPerItem, double lo, double hi, double epsilon,
+            double delta, PrivacyBudget budget, double[] outcome);
+
     private static native long[][] boundEventsNative(DpmoRng rng, long[] units, long[] items, double[] values,
             int maxItems, int maxPerItem, double lo, double hi, double[] gridOut);
 

@@ -1269,6 +1269,7 @@ public final class DpmoTest {
     public static void main(String[] args) {
         register();
         DiscoveryTest.register();
+        DiscoveryPiecesTest.register();
         int passed = 0, failed = 0;
         System.out.println("dpmo " + Dpmo.version() + " Java binding tests (" + System.getProperty("java.vm.name") + " "
                 + System.getProperty("java.version") + ")");

@@ -49,10 +49,15 @@ final class BoundTask implements MapPartitionsFunction<Row, Row> {
     /** The task's 32-byte ChaCha20 seed: HMAC-SHA256(key, LABEL ‖ partition), a function of the key and the
      * partition only (never of the data). */
     static byte[] taskSeed(byte[] key, int partition) {
+        return taskSeed(key, LABEL, partition);
+    }
+
+    /** HMAC-SHA256(key, label ‖ partition): the seed of one task of the job named by label. */
+    static byte[] taskSeed(byte[] key, byte[] label, int partition) {
         try {
             Mac mac = Mac.getInstance("HmacSHA256");
             mac.init(new SecretKeySpec(key, "HmacSHA256"));
-            mac.update(LABEL);
+            mac.update(label);
             mac.update(ByteBuffer.allocate(4).putInt(partition).array());
             return mac.doFinal();
         } catch (GeneralSecurityException e) {
@@ -112,7 +117,7 @@ final class BoundTask implements MapPartitionsFunction<Row, Row> {
     }
 
     /** A unit value as a comparable key: null, a long (integer columns), a String, or a binary as a ByteBuffer. */
-    private static Object unitKey(Object v) {
+    static Object unitKey(Object v) {
         if (v == null) return NULL;
         if (v instanceof Number) return ((Number) v).longValue();
         if (v instanceof byte[]) return ByteBuffer.wrap((byte[]) v);
@@ -122,7 +127,7 @@ final class BoundTask implements MapPartitionsFunction<Row, Row> {
     private static final Object NULL = new Object();
 
     /** A total order on the keys of one column (all of one kind, and the null key first). */
-    private static final Comparator<Object> UNIT_ORDER = (a, b) -> {
+    static final Comparator<Object> UNIT_ORDER = (a, b) -> {
         if (a == b) return 0;
         if (a == NULL) return -1;
         if (b == NULL) return 1;

@@ -182,6 +182,236 @@ public final class DpmoSpark {
         return labels(aggregates, picks);
     }
 
+    // ------------------------------------------------------------ the unknown domain: no candidate list
+
+    /** The events with columns (unit, item[, value]) of the item's non-null rows, repartitioned by unit. */
+    private static Dataset<Row> byUnit(Dataset<Row> events, String unit, String item, String value, int partitions) {
+        List<org.apache.spark.sql.Column> cols = new ArrayList<>();
+        cols.add(functions.col(unit).alias("unit"));
+        cols.add(functions.col(item).alias("item"));
+        if (value != null) cols.add(functions.col(value).cast("double").alias("value"));
+        Dataset<Row> ev = events.select(cols.toArray(new org.apache.spark.sql.Column[0]))
+                .where(functions.col("item").isNotNull());
+        int parts = partitions > 0 ? partitions : defaultParallelism(events.sparkSession());
+        return ev.repartition(parts, functions.col("unit"));
+    }
+
+    /** Checks the unit and item columns (exact equality) and returns the item column's type. */
+    private static DataType discoveryColumns(Dataset<Row> events, String unit, String item, String value) {
+        if (events == null) throw nullPointer("events is null");
+        if (unit == null || item == null) throw nullPointer("the unit and item columns are required");
+        StructType schema = events.schema();
+        DataType ut = columnType(schema, unit);
+        DataType it = columnType(schema, item);
+        checkExactType(ut, unit, "unit");
+        checkExactType(it, item, "item");
+        if (value != null) columnType(schema, value);
+        return it;
+    }
+
+    /** The kept (unit, item) rows of the bounding on the executors: (item, events, unit_items, sum, weight). */
+    private static Dataset<Row> bounded(Dataset<Row> events, String unit, String item, String value, DataType itype,
+            int l, int c, double lo, double hi, long weightGrid, int partitions) {
+        byte[] key = new byte[32];
+        new java.security.SecureRandom().nextBytes(key);
+        StructType out = new StructType().add("item", itype, false).add("events", "long", false)
+                .add("unit_items", "long", false).add("sum", "long", false).add("weight", "long", false);
+        DiscoverTask task = new DiscoverTask(key, l, c, lo, hi, value != null, weightGrid);
+        return byUnit(events, unit, item, value, partitions).mapPartitions(task, Encoders.row(out));
+    }
+
+    private static boolean integerType(DataType t) {
+        return t instanceof ByteType || t instanceof ShortType || t instanceof IntegerType || t instanceof LongType;
+    }
+
+    /** Spark's order of item values: integers as unsigned 64-bit words (the core's tie order), strings by their
+     * UTF-8 bytes and binary by its bytes, unsigned (Spark's UTF8_BINARY and binary orders). */
+    static int compareItems(Object a, Object b) {
+        if (a instanceof Number) return Long.compareUnsigned(((Number) a).longValue(), ((Number) b).longValue());
+        byte[] x = a instanceof String ? ((String) a).getBytes(java.nio.charset.StandardCharsets.UTF_8) : (byte[]) a;
+        byte[] y = b instanceof String ? ((String) b).getBytes(java.nio.charset.StandardCharsets.UTF_8) : (byte[]) b;
+        return java.util.Arrays.compareUnsigned(x, y);
+    }
+
+    /** The collected item values as the core's 64-bit ids, in Spark's order: an integer is its own 64-bit
+     * pattern, a string or binary its rank among the collected values. */
+    private static long[] ids(List<Object> labels, boolean integer) {
+        long[] out = new long[labels.size()];
+        if (integer) {
+            for (int i = 0; i < out.length; i++) out[i] = ((Number) labels.get(i)).longValue();
+            return out;
+        }
+        Integer[] order = new Integer[out.length];
+        for (int i = 0; i < out.length; i++) order[i] = i;
+        java.util.Arrays.sort(order, (a, b) -> compareItems(labels.get(a), labels.get(b)));
+        for (int r = 0; r < out.length; r++) out[order[r]] = r;
+        return out;
+    }
+
+    private static List<Object> labelsOf(long[] picked, long[] ids, List<Object> labels) {
+        java.util.Map<Long, Object> back = new java.util.HashMap<>();
+        for (int i = 0; i < ids.length; i++) back.put(ids[i], labels.get(i));
+        List<Object> out = new ArrayList<>(picked.length);
+        for (long p : picked) out.add(back.get(p));
+        return out;
+    }
+
+    /**
+     * Private partition selection on Spark with no candidate list: the items of {@code events} (columns
+     * {@code unit} and {@code item}) to release — the law of {@link Dpmo#discoverPartitions(DpmoRng, long[],
+     * long[], int, double, double, int, int, PrivacyBudget)} on the collected events (the JVM twin of Python's
+     * {@code dpmo.spark.discover_partitions}).
+     *
+     * <ul>
+     * <li><b>Bounding on the executors.</b> The events are repartitioned by unit (every event of a unit in one
+     * task); each task sorts its events and bounds them with the core's {@link Dpmo#boundContributions} (at most
+     * L = {@code maxItems} items per unit, a uniformly random subset) from its own ChaCha20 stream
+     * HMAC-SHA256(k, "dpmo.spark.discover.v1" ‖ partition) of a fresh secret k; each kept (unit, item) row
+     * carries |S<sub>u</sub>| and, for the weighted Gaussian, its weight ⌊G/√|S<sub>u</sub>|⌋.</li>
+     * <li><b>Statistics by groupBy, decisions on the driver.</b> A {@code groupBy(item)} gives each item with a
+     * kept contribution its statistic (distinct units, or the sum of the weights); the per-item statistics are
+     * collected (16 bytes and the item per distinct kept item: the driver must hold them) and decided in one call
+     * of {@link Dpmo#selectPartitionsFromStatistics} with {@code rng} (one key drawn), which charges
+     * {@code budget} (ε, δ) before returning the released items. The decisions are those of the one-process form
+     * given the statistics, so the released set has its law.</li>
+     * </ul>
+     *
+     * <p>Order of the checks and the charge: the arguments (nothing charged), {@link #checkExecutors} (nothing
+     * charged if the executors cannot run dpmo), the Spark jobs, then the charge and the release. A job that
+     * fails charges nothing (as every release of this class). DP-SIPS is refused (UNSUPPORTED): its later rounds
+     * re-weight every unit by the items found before, one more shuffle of all the contributions per round.
+     * Null items are dropped (a null is no item); null units are one unit.
+     *
+     * @param events the events (one row per event)
+     * @param unit the privacy-unit column (integer, UTF8_BINARY string or binary)
+     * @param item the item column (integer, UTF8_BINARY string or binary)
+     * @param maxItems L, 1 ≤ L ≤ {@link Dpmo#DISCOVER_MAX_ITEMS}
+     * @param epsilon ε (finite, &gt; 0)
+     * @param delta δ, in [2<sup>-300</sup>, 1)
+     * @param mechanism {@link Dpmo#PARTITION_TRUNCATED_GEOMETRIC}, {@link Dpmo#PARTITION_LAPLACE},
+     *     {@link Dpmo#PARTITION_GAUSSIAN} or {@link Dpmo#PARTITION_WEIGHTED_GAUSSIAN}
+     * @param budget charged (ε, δ) on success (an (ε, δ) budget), or null
+     * @param rng the driver's generator (one key drawn), or null for a fresh secure one
+     * @param partitions the number of bounding tasks, or 0 for the session's default parallelism
+     * @return the released items (values of the item column), in Spark's order of the column (integers as
+     *     unsigned 64-bit words)
+     * @throws DpmoException INVALID_EPSILON, INVALID_ARGUMENT, NULL_POINTER, UNSUPPORTED (DP-SIPS, or executors
+     *     that cannot run dpmo), BUDGET_EXHAUSTED: nothing charged in every case
+     */
+    public static List<Object> discoverPartitions(Dataset<Row> events, String unit, String item, int maxItems,
+            double epsilon, double delta, int mechanism, PrivacyBudget budget, DpmoRng rng, int partitions) {
+        if (mechanism == Dpmo.PARTITION_SIPS) {
+            throw new DpmoException(DpmoException.UNSUPPORTED, Dpmo.statusMessage(DpmoException.UNSUPPORTED)
+                    + " (DP-SIPS is not available on Spark: each round re-weights every unit by the items found "
+                    + "before, one more shuffle of all the contributions per round; use PARTITION_WEIGHTED_GAUSSIAN, or "
+                    + "Dpmo.discoverPartitions on the collected events)");
+        }
+        DataType itype = discoveryColumns(events, unit, item, null);
+        if (partitions < 0) throw invalid("partitions must be >= 1 (or 0 for the default)");
+        long grid = Dpmo.partitionWeightGrid(mechanism, 1, epsilon, delta, maxItems); // every check of the plan
+        checkExecutors(events.sparkSession(), 0);
+        Dataset<Row> kept = bounded(events, unit, item, null, itype, maxItems, 1, 0.0, 0.0, grid, partitions);
+        org.apache.spark.sql.Column stat = mechanism == Dpmo.PARTITION_WEIGHTED_GAUSSIAN
+                ? functions.sum("weight") : functions.count(functions.lit(1));
+        List<Row> rows = kept.groupBy("item").agg(stat.cast("long").alias("stat")).collectAsList();
+        List<Object> labels = new ArrayList<>(rows.size());
+        long[] stats = new long[rows.size()];
+        for (int i = 0; i < stats.length; i++) {
+            labels.add(rows.get(i).get(0));
+            stats[i] = rows.get(i).getLong(1);
+        }
+        long[] ids = ids(labels, integerType(itype));
+        long[] picked = Dpmo.selectPartitionsFromStatistics(rng != null ? rng : new DpmoRng(), ids, stats, maxItems,
+                epsilon, delta, mechanism, budget);
+        List<Object> out = labelsOf(picked, ids, labels);
+        out.sort(DpmoSpark::compareItems);
+        return out;
+    }
+
+    /**
+     * Durfee &amp; Rogers' unknown-domain top-k on Spark with no candidate list: the law of
+     * {@link Dpmo#discoverTopK(DpmoRng, long[], long[], double[], int, int, int, int, int, double, double, double,
+     * double, PrivacyBudget)} on the collected events (the JVM twin of Python's
+     * {@code dpmo.spark.select_top_k_from_events}).
+     *
+     * <ul>
+     * <li><b>Bounding on the executors</b>, as {@link #discoverPartitions} (L = {@code maxItems}, C =
+     * {@code maxPerItem}, values clamped to [lo, hi] onto the core's grid).</li>
+     * <li><b>Scores on the cluster:</b> a {@code groupBy(item)} gives each item with a kept contribution its
+     * score (distinct units, kept events, or the sum of max(0, kept sum) in grid units, as {@code decimal(38,0)}
+     * so no sum wraps); the top k̄ + 1 in the core's order — score descending, ties by item (integers as unsigned
+     * 64-bit words, strings and binary by their bytes) — come to the driver ({@code orderBy(...).limit(k̄ + 1)}).
+     * </li>
+     * <li><b>Peeling on the driver:</b> the core's ⊥ and exact peeling ({@link Dpmo#selectTopKFromScores}) with
+     * {@code rng} (one key drawn), which charges {@code budget} (ε, δ) and refunds it to (ε/k · (ℓ + 1), δ) when
+     * it stopped at ⊥ after ℓ &lt; k items (pay what you get), before returning.</li>
+     * </ul>
+     *
+     * <p>Nothing is charged when the arguments are invalid, the executors cannot run dpmo, the budget is too
+     * small, or a job fails.
+     *
+     * @param events the events (one row per event)
+     * @param unit the privacy-unit column
+     * @param item the item column (integer, UTF8_BINARY string or binary)
+     * @param value the value column (cast to double; null and NaN count as 0), or null without values
+     * @param score {@link Dpmo#SCORE_UNITS}, {@link Dpmo#SCORE_EVENTS} or {@link Dpmo#SCORE_SUM} (needs values)
+     * @param k how many items at most, 1 ≤ k ≤ k̄
+     * @param kBar k̄, how many of the top items compete
+     * @param maxItems L
+     * @param maxPerItem C ≥ 1
+     * @param lo the lower clamp of the values (0 ≤ lo ≤ hi for {@link Dpmo#SCORE_SUM}; 0 without values)
+     * @param hi the upper clamp of the values (0 without values)
+     * @param epsilon ε of the whole selection
+     * @param delta δ
+     * @param budget charged (ε, δ), then what the run spent; or null
+     * @param rng the driver's generator (one key drawn), or null for a fresh secure one
+     * @param partitions the number of bounding tasks, or 0 for the session's default parallelism
+     * @return the items in selection order, whether ⊥ stopped the run, and the (ε, δ) spent
+     * @throws DpmoException as {@link Dpmo#selectTopKFromScores}, and UNSUPPORTED from {@link #checkExecutors}:
+     *     nothing charged
+     */
+    public static DiscoveredTopK selectTopKFromEvents(Dataset<Row> events, String unit, String item, String value,
+            int score, int k, int kBar, int maxItems, int maxPerItem, double lo, double hi, double epsilon,
+            double delta, PrivacyBudget budget, DpmoRng rng, int partitions) {
+        DataType itype = discoveryColumns(events, unit, item, value);
+        if (partitions < 0) throw invalid("partitions must be >= 1 (or 0 for the default)");
+        if (score == Dpmo.SCORE_SUM && value == null) throw invalid("SCORE_SUM needs a value column");
+        if (value == null && (lo != 0.0 || hi != 0.0)) throw invalid("lo and hi are 0 without a value column");
+        if (k < 1 || kBar < k || kBar == Integer.MAX_VALUE) throw invalid("k must be in 1..kBar, kBar < 2^31 - 1");
+        // Every check of the plan and the bounds on the driver: no item, nothing drawn, nothing charged.
+        DpmoRng g = rng != null ? rng : new DpmoRng();
+        Dpmo.boundContributions(new DpmoRng(), new long[0], new long[0], value != null ? new double[0] : null,
+                maxItems, maxPerItem, lo, hi, 0);
+        Dpmo.selectTopKFromScores(new DpmoRng(), new long[0], new java.math.BigInteger[0], score, k, kBar, maxItems,
+                maxPerItem, lo, hi, epsilon, delta, null);
+        checkExecutors(events.sparkSession(), 0);
+        Dataset<Row> kept = bounded(events, unit, item, value, itype, maxItems, maxPerItem, lo, hi, 0, partitions);
+        org.apache.spark.sql.Column s;
+        if (score == Dpmo.SCORE_UNITS) {
+            s = functions.count(functions.lit(1)).cast("decimal(38,0)");
+        } else if (score == Dpmo.SCORE_EVENTS) {
+            s = functions.sum(functions.col("events").cast("decimal(38,0)"));
+        } else {
+            s = functions.sum(functions.greatest(functions.col("sum"), functions.lit(0L)).cast("decimal(38,0)"));
+        }
+        boolean integer = integerType(itype);
+        org.apache.spark.sql.Column[] order = integer
+                ? new org.apache.spark.sql.Column[] {functions.col("score").desc(),
+                        functions.col("item").lt(0).asc(), functions.col("item").asc()}
+                : new org.apache.spark.sql.Column[] {functions.col("score").desc(), functions.col("item").asc()};
+        List<Row> rows = kept.groupBy("item").agg(s.alias("score")).orderBy(order).limit(kBar + 1).collectAsList();
+        List<Object> labels = new ArrayList<>(rows.size());
+        java.math.BigInteger[] scores = new java.math.BigInteger[rows.size()];
+        for (int i = 0; i < scores.length; i++) {
+            labels.add(rows.get(i).get(0));
+            scores[i] = rows.get(i).getDecimal(1).toBigIntegerExact();
+        }
+        long[] ids = ids(labels, integer);
+        org.dpmo.TopKFromEvents r = Dpmo.selectTopKFromScores(g, ids, scores, score, k, kBar, maxItems, maxPerItem,
+                lo, hi, epsilon, delta, budget);
+        return new DiscoveredTopK(labelsOf(r.items(), ids, labels), r.stopped(), r.epsilon(), r.delta());
+    }
+
     /** The columns of {@code frame} (candidate_index, columns...) on the driver, row-major, row r = index r;
      * every index 0..n−1 exactly once. */
     static double[] collect(Dataset<Row> frame, String[] columns, int n) {

@@ -198,6 +198,77 @@ public final class SparkClusterTest {
                 "bounds lo > hi are refused");
     }
 
+    /** The small events plus one user alone on item 999 (the lonely item, never to be released). */
+    static Dataset<Row> discoveryEvents(SparkSession spark) {
+        StructType schema = new StructType().add("user", DataTypes.StringType).add("item", DataTypes.LongType)
+                .add("amount", DataTypes.DoubleType);
+        Dataset<Row> lonely = spark.createDataFrame(
+                Arrays.asList(RowFactory.create("lonely", 999L, 100.0), RowFactory.create("lonely", 999L, 100.0)),
+                schema);
+        return smallEvents(spark).union(lonely);
+    }
+
+    /** The unknown-domain pipeline: no candidate list; popular items found, the lonely item never released,
+     * exact charges, refusals charge nothing. */
+    static void discovery(SparkSession spark) {
+        Dataset<Row> events = discoveryEvents(spark);
+        events.cache();
+        List<Object> popular = Arrays.asList(0L, 1L, 2L); // 400, 250 and 150 primary users (and more)
+        for (int mech : new int[] {Dpmo.PARTITION_GAUSSIAN, Dpmo.PARTITION_WEIGHTED_GAUSSIAN,
+                Dpmo.PARTITION_TRUNCATED_GEOMETRIC, Dpmo.PARTITION_LAPLACE}) {
+            PrivacyBudget b = new PrivacyBudget(2.0, 1e-5);
+            List<Object> found = DpmoSpark.discoverPartitions(events, "user", "item", 2, 1.0, 1e-6, mech, b, null, 4);
+            check(found.containsAll(popular) && !found.contains(999L) && b.spent() == 1.0 && b.deltaSpent() == 1e-6,
+                    "discoverPartitions (mechanism " + mech + ") found " + found + ", not 999; charged (1, 1e-6)");
+        }
+        PrivacyBudget b = new PrivacyBudget(2.0, 1e-5);
+        check(status(() -> DpmoSpark.discoverPartitions(events, "user", "item", 2, 1.0, 1e-6, Dpmo.PARTITION_SIPS, b,
+                null, 4)) == DpmoException.UNSUPPORTED && b.spent() == 0.0, "DP-SIPS refused, nothing charged");
+        check(status(() -> DpmoSpark.discoverPartitions(events, "user", "item", 0, 1.0, 1e-6, Dpmo.PARTITION_GAUSSIAN,
+                b, null, 4)) == DpmoException.INVALID_ARGUMENT && b.spent() == 0.0, "L = 0 refused, nothing charged");
+        check(status(() -> DpmoSpark.discoverPartitions(events, "user", "item", 2, 1.0, 1e-6, Dpmo.PARTITION_GAUSSIAN,
+                new PrivacyBudget(1.0), null, 4)) == DpmoException.BUDGET_EXHAUSTED,
+                "a pure-ε budget refuses the (ε, δ) charge");
+        PrivacyBudget small = new PrivacyBudget(0.5, 1e-5);
+        check(status(() -> DpmoSpark.discoverPartitions(events, "user", "item", 2, 1.0, 1e-6, Dpmo.PARTITION_GAUSSIAN,
+                small, null, 4)) == DpmoException.BUDGET_EXHAUSTED && small.spent() == 0.0,
+                "too little budget: refused after the jobs, nothing charged");
+        // Strings as items: released by value, in Spark's (UTF-8 byte) order.
+        Dataset<Row> named = events.withColumn("name", functions.concat(functions.lit("i"),
+                functions.col("item").cast("string")));
+        List<Object> names = DpmoSpark.discoverPartitions(named, "user", "name", 2, 1.0, 1e-6,
+                Dpmo.PARTITION_GAUSSIAN, null, null, 4);
+        check(names.containsAll(Arrays.asList("i0", "i1", "i2")) && !names.contains("i999"),
+                "discoverPartitions over a string item column: " + names);
+        int lonelyTop = 0;
+        for (int score : new int[] {Dpmo.SCORE_UNITS, Dpmo.SCORE_EVENTS, Dpmo.SCORE_SUM}) {
+            PrivacyBudget t = new PrivacyBudget(2.0, 1e-5);
+            DiscoveredTopK r = DpmoSpark.selectTopKFromEvents(events, "user", "item",
+                    score == Dpmo.SCORE_SUM ? "amount" : null, score, 3, 5, 2, 1, 0.0,
+                    score == Dpmo.SCORE_SUM ? 100.0 : 0.0, 1.0, 1e-6, t, null, 4);
+            lonelyTop += r.items().contains(999L) ? 1 : 0;
+            // Users per item: 1 has 250 + 200 (the even users of 0), 0 has 400 + 5: the two most popular.
+            check(!r.items().isEmpty() && Arrays.asList(0L, 1L).contains(r.items().get(0))
+                    && Arrays.asList(0L, 1L, 2L, 3L).containsAll(r.items()) && t.spent() == r.epsilon()
+                    && r.epsilon() <= 1.0 && t.deltaSpent() == 1e-6,
+                    "selectTopKFromEvents (score " + score + ") = " + r + ", charged what it spent");
+        }
+        check(lonelyTop == 0, "the lonely item is never among the top-k");
+        DiscoveredTopK s = DpmoSpark.selectTopKFromEvents(named, "user", "name", null, Dpmo.SCORE_UNITS, 2, 3, 2, 1,
+                0.0, 0.0, 2.0, 1e-6, null, null, 4);
+        check(!s.items().isEmpty() && Arrays.asList("i0", "i1", "i2").containsAll(s.items()),
+                "top-k over a string item column: " + s);
+        PrivacyBudget t = new PrivacyBudget(2.0, 1e-5);
+        check(status(() -> DpmoSpark.selectTopKFromEvents(events, "user", "item", null, Dpmo.SCORE_SUM, 1, 2, 2, 1,
+                0.0, 0.0, 1.0, 1e-6, t, null, 4)) == DpmoException.INVALID_ARGUMENT
+                && status(() -> DpmoSpark.selectTopKFromEvents(events, "user", "item", null, Dpmo.SCORE_UNITS, 3, 2, 2,
+                        1, 0.0, 0.0, 1.0, 1e-6, t, null, 4)) == DpmoException.INVALID_ARGUMENT
+                && status(() -> DpmoSpark.selectTopKFromEvents(events, "user", "item", null, Dpmo.SCORE_UNITS, 1, 2, 2,
+                        1, 0.0, 0.0, 1.0, 0.0, t, null, 4)) == DpmoException.INVALID_ARGUMENT
+                && t.spent() == 0.0 && t.deltaSpent() == 0.0, "top-k refusals (sum without values, k > kBar, δ = 0) "
+                + "charge nothing");
+    }
+
     static void broken(SparkSession spark) {
         DpmoException e = error(() -> {
             DpmoSpark.checkExecutors(spark, 2);
@@ -213,6 +284,13 @@ public final class SparkClusterTest {
                 == DpmoException.UNSUPPORTED && budget.spent() == 0.0, "select refused, nothing charged");
         check(status(() -> DpmoSpark.selectMulti(agg, DpmoSpark.PRIVPARETO, null, Dpmo.SELECTOR_EXPONENTIAL, 0.5, 1,
                 budget, null)) == DpmoException.UNSUPPORTED && budget.spent() == 0.0, "selectMulti refused, nothing charged");
+        PrivacyBudget approx = new PrivacyBudget(2.0, 1e-5);
+        check(status(() -> DpmoSpark.discoverPartitions(discoveryEvents(spark), "user", "item", 2, 1.0, 1e-6,
+                Dpmo.PARTITION_GAUSSIAN, approx, null, 2)) == DpmoException.UNSUPPORTED && approx.spent() == 0.0
+                && approx.deltaSpent() == 0.0, "discoverPartitions refused, nothing charged");
+        check(status(() -> DpmoSpark.selectTopKFromEvents(discoveryEvents(spark), "user", "item", null,
+                Dpmo.SCORE_UNITS, 2, 3, 2, 1, 0.0, 0.0, 1.0, 1e-6, approx, null, 2)) == DpmoException.UNSUPPORTED
+                && approx.spent() == 0.0, "selectTopKFromEvents refused, nothing charged");
     }
 
     public static void main(String[] args) {
@@ -221,6 +299,7 @@ public final class SparkClusterTest {
         try {
             if ("pipeline".equals(args[0])) {
                 pipeline(spark);
+                discovery(spark);
             } else if ("broken".equals(args[0])) {
                 broken(spark);
             } else {
