@@ -37,8 +37,11 @@ fn chacha(seed: u8) -> Generator {
 #[inline(always)]
 fn ticks() -> u64 {
     #[cfg(target_arch = "x86_64")]
-    // SAFETY: lfence and rdtsc have no preconditions on x86-64.
+    // SAFETY: mfence, lfence and rdtsc have no preconditions on x86-64.
     unsafe {
+        // Every store before the clock (the input's preparation) drained first, so that none is still in
+        // flight when the selection reads its input.
+        core::arch::x86_64::_mm_mfence();
         core::arch::x86_64::_mm_lfence();
         let t = core::arch::x86_64::_rdtsc();
         core::arch::x86_64::_mm_lfence();
@@ -92,13 +95,17 @@ fn pair(kind: &str, g: &mut Generator) -> Vec<f64> {
     }
 }
 
-fn neighbour(kind: &str, fixed: &[f64], g: &mut Generator, out: &mut [f64]) {
+/// The fixed input (`step` = 0) or its neighbour (`step` = 1) in `out`, by the same instructions and stores
+/// either way: only the value stored differs. (Copying the fixed input from one buffer and the neighbour
+/// from another, just written, made the two classes differ in the harness itself — a store-forwarding
+/// stall before the clock starts for one class only — which showed up as a leak of the selection.)
+fn neighbour(kind: &str, fixed: &[f64], g: &mut Generator, out: &mut [f64], step: f64) {
     out.copy_from_slice(fixed);
     match kind {
-        "tied" => out[dpmo::sample::uniform_index(g, N)] += 1.0,
+        "tied" => out[dpmo::sample::uniform_index(g, N)] += step,
         _ => {
             let best = (0..N).max_by(|&a, &b| fixed[a].total_cmp(&fixed[b])).unwrap_or(0);
-            out[best] -= 1.0;
+            out[best] -= step;
         }
     }
 }
@@ -112,10 +119,10 @@ fn leakage(kind: &str, measurements: usize, call: &mut dyn FnMut(&[f64]) -> usiz
     let mut samples: Vec<(u8, u32)> = Vec::with_capacity(measurements);
     for _ in 0..measurements {
         let class = (g.next_u32() & 1) as u8;
-        // The input is prepared before the clock starts, identically for both classes, in one buffer (two
-        // buffers at two addresses would time differently for reasons of their own).
-        neighbour(kind, &fixed, &mut g, &mut other);
-        input.copy_from_slice(if class == 0 { &fixed } else { &other });
+        // The input is prepared before the clock starts, by the same instructions for both classes, in one
+        // buffer (two buffers at two addresses would time differently for reasons of their own).
+        neighbour(kind, &fixed, &mut g, &mut other, f64::from(class));
+        input.copy_from_slice(&other);
         let t0 = ticks();
         black_box(call(black_box(&input)));
         let t1 = ticks();
