@@ -1150,6 +1150,30 @@ static void *result_buffer(call_t *c, size_t count, size_t size) {
     return p;
 }
 
+/* The `width` fields of `count` records of `width` 64-bit words each, as `width` Java long[] (one per field,
+ * so any count up to n fits a Java array), built after finish(): nothing is pinned. NULL with an exception
+ * pending (or the call failed) on failure. */
+static jobjectArray word_columns(call_t *c, const uint64_t *words, size_t count, int width) {
+    JNIEnv *env = c->env;
+    jclass long_array_class = (*env)->FindClass(env, "[J");
+    if (long_array_class == NULL) return NULL;
+    jobjectArray cols = (*env)->NewObjectArray(env, width, long_array_class, NULL);
+    (*env)->DeleteLocalRef(env, long_array_class);
+    if (cols == NULL) return NULL;
+    for (int j = 0; j < width; j++) {
+        uint64_t *col = result_buffer(c, count, sizeof *col);
+        if (col == NULL) return NULL;
+        for (size_t r = 0; r < count; r++) col[r] = words[(size_t)width * r + (size_t)j];
+        jlongArray a = long_array(env, col, count);
+        free(col);
+        if (a == NULL) return NULL;
+        (*env)->SetObjectArrayElement(env, cols, j, a);
+        (*env)->DeleteLocalRef(env, a);
+        if ((*env)->ExceptionCheck(env)) return NULL;
+    }
+    return cols;
+}
+
 /* Returns {items, units, events, sums} (four long[] of one entry per distinct kept item); the value grid is
  * written to grid_out[0]. */
 JNIEXPORT jobjectArray JNICALL Java_org_dpmo_Dpmo_boundEventsNative(JNIEnv *env, jclass cls, jobject rng,
@@ -1175,25 +1199,9 @@ JNIEXPORT jobjectArray JNICALL Java_org_dpmo_Dpmo_boundEventsNative(JNIEnv *env,
                                        (const double *)pinned(&c, v), n, (size_t)max_items, (size_t)max_per_item, lo,
                                        hi, scr, scratch_len, totals, n == 0 ? 1 : n, &count, &grid);
     if (!finish(&c, st)) goto out;
-    /* One long[] per field (so any count up to n fits a Java array), built after finish(): nothing is pinned. */
-    jclass long_array_class = (*env)->FindClass(env, "[J");
-    if (long_array_class == NULL) goto out;
-    jobjectArray cols = (*env)->NewObjectArray(env, 4, long_array_class, NULL);
-    (*env)->DeleteLocalRef(env, long_array_class);
-    if (cols == NULL) goto out;
-    uint64_t *words = (uint64_t *)(void *)totals;
     _Static_assert(sizeof(dpmo_item_total) == 4 * sizeof(uint64_t), "dpmo_item_total is four words");
-    for (int j = 0; j < 4; j++) {
-        uint64_t *col = result_buffer(&c, count, sizeof *col);
-        if (col == NULL) goto out;
-        for (size_t r = 0; r < count; r++) col[r] = words[4 * r + (size_t)j];
-        jlongArray a = long_array(env, col, count);
-        free(col);
-        if (a == NULL) goto out;
-        (*env)->SetObjectArrayElement(env, cols, j, a);
-        (*env)->DeleteLocalRef(env, a);
-        if ((*env)->ExceptionCheck(env)) goto out;
-    }
+    jobjectArray cols = word_columns(&c, (const uint64_t *)(const void *)totals, count, 4);
+    if (cols == NULL) goto out;
     (*env)->SetDoubleArrayRegion(env, grid_out, 0, 1, &grid);
     if (!(*env)->ExceptionCheck(env)) out = cols;
     goto out;
@@ -1332,24 +1340,9 @@ JNIEXPORT jobjectArray JNICALL Java_org_dpmo_Dpmo_boundContributionsNative(JNIEn
                                               (size_t)max_items, (size_t)max_per_item, lo, hi, (uint64_t)weight_grid,
                                               scr, scratch_len, kept, n == 0 ? 1 : n, &count, &grid);
     if (!finish(&c, st)) goto out;
-    jclass long_array_class = (*env)->FindClass(env, "[J");
-    if (long_array_class == NULL) goto out;
-    jobjectArray cols = (*env)->NewObjectArray(env, 6, long_array_class, NULL);
-    (*env)->DeleteLocalRef(env, long_array_class);
-    if (cols == NULL) goto out;
-    uint64_t *words = (uint64_t *)(void *)kept;
     _Static_assert(sizeof(dpmo_contribution) == 6 * sizeof(uint64_t), "dpmo_contribution is six words");
-    for (int j = 0; j < 6; j++) {
-        uint64_t *col = result_buffer(&c, count, sizeof *col);
-        if (col == NULL) goto out;
-        for (size_t r = 0; r < count; r++) col[r] = words[6 * r + (size_t)j];
-        jlongArray a = long_array(env, col, count);
-        free(col);
-        if (a == NULL) goto out;
-        (*env)->SetObjectArrayElement(env, cols, j, a);
-        (*env)->DeleteLocalRef(env, a);
-        if ((*env)->ExceptionCheck(env)) goto out;
-    }
+    jobjectArray cols = word_columns(&c, (const uint64_t *)(const void *)kept, count, 6);
+    if (cols == NULL) goto out;
     (*env)->SetDoubleArrayRegion(env, grid_out, 0, 1, &grid);
     if (!(*env)->ExceptionCheck(env)) out = cols;
     goto out;
