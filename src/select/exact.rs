@@ -83,6 +83,8 @@ pub(crate) trait Cuts {
 /// How a selector reads a double score: as it is (the caller knows they are all finite, [`Raw`]) or made
 /// finite by the public rule ([`Finite`]: NaN → −f64::MAX, ±∞ → ±f64::MAX).
 pub(crate) trait ReadScore {
+    /// `read` is the identity: the stored values may be compared as they are (in vector instructions).
+    const RAW: bool;
     /// The score the mechanism sees for the stored value `s`.
     fn read(s: f64) -> f64;
 }
@@ -91,6 +93,7 @@ pub(crate) trait ReadScore {
 pub(crate) struct Raw;
 
 impl ReadScore for Raw {
+    const RAW: bool = true;
     #[inline(always)]
     fn read(s: f64) -> f64 {
         s
@@ -101,6 +104,7 @@ impl ReadScore for Raw {
 pub(crate) struct Finite;
 
 impl ReadScore for Finite {
+    const RAW: bool = false;
     #[inline(always)]
     fn read(s: f64) -> f64 {
         super::finite(s)
@@ -155,42 +159,44 @@ impl<F: ReadScore> ExactScores for FloatScores<'_, F> {
 pub(crate) const PARTS: usize = 256;
 
 /// What one pass over doubles finds: the greatest score as `F` reads them, whether every score is finite,
-/// and the greatest score of each part of `part` consecutive candidates (the last part may be shorter). A
+/// and the greatest score of each part of 2^`shift` consecutive candidates (the last part may be shorter). A
 /// later pass skips a part whose maximum is below a cut without reading it ([`Cuts::skip_below`]): when a
 /// few candidates lead, most parts are far below them.
 pub(crate) struct Scan {
     /// The greatest score (−∞ for none).
     pub(crate) top: f64,
-    /// Every score is finite.
+    /// Every score is finite (false may also mean finite scores so large that their sum overflowed:
+    /// see [`scan`]).
     pub(crate) finite: bool,
-    /// The candidates per part: a multiple of 256, so that the blocks of the later passes align with parts.
-    part: usize,
+    /// log₂ of the candidates per part: a power of two of at least 256, so that the blocks of the later
+    /// passes align with parts and a part is found by a shift (the passes ask at every block).
+    shift: u32,
     /// The greatest score of each part (−∞ past the last).
     maxima: [f64; PARTS],
 }
 
-/// The running maximum of two lanes, and the sums of s − s.
+/// The running maximum of two lanes, and their running sums.
 #[derive(Clone, Copy)]
 struct Lanes {
     hi: [f64; 2],
-    zero: [f64; 2],
+    sum: [f64; 2],
 }
 
 impl Lanes {
     const START: Lanes = Lanes {
         hi: [f64::NEG_INFINITY; 2],
-        zero: [0.0; 2],
+        sum: [0.0; 2],
     };
 
-    /// Takes in two scores, one per lane. Written as the compiler turns it into a vector maximum, a
-    /// subtraction and an addition (a comparison with NaN is false, so NaN never replaces the maximum).
-    /// x − x is the finiteness test, and the indexed loop is the shape the compiler vectorises.
+    /// Takes in two scores, one per lane. Written as the compiler turns it into a vector maximum and a
+    /// vector addition, each reading the scores from memory (a comparison with NaN is false, so NaN never
+    /// replaces the maximum). The indexed loop is the shape the compiler vectorises.
     #[inline(always)]
-    #[allow(clippy::eq_op, clippy::needless_range_loop)]
+    #[allow(clippy::needless_range_loop)]
     fn push(&mut self, x: [f64; 2]) {
         for k in 0..2 {
             self.hi[k] = if x[k] > self.hi[k] { x[k] } else { self.hi[k] };
-            self.zero[k] += x[k] - x[k];
+            self.sum[k] += x[k];
         }
     }
 
@@ -203,36 +209,40 @@ impl Lanes {
             } else {
                 self.hi[k]
             };
-            self.zero[k] += other.zero[k];
+            self.sum[k] += other.sum[k];
         }
     }
 }
 
 /// The one pass over the doubles that every exact selection makes before sampling, the validation and
-/// the maximum fused: without branches, eight independent lanes in pairs that the compiler keeps in vector
-/// registers. A score s is finite exactly when s − s is 0 (it is NaN for NaN and ±∞, and NaN stays in a
-/// sum), so the lanes sum s − s. (No minimum is needed: the cuts search down to −f64::MAX,
-/// [`FloatCuts`].)
+/// the maximum fused: without branches, eight independent lanes in pairs that the compiler keeps in
+/// vector registers, one maximum and one addition per score. The finiteness test is a sum: a NaN or an
+/// infinite score makes every sum it enters NaN or infinite (NaN stays NaN; ∞ plus anything finite is ∞,
+/// and ∞ − ∞ is NaN), so a finite total proves every score finite. The converse fails only when finite
+/// scores near ±f64::MAX overflow a sum: those are then read through the public rule ([`Finite`]), which
+/// leaves finite scores as they are — slower, with the same output. (No minimum is needed: the cuts
+/// search down to −f64::MAX, [`FloatCuts`].)
 pub(crate) fn scan<F: ReadScore>(scores: &[f64]) -> Scan {
-    let part = scores.len().div_ceil(PARTS).next_multiple_of(256).max(256);
+    let part = scores.len().div_ceil(PARTS).next_power_of_two().max(256);
     let mut maxima = [f64::NEG_INFINITY; PARTS];
-    let (mut top, mut zero) = (f64::NEG_INFINITY, 0.0);
+    let (mut top, mut sum) = (f64::NEG_INFINITY, 0.0);
     for (m, chunk) in maxima.iter_mut().zip(scores.chunks(part)) {
         let (hi, z) = lanes::<F>(chunk);
         *m = hi;
         top = if hi > top { hi } else { top };
-        zero += z;
+        sum += z;
     }
     Scan {
         top,
-        finite: zero == 0.0,
-        part,
+        finite: sum.is_finite(),
+        shift: part.trailing_zeros(),
         maxima,
     }
 }
 
-/// The greatest score of a part and the sum of its s − s, in eight lanes. (A function of its own, called
-/// once per part: inlined in the loop over parts, the compiler keeps the lanes less well in registers.)
+/// The greatest score of a part and the sum of its scores, in eight lanes. (A function of its own,
+/// called once per part: inlined in the loop over parts, the compiler keeps the lanes less well in
+/// registers.)
 #[inline(never)]
 fn lanes<F: ReadScore>(scores: &[f64]) -> (f64, f64) {
     let mut l = [Lanes::START; 4];
@@ -251,8 +261,44 @@ fn lanes<F: ReadScore>(scores: &[f64]) -> (f64, f64) {
     }
     (
         if all.hi[1] > all.hi[0] { all.hi[1] } else { all.hi[0] },
-        all.zero[0] + all.zero[1],
+        all.sum[0] + all.sum[1],
     )
+}
+
+/// Comparisons of many doubles with one cut in SSE2 (part of the x86-64 baseline: no feature detection,
+/// no target flag), one bit per double.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+mod mask {
+    use core::arch::x86_64::*;
+
+    /// Bit k set when `s[k] ≥ cut` (false for NaN, as the scalar comparison), for `s.len()` ≤ 64: sixteen
+    /// doubles to one `pmovmskb` (two comparisons to a register, their masks narrowed 64 → 32 → 16 → 8
+    /// bits per double by shuffles and saturating packs of all-ones and all-zeros lanes).
+    #[inline]
+    pub(super) fn at_least(s: &[f64], cut: f64) -> u64 {
+        debug_assert!(s.len() <= 64);
+        // SAFETY: SSE2 intrinsics on registers only (no pointer), and SSE2 is enabled (the module's cfg).
+        let c = unsafe { _mm_set1_pd(cut) };
+        let mut m = 0u64;
+        let mut chunks = s.chunks_exact(16);
+        for (j, x) in (&mut chunks).enumerate() {
+            // SAFETY: as above; the indices are below 16 = x.len().
+            let bits = unsafe {
+                let ge = |k: usize| _mm_castpd_ps(_mm_cmpge_pd(_mm_set_pd(x[k + 1], x[k]), c));
+                // Lanes (k, k+1, k+2, k+3) as 32-bit masks: the low halves of two comparisons.
+                let four = |k: usize| _mm_castps_si128(_mm_shuffle_ps::<0x88>(ge(k), ge(k + 2)));
+                let low = _mm_packs_epi32(four(0), four(4));
+                let high = _mm_packs_epi32(four(8), four(12));
+                _mm_movemask_epi8(_mm_packs_epi16(low, high)) as u32
+            };
+            m |= u64::from(bits) << (16 * j);
+        }
+        let done = s.len() - chunks.remainder().len();
+        for (k, &x) in chunks.remainder().iter().enumerate() {
+            m |= u64::from(x >= cut) << (done + k);
+        }
+        m
+    }
 }
 
 /// [`Cuts`] of finite doubles: a cut is itself a double, found by bisection over the ordered doubles.
@@ -362,14 +408,18 @@ impl<F: ReadScore> Cuts for FloatCuts<'_, F> {
     }
 
     fn skip_below(&self, mut start: usize, cut: f64) -> usize {
-        let (n, part) = (self.scores.len(), self.scan.part);
-        while start < n && start.is_multiple_of(part) && self.scan.maxima[start / part] < cut {
-            start = (start + part).min(n);
+        let (n, shift) = (self.scores.len(), self.scan.shift);
+        while start < n && start & ((1 << shift) - 1) == 0 && self.scan.maxima[start >> shift] < cut {
+            start = (start + (1 << shift)).min(n);
         }
         start
     }
 
     fn not_below_mask(&self, start: usize, end: usize, cut: f64) -> u64 {
+        #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+        if F::RAW {
+            return mask::at_least(&self.scores[start..end], cut);
+        }
         // Eight candidates to a byte, without branches, so that it vectorises.
         let scores = &self.scores[start..end];
         let mut chunks = scores.chunks_exact(8);
@@ -1292,6 +1342,84 @@ mod tests {
             } else {
                 assert!(p_value < ALPHA, "{how:?} fits permute-and-flip: p = {p_value}");
             }
+        }
+    }
+
+    /// The vector comparison gives the scalar one's bits, on every length up to 64, with NaN, ±∞, ±0 and
+    /// scores equal to the cut, for cuts among them (and the stream and level tests run it through
+    /// `not_below_mask`).
+    #[test]
+    fn vector_mask_matches_scalar_comparisons() {
+        let mut g = Xoshiro256PlusPlus::seed_from_u64(8);
+        let special = [
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            0.0,
+            -0.0,
+            1.5,
+            -f64::MAX,
+            f64::MAX,
+        ];
+        for round in 0..2000 {
+            let len = round % 65;
+            let s: Vec<f64> = (0..len)
+                .map(|_| {
+                    let u = g.next_u64();
+                    if u % 4 == 0 {
+                        special[(u >> 8) as usize % special.len()]
+                    } else {
+                        ((u >> 11) % 7) as f64 - 3.0
+                    }
+                })
+                .collect();
+            for cut in [0.0, -0.0, 1.5, -2.0, f64::INFINITY, f64::NEG_INFINITY, -f64::MAX] {
+                let want = s
+                    .iter()
+                    .enumerate()
+                    .fold(0u64, |m, (k, &x)| m | u64::from(x >= cut) << k);
+                #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+                assert_eq!(mask::at_least(&s, cut), want, "{s:?} {cut}");
+            }
+        }
+    }
+
+    /// The scan's finiteness test: a NaN or an infinity in any lane or in the remainder makes it false;
+    /// finite scores make it true unless their sum overflows, and then the scores read through the public
+    /// rule give the same outputs as read raw (same seeds, both selectors).
+    #[test]
+    fn scan_finiteness_is_exact_or_conservative() {
+        for len in [1usize, 7, 8, 9, 17, 300, 1000] {
+            let base: Vec<f64> = (0..len).map(|i| (i % 13) as f64 - 6.0).collect();
+            let s = scan::<Raw>(&base);
+            assert!(s.finite);
+            assert_eq!(s.top, base.iter().cloned().fold(f64::NEG_INFINITY, f64::max));
+            for at in [0, len / 2, len - 1] {
+                for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY, -f64::NAN] {
+                    let mut t = base.clone();
+                    t[at] = bad;
+                    assert!(!scan::<Raw>(&t).finite, "{len} {at} {bad}");
+                }
+            }
+        }
+        // Finite scores whose sum overflows: sent to the public rule, which leaves them as they are.
+        let huge: Vec<f64> = (0..40).map(|i| f64::MAX - (i as f64) * 1e292).collect();
+        assert!(!scan::<Raw>(&huge).finite);
+        let grid = Grid::of(1e292).unwrap();
+        let scale = Scale::new(1.0, grid.units()).unwrap();
+        let (raw, ruled) = (
+            FloatScores::<Raw>::new(&huge, grid),
+            FloatScores::<Finite>::new(&huge, grid),
+        );
+        let mut perm = vec![0usize; huge.len()];
+        for seed in 0..200 {
+            let mut a = Xoshiro256PlusPlus::seed_from_u64(seed);
+            let mut b = a.clone();
+            assert_eq!(exponential(&mut a, &raw, &scale), exponential(&mut b, &ruled, &scale));
+            assert_eq!(
+                permute_and_flip(&mut a, &raw, &scale, &mut perm),
+                permute_and_flip(&mut b, &ruled, &scale, &mut perm)
+            );
         }
     }
 
