@@ -56,7 +56,8 @@ pub(crate) trait Cuts {
     fn count_between(&self, range: core::ops::Range<usize>, upper: Self::Cut, lower: Self::Cut) -> usize;
     /// The first index from `start` (< n) on that may hold a score not below `cut`, or n: whole parts of
     /// the [`Scan`] whose maximum is below the cut are skipped when `start` begins one (every score there
-    /// is below it). Integers skip nothing.
+    /// is below it), and raw doubles skip blocks of 64 likewise when `start` begins one. Integers skip
+    /// nothing.
     fn skip_below(&self, start: usize, _cut: Self::Cut) -> usize {
         start
     }
@@ -76,8 +77,13 @@ pub(crate) trait Cuts {
     fn max_gap(&self) -> u128;
     /// The number of candidates.
     fn len(&self) -> usize;
+    /// The gap min(S* − s, [`GAP_CAP`]) of a score s.
+    fn gap_of(&self, s: Self::Score) -> u128;
     /// Candidate r's gap G_r = min(S* − S_r, [`GAP_CAP`]).
-    fn gap(&self, r: usize) -> u128;
+    #[inline]
+    fn gap(&self, r: usize) -> u128 {
+        self.gap_of(self.score(r))
+    }
 }
 
 /// How a selector reads a double score: as it is (the caller knows they are all finite, [`Raw`]) or made
@@ -299,6 +305,26 @@ mod mask {
         }
         m
     }
+
+    /// Whether every double of a block of 64 is below `cut` (false when some is at least the cut): their
+    /// maximum, one `maxpd` per two doubles in four accumulators (`max(x, acc)` returns acc when x is NaN,
+    /// so a NaN never hides a larger double, and a NaN is below no cut here — as `at_least` counts it).
+    #[inline(always)]
+    pub(super) fn all_below(x: &[f64; 64], cut: f64) -> bool {
+        // SAFETY: SSE2 intrinsics on registers only (no pointer), and SSE2 is enabled (the module's cfg);
+        // the indices are below 64 = x.len().
+        unsafe {
+            let mut acc = [_mm_set1_pd(f64::NEG_INFINITY); 4];
+            for k in 0..8 {
+                for (j, a) in acc.iter_mut().enumerate() {
+                    let i = 8 * k + 2 * j;
+                    *a = _mm_max_pd(_mm_set_pd(x[i + 1], x[i]), *a);
+                }
+            }
+            let m = _mm_max_pd(_mm_max_pd(acc[0], acc[1]), _mm_max_pd(acc[2], acc[3]));
+            _mm_movemask_pd(_mm_cmpge_pd(m, _mm_set1_pd(cut))) == 0
+        }
+    }
 }
 
 /// [`Cuts`] of finite doubles: a cut is itself a double, found by bisection over the ordered doubles.
@@ -407,12 +433,27 @@ impl<F: ReadScore> Cuts for FloatCuts<'_, F> {
             .sum()
     }
 
+    /// Whole parts whose maximum is below the cut, unread; then (raw scores, SSE2) whole blocks of 64
+    /// whose maximum is below it, each read once in vector instructions — one tight loop, rather than a
+    /// call and a mask per block from the caller.
     fn skip_below(&self, mut start: usize, cut: f64) -> usize {
         let (n, shift) = (self.scores.len(), self.scan.shift);
-        while start < n && start & ((1 << shift) - 1) == 0 && self.scan.maxima[start >> shift] < cut {
-            start = (start + (1 << shift)).min(n);
+        loop {
+            while start < n && start & ((1 << shift) - 1) == 0 && self.scan.maxima[start >> shift] < cut {
+                start = (start + (1 << shift)).min(n);
+            }
+            #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+            if F::RAW && start.is_multiple_of(64) {
+                if let Some(block) = self.scores.get(start..start + 64) {
+                    let block: &[f64; 64] = block.try_into().expect("64 scores");
+                    if mask::all_below(block, cut) {
+                        start += 64;
+                        continue;
+                    }
+                }
+            }
+            return start;
         }
-        start
     }
 
     fn not_below_mask(&self, start: usize, end: usize, cut: f64) -> u64 {
@@ -453,8 +494,8 @@ impl<F: ReadScore> Cuts for FloatCuts<'_, F> {
     }
 
     #[inline]
-    fn gap(&self, r: usize) -> u128 {
-        self.grid.gap(self.best, F::read(self.scores[r]))
+    fn gap_of(&self, s: f64) -> u128 {
+        self.grid.gap(self.best, s)
     }
 }
 
@@ -556,9 +597,9 @@ impl Cuts for IntCuts<'_> {
     }
 
     #[inline]
-    fn gap(&self, r: usize) -> u128 {
+    fn gap_of(&self, s: i128) -> u128 {
         self.best
-            .checked_sub(self.score(r))
+            .checked_sub(s)
             .map_or(GAP_CAP, |g| (g.max(0) as u128).min(GAP_CAP))
     }
 }
@@ -593,15 +634,14 @@ pub(crate) fn exponential<R: Rng + ?Sized>(rng: &mut R, scores: &impl ExactScore
             batches = usize::MAX;
         }
         batches -= 1;
-        let mut batch = [(0usize, 0u128); BATCH];
-        for p in batch.iter_mut() {
-            p.0 = sample::uniform_index(bits.rng(), n);
+        let mut batch = [0usize; BATCH];
+        for r in batch.iter_mut() {
+            *r = sample::uniform_index(bits.rng(), n);
         }
-        for p in batch.iter_mut() {
-            p.1 = cuts.gap(p.0);
-        }
-        for &(r, g) in &batch {
-            if scale.keep(&mut bits, g) {
+        // The reads alone first, so that they all wait for memory at once.
+        let scores: [_; BATCH] = core::array::from_fn(|i| cuts.score(batch[i]));
+        for (&r, &s) in batch.iter().zip(&scores) {
+            if scale.keep(&mut bits, cuts.gap_of(s)) {
                 return r;
             }
         }
@@ -1346,8 +1386,8 @@ mod tests {
     }
 
     /// The vector comparison gives the scalar one's bits, on every length up to 64, with NaN, ±∞, ±0 and
-    /// scores equal to the cut, for cuts among them (and the stream and level tests run it through
-    /// `not_below_mask`).
+    /// scores equal to the cut, for cuts among them, and a block of 64 is all below the cut exactly when
+    /// no bit is set (the stream and level tests run both through `not_below_mask` and `skip_below`).
     #[test]
     fn vector_mask_matches_scalar_comparisons() {
         let mut g = Xoshiro256PlusPlus::seed_from_u64(8);
@@ -1379,7 +1419,12 @@ mod tests {
                     .enumerate()
                     .fold(0u64, |m, (k, &x)| m | u64::from(x >= cut) << k);
                 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-                assert_eq!(mask::at_least(&s, cut), want, "{s:?} {cut}");
+                {
+                    assert_eq!(mask::at_least(&s, cut), want, "{s:?} {cut}");
+                    if let Ok(block) = <&[f64; 64]>::try_from(&s[..]) {
+                        assert_eq!(mask::all_below(block, cut), want == 0, "{s:?} {cut}");
+                    }
+                }
             }
         }
     }
