@@ -251,6 +251,10 @@ pub(crate) fn scan<F: ReadScore>(scores: &[f64]) -> Scan {
 /// registers.)
 #[inline(never)]
 fn lanes<F: ReadScore>(scores: &[f64]) -> (f64, f64) {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    if F::RAW {
+        return mask::max_and_sum(scores);
+    }
     let mut l = [Lanes::START; 4];
     let mut chunks = scores.chunks_exact(8);
     for c in &mut chunks {
@@ -304,6 +308,40 @@ mod mask {
             m |= u64::from(x >= cut) << (done + k);
         }
         m
+    }
+
+    /// The greatest of the doubles (−∞ for none; `max(x, acc)` keeps acc when x is NaN) and a sum of them
+    /// all (NaN or infinite when one is; it may also overflow), sixteen at a time: eight vector maxima
+    /// into four accumulators, and the sixteen added as a tree before one addition joins the running sum,
+    /// so that no chain of additions waits on its own latency at every step.
+    #[inline(always)]
+    pub(super) fn max_and_sum(s: &[f64]) -> (f64, f64) {
+        let mut chunks = s.chunks_exact(16);
+        // SAFETY: SSE2 intrinsics, and SSE2 is enabled (the module's cfg); the indices are below 16 =
+        // x.len(), and the only pointers are to the two-double arrays the two stores write.
+        let (mut hi, mut sum) = unsafe {
+            let mut acc = [_mm_set1_pd(f64::NEG_INFINITY); 4];
+            let mut sum = _mm_setzero_pd();
+            for x in &mut chunks {
+                let v: [__m128d; 8] = core::array::from_fn(|k| _mm_set_pd(x[2 * k + 1], x[2 * k]));
+                for (k, &v) in v.iter().enumerate() {
+                    acc[k % 4] = _mm_max_pd(v, acc[k % 4]);
+                }
+                let s01 = _mm_add_pd(_mm_add_pd(v[0], v[1]), _mm_add_pd(v[2], v[3]));
+                let s23 = _mm_add_pd(_mm_add_pd(v[4], v[5]), _mm_add_pd(v[6], v[7]));
+                sum = _mm_add_pd(sum, _mm_add_pd(s01, s23));
+            }
+            let m = _mm_max_pd(_mm_max_pd(acc[0], acc[1]), _mm_max_pd(acc[2], acc[3]));
+            let (mut m2, mut s2) = ([0.0f64; 2], [0.0f64; 2]);
+            _mm_storeu_pd(m2.as_mut_ptr(), m);
+            _mm_storeu_pd(s2.as_mut_ptr(), sum);
+            (if m2[1] > m2[0] { m2[1] } else { m2[0] }, s2[0] + s2[1])
+        };
+        for &x in chunks.remainder() {
+            hi = if x > hi { x } else { hi };
+            sum += x;
+        }
+        (hi, sum)
     }
 
     /// Whether every double of a block of 64 is below `cut` (false when some is at least the cut): their
