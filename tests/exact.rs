@@ -190,8 +190,10 @@ fn index_word(i: usize, n: usize) -> u64 {
 /// - the walk visits 16 + 65/64 = 17 far candidates (2 to 18: an index word each), each coin failing on bit
 ///   1 (the first bit word is drawn by the first coin);
 /// - the stream: candidate 0 (γ = 0) succeeds with no bit; candidates 1 to 64 are on the top level, decided
-///   in bulk from a fresh word of the run reader: 0000 (candidate 1 reads four zeros), then 60 ones
-///   (candidates 2 to 61 fail), then a word of ones for candidates 62 to 64;
+///   in 16 blocks of 4 (`block_hits`, b = 2) from a fresh word of the run reader: 00 (block 1–4 reads
+///   w − b = 2 zeros: its rare branch), an index word of 0 (candidate 1 is the uniform hit), then ones:
+///   candidates 2 to 4 each read a 1 (no hit; |S| = 1, kept with no bit), and blocks 5–8 to 61–64 each
+///   read a 1 (no hit);
 /// - candidate 1's coin goes on from the bit words: four continuations Bernoulli(2/e), each succeeding on
 ///   bit 1 (U > 1/3 at once: K = 3), then its ⌊γ⌋ − 4 = 32 e⁻¹ coins ("01" each) and the fractional coin on
 ///   ones;
@@ -201,9 +203,9 @@ fn exact_pf_stream_tape(chosen: u64) -> (Tape, usize) {
     let bits = pack(&format!("{}{}{}", "1".repeat(17), "1".repeat(4), "01".repeat(32)));
     let mut words = vec![index_word(2, n), bits[0]];
     words.extend((3..=18).map(|i| index_word(i, n)));
-    words.push(u64::MAX >> 4); // 0000 then 60 ones
+    words.push(u64::MAX >> 2); // 00 then 62 ones
+    words.push(0); // the uniform hit of block 1–4: candidate 1
     words.push(bits[1]);
-    words.push(u64::MAX);
     words.push(chosen);
     let used = words.len();
     (Tape::new(words), used)

@@ -56,7 +56,8 @@ pub(crate) trait Cuts {
     fn count_between(&self, range: core::ops::Range<usize>, upper: Self::Cut, lower: Self::Cut) -> usize;
     /// The first index from `start` (< n) on that may hold a score not below `cut`, or n: whole parts of
     /// the [`Scan`] whose maximum is below the cut are skipped when `start` begins one (every score there
-    /// is below it). Integers skip nothing.
+    /// is below it), and raw doubles skip blocks of 64 likewise when `start` begins one. Integers skip
+    /// nothing.
     fn skip_below(&self, start: usize, _cut: Self::Cut) -> usize {
         start
     }
@@ -76,13 +77,20 @@ pub(crate) trait Cuts {
     fn max_gap(&self) -> u128;
     /// The number of candidates.
     fn len(&self) -> usize;
+    /// The gap min(S* − s, [`GAP_CAP`]) of a score s.
+    fn gap_of(&self, s: Self::Score) -> u128;
     /// Candidate r's gap G_r = min(S* − S_r, [`GAP_CAP`]).
-    fn gap(&self, r: usize) -> u128;
+    #[inline]
+    fn gap(&self, r: usize) -> u128 {
+        self.gap_of(self.score(r))
+    }
 }
 
 /// How a selector reads a double score: as it is (the caller knows they are all finite, [`Raw`]) or made
 /// finite by the public rule ([`Finite`]: NaN → −f64::MAX, ±∞ → ±f64::MAX).
 pub(crate) trait ReadScore {
+    /// `read` is the identity: the stored values may be compared as they are (in vector instructions).
+    const RAW: bool;
     /// The score the mechanism sees for the stored value `s`.
     fn read(s: f64) -> f64;
 }
@@ -91,6 +99,7 @@ pub(crate) trait ReadScore {
 pub(crate) struct Raw;
 
 impl ReadScore for Raw {
+    const RAW: bool = true;
     #[inline(always)]
     fn read(s: f64) -> f64 {
         s
@@ -101,6 +110,7 @@ impl ReadScore for Raw {
 pub(crate) struct Finite;
 
 impl ReadScore for Finite {
+    const RAW: bool = false;
     #[inline(always)]
     fn read(s: f64) -> f64 {
         super::finite(s)
@@ -155,42 +165,44 @@ impl<F: ReadScore> ExactScores for FloatScores<'_, F> {
 pub(crate) const PARTS: usize = 256;
 
 /// What one pass over doubles finds: the greatest score as `F` reads them, whether every score is finite,
-/// and the greatest score of each part of `part` consecutive candidates (the last part may be shorter). A
+/// and the greatest score of each part of 2^`shift` consecutive candidates (the last part may be shorter). A
 /// later pass skips a part whose maximum is below a cut without reading it ([`Cuts::skip_below`]): when a
 /// few candidates lead, most parts are far below them.
 pub(crate) struct Scan {
     /// The greatest score (−∞ for none).
     pub(crate) top: f64,
-    /// Every score is finite.
+    /// Every score is finite (false may also mean finite scores so large that their sum overflowed:
+    /// see [`scan`]).
     pub(crate) finite: bool,
-    /// The candidates per part: a multiple of 256, so that the blocks of the later passes align with parts.
-    part: usize,
+    /// log₂ of the candidates per part: a power of two of at least 256, so that the blocks of the later
+    /// passes align with parts and a part is found by a shift (the passes ask at every block).
+    shift: u32,
     /// The greatest score of each part (−∞ past the last).
     maxima: [f64; PARTS],
 }
 
-/// The running maximum of two lanes, and the sums of s − s.
+/// The running maximum of two lanes, and their running sums.
 #[derive(Clone, Copy)]
 struct Lanes {
     hi: [f64; 2],
-    zero: [f64; 2],
+    sum: [f64; 2],
 }
 
 impl Lanes {
     const START: Lanes = Lanes {
         hi: [f64::NEG_INFINITY; 2],
-        zero: [0.0; 2],
+        sum: [0.0; 2],
     };
 
-    /// Takes in two scores, one per lane. Written as the compiler turns it into a vector maximum, a
-    /// subtraction and an addition (a comparison with NaN is false, so NaN never replaces the maximum).
-    /// x − x is the finiteness test, and the indexed loop is the shape the compiler vectorises.
+    /// Takes in two scores, one per lane. Written as the compiler turns it into a vector maximum and a
+    /// vector addition, each reading the scores from memory (a comparison with NaN is false, so NaN never
+    /// replaces the maximum). The indexed loop is the shape the compiler vectorises.
     #[inline(always)]
-    #[allow(clippy::eq_op, clippy::needless_range_loop)]
+    #[allow(clippy::needless_range_loop)]
     fn push(&mut self, x: [f64; 2]) {
         for k in 0..2 {
             self.hi[k] = if x[k] > self.hi[k] { x[k] } else { self.hi[k] };
-            self.zero[k] += x[k] - x[k];
+            self.sum[k] += x[k];
         }
     }
 
@@ -203,38 +215,46 @@ impl Lanes {
             } else {
                 self.hi[k]
             };
-            self.zero[k] += other.zero[k];
+            self.sum[k] += other.sum[k];
         }
     }
 }
 
 /// The one pass over the doubles that every exact selection makes before sampling, the validation and
-/// the maximum fused: without branches, eight independent lanes in pairs that the compiler keeps in vector
-/// registers. A score s is finite exactly when s − s is 0 (it is NaN for NaN and ±∞, and NaN stays in a
-/// sum), so the lanes sum s − s. (No minimum is needed: the cuts search down to −f64::MAX,
-/// [`FloatCuts`].)
+/// the maximum fused: without branches, eight independent lanes in pairs that the compiler keeps in
+/// vector registers, one maximum and one addition per score. The finiteness test is a sum: a NaN or an
+/// infinite score makes every sum it enters NaN or infinite (NaN stays NaN; ∞ plus anything finite is ∞,
+/// and ∞ − ∞ is NaN), so a finite total proves every score finite. The converse fails only when finite
+/// scores near ±f64::MAX overflow a sum: those are then read through the public rule ([`Finite`]), which
+/// leaves finite scores as they are — slower, with the same output. (No minimum is needed: the cuts
+/// search down to −f64::MAX, [`FloatCuts`].)
 pub(crate) fn scan<F: ReadScore>(scores: &[f64]) -> Scan {
-    let part = scores.len().div_ceil(PARTS).next_multiple_of(256).max(256);
+    let part = scores.len().div_ceil(PARTS).next_power_of_two().max(256);
     let mut maxima = [f64::NEG_INFINITY; PARTS];
-    let (mut top, mut zero) = (f64::NEG_INFINITY, 0.0);
+    let (mut top, mut sum) = (f64::NEG_INFINITY, 0.0);
     for (m, chunk) in maxima.iter_mut().zip(scores.chunks(part)) {
         let (hi, z) = lanes::<F>(chunk);
         *m = hi;
         top = if hi > top { hi } else { top };
-        zero += z;
+        sum += z;
     }
     Scan {
         top,
-        finite: zero == 0.0,
-        part,
+        finite: sum.is_finite(),
+        shift: part.trailing_zeros(),
         maxima,
     }
 }
 
-/// The greatest score of a part and the sum of its s − s, in eight lanes. (A function of its own, called
-/// once per part: inlined in the loop over parts, the compiler keeps the lanes less well in registers.)
+/// The greatest score of a part and the sum of its scores, in eight lanes. (A function of its own,
+/// called once per part: inlined in the loop over parts, the compiler keeps the lanes less well in
+/// registers.)
 #[inline(never)]
 fn lanes<F: ReadScore>(scores: &[f64]) -> (f64, f64) {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    if F::RAW {
+        return mask::max_and_sum(scores);
+    }
     let mut l = [Lanes::START; 4];
     let mut chunks = scores.chunks_exact(8);
     for c in &mut chunks {
@@ -251,8 +271,98 @@ fn lanes<F: ReadScore>(scores: &[f64]) -> (f64, f64) {
     }
     (
         if all.hi[1] > all.hi[0] { all.hi[1] } else { all.hi[0] },
-        all.zero[0] + all.zero[1],
+        all.sum[0] + all.sum[1],
     )
+}
+
+/// Comparisons of many doubles with one cut in SSE2 (part of the x86-64 baseline: no feature detection,
+/// no target flag), one bit per double.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+mod mask {
+    use core::arch::x86_64::*;
+
+    /// Bit k set when `s[k] ≥ cut` (false for NaN, as the scalar comparison), for `s.len()` ≤ 64: sixteen
+    /// doubles to one `pmovmskb` (two comparisons to a register, their masks narrowed 64 → 32 → 16 → 8
+    /// bits per double by shuffles and saturating packs of all-ones and all-zeros lanes).
+    #[inline]
+    pub(super) fn at_least(s: &[f64], cut: f64) -> u64 {
+        debug_assert!(s.len() <= 64);
+        // SAFETY: SSE2 intrinsics on registers only (no pointer), and SSE2 is enabled (the module's cfg).
+        let c = unsafe { _mm_set1_pd(cut) };
+        let mut m = 0u64;
+        let mut chunks = s.chunks_exact(16);
+        for (j, x) in (&mut chunks).enumerate() {
+            // SAFETY: as above; the indices are below 16 = x.len().
+            let bits = unsafe {
+                let ge = |k: usize| _mm_castpd_ps(_mm_cmpge_pd(_mm_set_pd(x[k + 1], x[k]), c));
+                // Lanes (k, k+1, k+2, k+3) as 32-bit masks: the low halves of two comparisons.
+                let four = |k: usize| _mm_castps_si128(_mm_shuffle_ps::<0x88>(ge(k), ge(k + 2)));
+                let low = _mm_packs_epi32(four(0), four(4));
+                let high = _mm_packs_epi32(four(8), four(12));
+                _mm_movemask_epi8(_mm_packs_epi16(low, high)) as u32
+            };
+            m |= u64::from(bits) << (16 * j);
+        }
+        let done = s.len() - chunks.remainder().len();
+        for (k, &x) in chunks.remainder().iter().enumerate() {
+            m |= u64::from(x >= cut) << (done + k);
+        }
+        m
+    }
+
+    /// The greatest of the doubles (−∞ for none; `max(x, acc)` keeps acc when x is NaN) and a sum of them
+    /// all (NaN or infinite when one is; it may also overflow), sixteen at a time: eight vector maxima
+    /// into four accumulators, and the sixteen added as a tree before one addition joins the running sum,
+    /// so that no chain of additions waits on its own latency at every step.
+    #[inline(always)]
+    pub(super) fn max_and_sum(s: &[f64]) -> (f64, f64) {
+        let mut chunks = s.chunks_exact(16);
+        // SAFETY: SSE2 intrinsics, and SSE2 is enabled (the module's cfg); the indices are below 16 =
+        // x.len(), and the only pointers are to the two-double arrays the two stores write.
+        let (mut hi, mut sum) = unsafe {
+            let mut acc = [_mm_set1_pd(f64::NEG_INFINITY); 4];
+            let mut sum = _mm_setzero_pd();
+            for x in &mut chunks {
+                let v: [__m128d; 8] = core::array::from_fn(|k| _mm_set_pd(x[2 * k + 1], x[2 * k]));
+                for (k, &v) in v.iter().enumerate() {
+                    acc[k % 4] = _mm_max_pd(v, acc[k % 4]);
+                }
+                let s01 = _mm_add_pd(_mm_add_pd(v[0], v[1]), _mm_add_pd(v[2], v[3]));
+                let s23 = _mm_add_pd(_mm_add_pd(v[4], v[5]), _mm_add_pd(v[6], v[7]));
+                sum = _mm_add_pd(sum, _mm_add_pd(s01, s23));
+            }
+            let m = _mm_max_pd(_mm_max_pd(acc[0], acc[1]), _mm_max_pd(acc[2], acc[3]));
+            let (mut m2, mut s2) = ([0.0f64; 2], [0.0f64; 2]);
+            _mm_storeu_pd(m2.as_mut_ptr(), m);
+            _mm_storeu_pd(s2.as_mut_ptr(), sum);
+            (if m2[1] > m2[0] { m2[1] } else { m2[0] }, s2[0] + s2[1])
+        };
+        for &x in chunks.remainder() {
+            hi = if x > hi { x } else { hi };
+            sum += x;
+        }
+        (hi, sum)
+    }
+
+    /// Whether every double of a block of 64 is below `cut` (false when some is at least the cut): their
+    /// maximum, one `maxpd` per two doubles in four accumulators (`max(x, acc)` returns acc when x is NaN,
+    /// so a NaN never hides a larger double, and a NaN is below no cut here — as `at_least` counts it).
+    #[inline(always)]
+    pub(super) fn all_below(x: &[f64; 64], cut: f64) -> bool {
+        // SAFETY: SSE2 intrinsics on registers only (no pointer), and SSE2 is enabled (the module's cfg);
+        // the indices are below 64 = x.len().
+        unsafe {
+            let mut acc = [_mm_set1_pd(f64::NEG_INFINITY); 4];
+            for k in 0..8 {
+                for (j, a) in acc.iter_mut().enumerate() {
+                    let i = 8 * k + 2 * j;
+                    *a = _mm_max_pd(_mm_set_pd(x[i + 1], x[i]), *a);
+                }
+            }
+            let m = _mm_max_pd(_mm_max_pd(acc[0], acc[1]), _mm_max_pd(acc[2], acc[3]));
+            _mm_movemask_pd(_mm_cmpge_pd(m, _mm_set1_pd(cut))) == 0
+        }
+    }
 }
 
 /// [`Cuts`] of finite doubles: a cut is itself a double, found by bisection over the ordered doubles.
@@ -361,15 +471,34 @@ impl<F: ReadScore> Cuts for FloatCuts<'_, F> {
             .sum()
     }
 
+    /// Whole parts whose maximum is below the cut, unread; then (raw scores, SSE2) whole blocks of 64
+    /// whose maximum is below it, each read once in vector instructions — one tight loop, rather than a
+    /// call and a mask per block from the caller.
     fn skip_below(&self, mut start: usize, cut: f64) -> usize {
-        let (n, part) = (self.scores.len(), self.scan.part);
-        while start < n && start.is_multiple_of(part) && self.scan.maxima[start / part] < cut {
-            start = (start + part).min(n);
+        let (n, shift) = (self.scores.len(), self.scan.shift);
+        loop {
+            while start < n && start & ((1 << shift) - 1) == 0 && self.scan.maxima[start >> shift] < cut {
+                start = (start + (1 << shift)).min(n);
+            }
+            #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+            if F::RAW && start.is_multiple_of(64) {
+                if let Some(block) = self.scores.get(start..start + 64) {
+                    let block: &[f64; 64] = block.try_into().expect("64 scores");
+                    if mask::all_below(block, cut) {
+                        start += 64;
+                        continue;
+                    }
+                }
+            }
+            return start;
         }
-        start
     }
 
     fn not_below_mask(&self, start: usize, end: usize, cut: f64) -> u64 {
+        #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+        if F::RAW {
+            return mask::at_least(&self.scores[start..end], cut);
+        }
         // Eight candidates to a byte, without branches, so that it vectorises.
         let scores = &self.scores[start..end];
         let mut chunks = scores.chunks_exact(8);
@@ -403,8 +532,8 @@ impl<F: ReadScore> Cuts for FloatCuts<'_, F> {
     }
 
     #[inline]
-    fn gap(&self, r: usize) -> u128 {
-        self.grid.gap(self.best, F::read(self.scores[r]))
+    fn gap_of(&self, s: f64) -> u128 {
+        self.grid.gap(self.best, s)
     }
 }
 
@@ -506,9 +635,9 @@ impl Cuts for IntCuts<'_> {
     }
 
     #[inline]
-    fn gap(&self, r: usize) -> u128 {
+    fn gap_of(&self, s: i128) -> u128 {
         self.best
-            .checked_sub(self.score(r))
+            .checked_sub(s)
             .map_or(GAP_CAP, |g| (g.max(0) as u128).min(GAP_CAP))
     }
 }
@@ -543,15 +672,14 @@ pub(crate) fn exponential<R: Rng + ?Sized>(rng: &mut R, scores: &impl ExactScore
             batches = usize::MAX;
         }
         batches -= 1;
-        let mut batch = [(0usize, 0u128); BATCH];
-        for p in batch.iter_mut() {
-            p.0 = sample::uniform_index(bits.rng(), n);
+        let mut batch = [0usize; BATCH];
+        for r in batch.iter_mut() {
+            *r = sample::uniform_index(bits.rng(), n);
         }
-        for p in batch.iter_mut() {
-            p.1 = cuts.gap(p.0);
-        }
-        for &(r, g) in &batch {
-            if scale.keep(&mut bits, g) {
+        // The reads alone first, so that they all wait for memory at once.
+        let scores: [_; BATCH] = core::array::from_fn(|i| cuts.score(batch[i]));
+        for (&r, &s) in batch.iter().zip(&scores) {
+            if scale.keep(&mut bits, cuts.gap_of(s)) {
                 return r;
             }
         }
@@ -675,6 +803,8 @@ const STREAM_BLOCK: usize = 64;
 /// w is the candidate's level min(⌊γ_r⌋, F) ([`levels::Levels`]: a comparison with the cut of the top level F,
 /// in blocks without branches, and for the candidates above it an estimate confirmed by two comparisons),
 /// so w ≤ ⌊γ_r⌋ by the exact cuts; candidates with w = 0 flip the exact coin directly ([`Scale::keep`]).
+/// Runs of candidates on the top level read their first stages in blocks ([`block_hits`]: the same
+/// independent hits, about 0.1 random bits per candidate instead of 2).
 #[inline(never)]
 fn stream<R: Rng + ?Sized, C: Cuts>(
     bits: &mut Bits<'_, R>,
@@ -743,8 +873,9 @@ impl Kept<'_> {
     }
 }
 
-/// The coins of a run of candidates on the top level `top` ≥ 1: their first bits in bulk
-/// ([`Runs::fail_run`]), the rest for each one that read `top` zeros.
+/// The coins of a run of candidates on the top level `top` ≥ 1: their first stages (`top` zeros, a *hit*)
+/// in blocks of 2^b candidates ([`block_hits`], when `top` ≥ [`BLOCK_FROM`]) and the rest of the run in bulk
+/// ([`Runs::fail_run`]); then the rest of the coin ([`finish`]) for each hit.
 fn far_run<R: Rng + ?Sized, C: Cuts>(
     bits: &mut Bits<'_, R>,
     runs: &mut Runs,
@@ -755,6 +886,21 @@ fn far_run<R: Rng + ?Sized, C: Cuts>(
     kept: &mut Kept<'_>,
 ) {
     let mut r = run.start;
+    if top >= BLOCK_FROM {
+        let b = block_bits(top);
+        let size = 1usize << b;
+        while run.end - r >= size {
+            let mut hits = block_hits(bits, runs, top, b);
+            while hits != 0 {
+                let c = r + hits.trailing_zeros() as usize;
+                hits &= hits - 1;
+                if finish(bits, scale, cuts.gap(c), top) {
+                    kept.push(c);
+                }
+            }
+            r += size;
+        }
+    }
     while r < run.end {
         r += runs.fail_run(bits.rng(), run.end - r, top);
         if r < run.end {
@@ -763,6 +909,47 @@ fn far_run<R: Rng + ?Sized, C: Cuts>(
             }
             r += 1;
         }
+    }
+}
+
+/// The least top level whose runs are decided in blocks ([`block_hits`]).
+const BLOCK_FROM: u32 = 4;
+
+/// log₂ of the block size for top level w ≥ [`BLOCK_FROM`]: about w/2, at most 6 (64 candidates), so that
+/// w − b ≥ 2. About 2/2^b + 2^{b+1−w} random bits per candidate, least near b = w/2 (0.094 at w = 11),
+/// against 2 one candidate at a time.
+fn block_bits(w: u32) -> u32 {
+    (w / 2).min(6)
+}
+
+/// The first stages of 2^b candidates' coins (1 ≤ b ≤ 6, b < w ≤ 64): bit j of the result set when
+/// candidate j is a *hit* (w fair bits all 0). The hits of different candidates are independent, each
+/// with probability p = 2^{−w}, exactly — the same law as [`Runs::zeros`] one candidate at a time — at
+/// about two random bits for the whole block in the common case:
+///
+/// Let B = 2^b, q = 1 − p. With probability 1 − Bp (the first w − b bits read are not all 0) the block
+/// has no hit. Otherwise (probability Bp) the pattern S is drawn from t(S) = (P(S) − (1 − Bp)·[S = ∅]) / (Bp),
+/// i.e. t(S) = p^{|S|−1} q^{B−|S|} / B for S ≠ ∅ and t(∅) = (q^B − 1 + Bp) / (Bp) ≥ 0: a candidate i
+/// uniform in the block is made a hit, the other B − 1 candidates' stages are read as usual (S is i and
+/// their hits), and S is kept with probability 1/|S|, else the block has no hit. S ≠ ∅ comes out with
+/// probability Σ_{i ∈ S} (1/B) p^{|S|−1} q^{B−|S|} / |S| = t(S), and ∅ with the rest, 1 − Σ_{S≠∅} t(S) =
+/// t(∅). So the pattern has probability (1 − Bp)[S = ∅] + Bp·t(S) = p^{|S|} q^{B−|S|}: independent hits.
+fn block_hits<R: Rng + ?Sized>(bits: &mut Bits<'_, R>, runs: &mut Runs, w: u32, b: u32) -> u64 {
+    debug_assert!((1..=6).contains(&b) && b < w && w <= 64);
+    if !runs.zeros(bits.rng(), w - b) {
+        return 0;
+    }
+    let i = bits.rng().next_u64() >> (64 - b);
+    let mut hits = 1u64 << i;
+    for j in 0..1u64 << b {
+        if j != i && runs.zeros(bits.rng(), w) {
+            hits |= 1 << j;
+        }
+    }
+    if bernoulli_ratio(bits, 1, u64::from(hits.count_ones())) {
+        hits
+    } else {
+        0
     }
 }
 
@@ -1007,6 +1194,72 @@ mod tests {
         }
     }
 
+    /// How a block's hits are drawn: as [`block_hits`] does, and two broken variants.
+    #[derive(Clone, Copy, PartialEq, Debug)]
+    enum Hits {
+        Exact,
+        /// S kept whatever its size (no 1/|S| coin).
+        KeepAlways,
+        /// Only the uniform candidate i is a hit in the rare branch.
+        OnlyOne,
+    }
+
+    fn hits_with(bits: &mut Bits<'_, impl Rng>, runs: &mut Runs, w: u32, b: u32, how: Hits) -> u64 {
+        if how == Hits::Exact {
+            return block_hits(bits, runs, w, b);
+        }
+        if !runs.zeros(bits.rng(), w - b) {
+            return 0;
+        }
+        let i = bits.rng().next_u64() >> (64 - b);
+        let mut hits = 1u64 << i;
+        if how == Hits::OnlyOne {
+            return hits;
+        }
+        for j in 0..1u64 << b {
+            if j != i && runs.zeros(bits.rng(), w) {
+                hits |= 1 << j;
+            }
+        }
+        hits
+    }
+
+    /// The hit patterns of a block have the law of independent hits of probability 2^{−w} (χ² over all
+    /// 2^B patterns at α = 1e-6, for several (w, b)), and the same test rejects a block that keeps S
+    /// without the 1/|S| coin and one whose rare branch hits only the uniform candidate.
+    #[test]
+    fn block_hits_are_independent_with_probability_two_to_minus_w() {
+        let mut g = Xoshiro256PlusPlus::seed_from_u64(17);
+        for (w, b) in [(2u32, 1u32), (3, 1), (4, 2), (5, 2), (6, 3)] {
+            let size = 1usize << b;
+            let p = libm::exp2(-f64::from(w));
+            let law: Vec<f64> = (0..1usize << size)
+                .map(|s| {
+                    let k = s.count_ones() as i32;
+                    p.powi(k) * (1.0 - p).powi(size as i32 - k)
+                })
+                .collect();
+            let draws = 1_000_000;
+            for how in [Hits::Exact, Hits::KeepAlways, Hits::OnlyOne] {
+                let mut counts = vec![0u64; 1 << size];
+                let mut bits = Bits::new(&mut g);
+                let mut runs = Runs::new();
+                for _ in 0..draws {
+                    counts[hits_with(&mut bits, &mut runs, w, b, how) as usize] += 1;
+                }
+                let p_value = chi_square_p_value(&counts, &law);
+                if how == Hits::Exact {
+                    assert!(p_value >= ALPHA, "w {w} b {b}: p = {p_value}");
+                } else {
+                    assert!(
+                        p_value < ALPHA,
+                        "{how:?} w {w} b {b} fits independent hits: p = {p_value}"
+                    );
+                }
+            }
+        }
+    }
+
     #[test]
     fn two_over_e_coin_has_its_probability() {
         let mut g = Xoshiro256PlusPlus::seed_from_u64(11);
@@ -1167,6 +1420,89 @@ mod tests {
             } else {
                 assert!(p_value < ALPHA, "{how:?} fits permute-and-flip: p = {p_value}");
             }
+        }
+    }
+
+    /// The vector comparison gives the scalar one's bits, on every length up to 64, with NaN, ±∞, ±0 and
+    /// scores equal to the cut, for cuts among them, and a block of 64 is all below the cut exactly when
+    /// no bit is set (the stream and level tests run both through `not_below_mask` and `skip_below`).
+    #[test]
+    fn vector_mask_matches_scalar_comparisons() {
+        let mut g = Xoshiro256PlusPlus::seed_from_u64(8);
+        let special = [
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            0.0,
+            -0.0,
+            1.5,
+            -f64::MAX,
+            f64::MAX,
+        ];
+        for round in 0..2000 {
+            let len = round % 65;
+            let s: Vec<f64> = (0..len)
+                .map(|_| {
+                    let u = g.next_u64();
+                    if u % 4 == 0 {
+                        special[(u >> 8) as usize % special.len()]
+                    } else {
+                        ((u >> 11) % 7) as f64 - 3.0
+                    }
+                })
+                .collect();
+            for cut in [0.0, -0.0, 1.5, -2.0, f64::INFINITY, f64::NEG_INFINITY, -f64::MAX] {
+                let want = s
+                    .iter()
+                    .enumerate()
+                    .fold(0u64, |m, (k, &x)| m | u64::from(x >= cut) << k);
+                #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+                {
+                    assert_eq!(mask::at_least(&s, cut), want, "{s:?} {cut}");
+                    if let Ok(block) = <&[f64; 64]>::try_from(&s[..]) {
+                        assert_eq!(mask::all_below(block, cut), want == 0, "{s:?} {cut}");
+                    }
+                }
+            }
+        }
+    }
+
+    /// The scan's finiteness test: a NaN or an infinity in any lane or in the remainder makes it false;
+    /// finite scores make it true unless their sum overflows, and then the scores read through the public
+    /// rule give the same outputs as read raw (same seeds, both selectors).
+    #[test]
+    fn scan_finiteness_is_exact_or_conservative() {
+        for len in [1usize, 7, 8, 9, 17, 300, 1000] {
+            let base: Vec<f64> = (0..len).map(|i| (i % 13) as f64 - 6.0).collect();
+            let s = scan::<Raw>(&base);
+            assert!(s.finite);
+            assert_eq!(s.top, base.iter().cloned().fold(f64::NEG_INFINITY, f64::max));
+            for at in [0, len / 2, len - 1] {
+                for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY, -f64::NAN] {
+                    let mut t = base.clone();
+                    t[at] = bad;
+                    assert!(!scan::<Raw>(&t).finite, "{len} {at} {bad}");
+                }
+            }
+        }
+        // Finite scores whose sum overflows: sent to the public rule, which leaves them as they are.
+        let huge: Vec<f64> = (0..40).map(|i| f64::MAX - (i as f64) * 1e292).collect();
+        assert!(!scan::<Raw>(&huge).finite);
+        let grid = Grid::of(1e292).unwrap();
+        let scale = Scale::new(1.0, grid.units()).unwrap();
+        let (raw, ruled) = (
+            FloatScores::<Raw>::new(&huge, grid),
+            FloatScores::<Finite>::new(&huge, grid),
+        );
+        let mut perm = vec![0usize; huge.len()];
+        for seed in 0..200 {
+            let mut a = Xoshiro256PlusPlus::seed_from_u64(seed);
+            let mut b = a.clone();
+            assert_eq!(exponential(&mut a, &raw, &scale), exponential(&mut b, &ruled, &scale));
+            assert_eq!(
+                permute_and_flip(&mut a, &raw, &scale, &mut perm),
+                permute_and_flip(&mut b, &ruled, &scale, &mut perm)
+            );
         }
     }
 

@@ -25,8 +25,9 @@
 //!
 //! **Cost.** After the pass that found the maximum ([`super::exact::scan`]): per level one cut (a
 //! bisection of a few gaps from a close estimate), one pass to count the levels — a comparison per candidate
-//! with the cut of level F, vectorised, and for the few candidates above it an estimate confirmed by two
-//! comparisons — and a few rounds. A round finds its candidate by rejection from uniform indices on a level
+//! with the cut of level F, vectorised (and in the blocks that hold candidates above it, with the cuts of
+//! levels F − 1 and F − 2 once the census keeps none of those), and for the few candidates above these an
+//! estimate confirmed by two comparisons — and a few rounds. A round finds its candidate by rejection from uniform indices on a level
 //! that holds at least n/64 candidates (64 tries at most, expected), from the census ([`Census`]: the count
 //! keeps up to 64 candidates, every one of the lowest levels) on the levels it kept whole, and otherwise by
 //! a scan (two comparisons per candidate, vectorised, stopping when found). No scratch: levels are
@@ -112,7 +113,8 @@ impl<C: Cuts, E: Fn(C::Score) -> f64> Levels<'_, C, E> {
     }
 
     /// How many candidates are on each level: those on the top level found in blocks without branches (a
-    /// comparison per candidate, vectorised), the others one at a time. The census also keeps up to
+    /// comparison per candidate, vectorised), once the census keeps no more of them those on the two
+    /// levels below it likewise, the others one at a time. The census also keeps up to
     /// [`KEPT`] of the others, all those on the lowest levels ([`Census::complete`]), for `find`.
     pub(crate) fn count(&self) -> Census {
         const BLOCK: usize = 64;
@@ -145,6 +147,16 @@ impl<C: Cuts, E: Fn(C::Score) -> f64> Levels<'_, C, E> {
                 continue;
             }
             census.count[top] += (end - start) as u64 - u64::from(near.count_ones());
+            if top >= 3 && census.complete + 2 <= top {
+                // The census no longer keeps levels F − 1 and F − 2: count them by two more masks (the
+                // cuts decrease with the level, so each mask holds the next), and look at the candidates
+                // above them only.
+                let below_second = self.cuts.not_below_mask(start, end, self.cut[top - 1]);
+                let below_third = self.cuts.not_below_mask(start, end, self.cut[top - 2]);
+                census.count[top - 1] += u64::from((near & !below_second).count_ones());
+                census.count[top - 2] += u64::from((below_second & !below_third).count_ones());
+                near = below_third;
+            }
             while near != 0 {
                 let r = start + near.trailing_zeros() as usize;
                 near &= near - 1;
@@ -385,7 +397,7 @@ mod tests {
 
     #[test]
     fn levels_are_the_integer_parts_of_gamma() {
-        let mut partial = 0;
+        let (mut partial, mut masked) = (0, 0);
         for (label, s, delta, eps) in sets() {
             let grid = Grid::of(delta).unwrap();
             let scale = Scale::new(eps, grid.units()).unwrap();
@@ -415,6 +427,9 @@ mod tests {
                 } else {
                     partial += 1;
                 }
+                if lv.top >= 3 && census.complete + 2 <= lv.top {
+                    masked += 1; // levels F − 1 and F − 2 were counted by masks for some blocks
+                }
                 for (l, &c) in want.iter().enumerate().take(lv.top + 1) {
                     let found: Vec<usize> = (0..c as usize).map(|j| lv.find(&census, l, j).unwrap()).collect();
                     assert_eq!(found, members[l], "{label}, level {l}");
@@ -423,6 +438,7 @@ mod tests {
             }
         }
         assert!(partial > 0, "no set overflows the census");
+        assert!(masked > 0, "no set counts the levels below the top by masks");
     }
 
     #[test]
