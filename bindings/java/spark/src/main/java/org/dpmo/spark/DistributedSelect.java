@@ -34,8 +34,9 @@ import org.dpmo.PrivacyBudget;
  * <ol>
  * <li><b>Pack</b> (one task per partition of the scores): the partition's (candidate, score) pairs, sorted by
  * candidate, as one row; cached for the passes below.</li>
- * <li><b>Pass 1</b>: each partition reports its size and its k largest scores (the public rule first: NaN is the
- * lowest score, ±∞ ±MAX); the driver checks that the partitions hold the n candidates, then charges.</li>
+ * <li><b>Charge, then pass 1</b>: ε is charged; each partition reports its size and its k largest scores (the
+ * public rule first: NaN is the lowest score, ±∞ ±MAX); the driver checks that the partitions hold the n
+ * candidates (LENGTH_MISMATCH otherwise, the charge kept).</li>
  * <li><b>Rounds</b> (k, at ε/k rounded down each, as the core's top-k): s* is the largest score not yet chosen
  * (from pass 1's lists). Permute-and-flip: every partition flips its coins from its own stream
  * ({@link Dpmo#distributedPfPartition}) and reports |H_j| and a uniform element of H_j; the driver picks
@@ -130,7 +131,10 @@ final class DistributedSelect {
         Dataset<Row> packed = scores.select(functions.col("candidate_index").cast("long"),
                 functions.col("score").cast("double")).mapPartitions(new PackTask(total), Encoders.row(PACKED)).cache();
         try {
-            // Pass 1: sizes and the k largest scores of every partition; the shape is checked before the charge.
+            // The charge comes before any read of the scores: the frame's shape is checked by reading it, and a
+            // frame built with a filter on private data would make a free refusal an oracle.
+            if (budget != null) budget.charge(epsilon);
+            // Pass 1: sizes and the k largest scores of every partition.
             List<double[]> best = new ArrayList<>();
             long held = 0;
             for (ByteBuffer b : run(packed, new TopTask(k))) {
@@ -141,7 +145,6 @@ final class DistributedSelect {
             }
             if (held != total) throw DpmoSpark.lengthMismatch(INVALID + " (they hold " + held + ")");
             best.sort(Comparator.<double[]>comparingDouble(p -> -p[0]).thenComparingDouble(p -> p[1]));
-            if (budget != null) budget.charge(epsilon);
             long[][] chosen = new long[repetitions][0]; // sorted, for the tasks' binary searches
             int[][] out = new int[repetitions][k]; // in pick order
             for (int round = 0; round < k; round++) {

@@ -58,9 +58,10 @@ import org.dpmo.PrivacyBudget;
  *
  * <p><b>What is charged when.</b> Every release checks its arguments, then runs {@link #checkExecutors}: nothing
  * is charged when the arguments are invalid or the executors cannot load dpmo, and a refused charge
- * (BUDGET_EXHAUSTED) leaves the budget and the generator untouched. The distributed selections then check the
- * scores frame's shape (the n candidates, each once: LENGTH_MISMATCH otherwise, nothing charged) and charge ε
- * before the coins are flipped; {@link #discoverPartitions} charges (ε, δ) before its jobs read the events. Their
+ * (BUDGET_EXHAUSTED) leaves the budget and the generator untouched. The distributed selections then charge ε
+ * before they read the scores (a frame found not to hold the n candidates is refused with LENGTH_MISMATCH and
+ * the charge kept: its shape could depend on the data); {@link #discoverPartitions} charges (ε, δ) before its
+ * jobs read the events. Their
  * number of Spark jobs depends on the data (the exponential mechanism's rejection batches), which the charge
  * therefore precedes; a job that fails after the charge keeps it. The collecting selections and
  * {@link #selectTopKFromEvents} charge on the driver once the jobs succeeded.
@@ -175,9 +176,11 @@ public final class DpmoSpark {
      * for the k largest scores of every partition, then one per round (permute-and-flip) or one per rejection
      * batch (about n / Σ exp(−γ) proposals per round, in batches of 1024, 2048, …).
      *
-     * <p>Charging: the arguments, {@link #checkExecutors} and the frame's shape (Σ of the partitions' sizes = n,
-     * every index in [0, n) and once per partition) are checked first, nothing charged on a refusal; then ε is
-     * charged, before any coin; a job that fails afterwards keeps the charge. Not detected: an index held by two
+     * <p>Charging: the arguments and {@link #checkExecutors} are checked first, nothing charged on a refusal; then
+     * ε is charged, before any row of {@code scores} is read; then the frame's shape (Σ of the partitions' sizes =
+     * n, every index in [0, n) and once per partition) is checked, LENGTH_MISMATCH keeping the charge — the shape
+     * is known only by reading the frame, and a frame built with a filter on private data would make a free
+     * refusal an oracle (as in Python). A job that fails after the charge keeps it too. Not detected: an index held by two
      * partitions while another is missing (the selection then runs over the list as given: still ε-DP when every
      * entry has sensitivity Δ, since labelling two entries alike is post-processing, but not the law of the
      * intended list).
@@ -193,8 +196,8 @@ public final class DpmoSpark {
      * @param rng the driver's generator (one key per permute-and-flip round), or null for a fresh secure one
      * @return the k candidate indices, in pick order
      * @throws DpmoException INVALID_ARGUMENT (selector, k), INVALID_EPSILON, INVALID_SENSITIVITY, EMPTY_INPUT
-     *     (n = 0), UNSUPPORTED (executors that cannot run dpmo), LENGTH_MISMATCH (the frame does not hold the n
-     *     candidates), BUDGET_EXHAUSTED: nothing charged in every case
+     *     (n = 0), UNSUPPORTED (executors that cannot run dpmo), BUDGET_EXHAUSTED: nothing charged; LENGTH_MISMATCH
+     *     (the frame does not hold the n candidates): charged
      */
     public static int[] selectScores(Dataset<Row> scores, int total, double sensitivity, int selector,
             double epsilon, int k, PrivacyBudget budget, DpmoRng rng) {
