@@ -2153,6 +2153,102 @@ enum dpmo_status dpmo_top_k_from_scores_work_len(size_t n,
                                                  size_t *out_words);
 
 /**
+ * Initialises `rng` as the ChaCha20 generator of stream `stream` of the secret 32-byte `key`: ChaCha20 keyed
+ * by the first 32 bytes of the keystream of `key` on stream `stream`, a pseudorandom function of (key,
+ * stream). Distinct stream numbers give generators independent for anyone who does not know the key; the
+ * same (key, stream) gives the same generator (a retried task repeats its draws). Python's
+ * `dpmo.StreamKey(...).rng(stream)` is the same generator. Make the key fresh from a secure source
+ * (getrandom(2)) for every release; a known key is a reproducible simulation.
+ *
+ * Errors (nothing written): a null or misaligned pointer, or `rng` overlapping `key`.
+ *
+ * # Safety
+ * `rng`: writable memory for one `dpmo_rng`; `key`: 32 readable bytes.
+ */
+enum dpmo_status dpmo_rng_init_stream(struct dpmo_rng *rng,
+                                      const uint8_t *key,
+                                      uint64_t stream);
+
+/**
+ * Partition step of the distributed permute-and-flip: flips, from the generator of (`key`, `stream`), the
+ * coin exp(−ε (⌊s* / g⌋ − ⌊s_r/g⌋) / 2N) (g = Δ/N the grid of the sensitivity, ε the round's, exactly the
+ * coins of `dpmo_select_permute_and_flip`) of every candidate `candidates[i]` (sorted, distinct, ≥ 0;
+ * score `scores[i]`) not in `excluded` (sorted, distinct: the candidates earlier top-k rounds chose), and
+ * writes the number of successes |H_j| to `*out_heads` and a uniform element of H_j (exact reservoir
+ * sampling) to `*out_pick`, or −1 when no coin succeeds. `best` is s*, the largest score (after the public
+ * rule) of the candidates still in play over every partition.
+ *
+ * Errors (nothing written): `best` not finite → `DPMO_NON_FINITE_INPUT`; an invalid sensitivity or ε;
+ * candidates or exclusions not sorted and distinct, a negative candidate, or a candidate in play scoring
+ * above `best` → `DPMO_INVALID_ARGUMENT`; the common pointer errors (`excluded` may be null when
+ * `n_excluded` is 0).
+ *
+ * # Safety
+ * `key`: 32 readable bytes; `candidates`, `scores`: n readable values; `excluded`: null or `n_excluded`
+ * readable words; `out_heads`, `out_pick`: one writable value each, overlapping no input.
+ */
+enum dpmo_status dpmo_distributed_pf_partition(const uint8_t *key,
+                                               uint64_t stream,
+                                               const int64_t *candidates,
+                                               const double *scores,
+                                               size_t n,
+                                               double best,
+                                               double sensitivity,
+                                               double epsilon,
+                                               const int64_t *excluded,
+                                               size_t n_excluded,
+                                               uint64_t *out_heads,
+                                               int64_t *out_pick);
+
+/**
+ * Partition step of one batch of the distributed exponential mechanism (rejection sampling with uniform
+ * proposals, the coins of `dpmo_select_exponential`): regenerates the `batch` proposals of the generator of
+ * (`key`, `proposal_stream`) — uniform in [0, `total`), the same in every partition — and flips, from the
+ * generator of (`key`, `coin_stream`), the coin of every proposal this partition holds (`candidates`
+ * sorted, distinct, in [0, `total`), with their `scores`) and has not `excluded`; writes the first kept
+ * position to `*out_position` and its candidate to `*out_candidate`, or −1 and −1. The driver takes the
+ * smallest position over the partitions. The work is `batch` proposals, whatever the data.
+ *
+ * Errors (nothing written): `total` = 0, `batch` above 2^62 or a candidate ≥ `total` →
+ * `DPMO_INVALID_ARGUMENT`; those of `dpmo_distributed_pf_partition`.
+ *
+ * # Safety
+ * As `dpmo_distributed_pf_partition`, with `out_position`, `out_candidate` one writable value each.
+ */
+enum dpmo_status dpmo_distributed_em_partition(const uint8_t *key,
+                                               uint64_t proposal_stream,
+                                               uint64_t coin_stream,
+                                               uint64_t total,
+                                               uint64_t batch,
+                                               const int64_t *candidates,
+                                               const double *scores,
+                                               size_t n,
+                                               double best,
+                                               double sensitivity,
+                                               double epsilon,
+                                               const int64_t *excluded,
+                                               size_t n_excluded,
+                                               int64_t *out_position,
+                                               int64_t *out_candidate);
+
+/**
+ * The driver step of the distributed permute-and-flip: writes to `*out_index` an index j drawn with
+ * probability `weights[j]` / Σ weights, exactly (the weights are the partitions' |H_j|). Draws one key (four
+ * words) from the generator, whatever the weights.
+ *
+ * Errors (nothing written, generator unchanged): every weight 0, or n = 0 → `DPMO_EMPTY_INPUT`; Σ weights
+ * above 2^64 − 1 → `DPMO_OVERFLOW`; an invalid generator; the common pointer errors.
+ *
+ * # Safety
+ * `rng`: an initialised generator; `weights`: n readable words; `out_index`: one writable size_t. No output
+ * may overlap another buffer.
+ */
+enum dpmo_status dpmo_distributed_choose_weighted(struct dpmo_rng *rng,
+                                                  const uint64_t *weights,
+                                                  size_t n,
+                                                  size_t *out_index);
+
+/**
  * Writes to `*out_len` the number of `uint32_t` of leaf scratch every function of this module needs:
  * the total number of nodes Σ n_i. Only the pointers and k are checked here.
  *

@@ -28,6 +28,7 @@
 
 pub mod dampen;
 pub mod discover;
+pub mod distributed;
 mod error;
 pub mod exact;
 mod fenwick;

@@ -37,6 +37,9 @@ mod applications;
 // candidate discovery over an unknown domain (partition selection, unknown-domain top-k),
 mod discover;
 
+// the pieces of the exact distributed selection (partitions on a cluster),
+mod distributed;
+
 // private data generalization.
 mod generalize;
 
@@ -46,6 +49,7 @@ mod selection;
 pub use applications::*;
 pub use budget::*;
 pub use discover::*;
+pub use distributed::*;
 pub use generalize::*;
 pub use local::*;
 pub use multi::*;

@@ -1428,3 +1428,85 @@ done:
     finish(&c, DPMO_OK);
     return NULL;
 }
+
+/* ------------------------------------------------------------------------- distributed selection */
+
+/* {heads, pick} of one partition of the distributed permute-and-flip (key 32 bytes and lengths checked in Java). */
+JNIEXPORT jlongArray JNICALL Java_org_dpmo_Dpmo_distributedPfPartitionNative(
+    JNIEnv *env, jclass cls, jbyteArray key, jlong stream, jlongArray candidates, jdoubleArray scores, jdouble best,
+    jdouble sensitivity, jdouble epsilon, jlongArray excluded) {
+    (void)cls;
+    call_t c;
+    call_init(&c, env);
+    jsize n = length_of(env, candidates), nx = length_of(env, excluded);
+    uint64_t heads = 0;
+    int64_t pick = 0;
+    int k = want(&c, key, 32, 0);
+    int ca = want(&c, candidates, n, 0);
+    int s = want(&c, scores, n, 0);
+    int x = want(&c, excluded, nx, 0);
+    if (!begin_call(&c)) goto done;
+    dpmo_status st = dpmo_distributed_pf_partition(
+        (const uint8_t *)pinned(&c, k), (uint64_t)stream, (const int64_t *)pinned(&c, ca),
+        (const double *)pinned(&c, s), (size_t)n, best, sensitivity, epsilon, (const int64_t *)pinned(&c, x),
+        (size_t)nx, &heads, &pick);
+    if (!finish(&c, st)) return NULL;
+    {
+        uint64_t r[2] = {heads, (uint64_t)pick};
+        return long_array(env, r, 2);
+    }
+done:
+    finish(&c, DPMO_OK);
+    return NULL;
+}
+
+/* {position, candidate} of one partition of one batch of the distributed exponential mechanism. */
+JNIEXPORT jlongArray JNICALL Java_org_dpmo_Dpmo_distributedEmPartitionNative(
+    JNIEnv *env, jclass cls, jbyteArray key, jlong proposal_stream, jlong coin_stream, jlong total, jlong batch,
+    jlongArray candidates, jdoubleArray scores, jdouble best, jdouble sensitivity, jdouble epsilon,
+    jlongArray excluded) {
+    (void)cls;
+    call_t c;
+    call_init(&c, env);
+    jsize n = length_of(env, candidates), nx = length_of(env, excluded);
+    int64_t pos = 0, cand = 0;
+    if (total < 0 || batch < 0) {
+        fail(&c, DPMO_INVALID_ARGUMENT);
+        goto done;
+    }
+    int k = want(&c, key, 32, 0);
+    int ca = want(&c, candidates, n, 0);
+    int s = want(&c, scores, n, 0);
+    int x = want(&c, excluded, nx, 0);
+    if (!begin_call(&c)) goto done;
+    dpmo_status st = dpmo_distributed_em_partition(
+        (const uint8_t *)pinned(&c, k), (uint64_t)proposal_stream, (uint64_t)coin_stream, (uint64_t)total,
+        (uint64_t)batch, (const int64_t *)pinned(&c, ca), (const double *)pinned(&c, s), (size_t)n, best,
+        sensitivity, epsilon, (const int64_t *)pinned(&c, x), (size_t)nx, &pos, &cand);
+    if (!finish(&c, st)) return NULL;
+    {
+        uint64_t r[2] = {(uint64_t)pos, (uint64_t)cand};
+        return long_array(env, r, 2);
+    }
+done:
+    finish(&c, DPMO_OK);
+    return NULL;
+}
+
+/* The driver's weighted choice (weights >= 0, checked in Java). */
+JNIEXPORT jint JNICALL Java_org_dpmo_Dpmo_distributedChooseWeightedNative(JNIEnv *env, jclass cls, jobject rng,
+                                                                         jlongArray weights) {
+    (void)cls;
+    call_t c;
+    call_init(&c, env);
+    jsize n = length_of(env, weights);
+    size_t j = 0;
+    if (!take_states(&c, rng, NULL)) goto done;
+    int w = want(&c, weights, n, 0);
+    if (!begin_call(&c)) goto done;
+    dpmo_status st = dpmo_distributed_choose_weighted(c.rng_p, (const uint64_t *)pinned(&c, w), (size_t)n, &j);
+    return finish(&c, st) ? (jint)j : -1;
+done:
+    finish(&c, DPMO_OK);
+    return -1;
+}

@@ -994,6 +994,103 @@ public final class Dpmo {
             int score, int k, int kBar, int maxItems, int maxPerItem, double lo, double hi, double epsilon,
             double delta, PrivacyBudget budget, double[] outcome);
 
+    // ------------------------------------------------------------------------ distributed selection
+
+    /**
+     * Partition step of the exact distributed permute-and-flip ({@code dpmo_distributed_pf_partition}; the core's
+     * {@code distributed::pf_partition}): flips, from the ChaCha20 generator of ({@code key}, {@code stream}), the
+     * coin exp(−ε (⌊s* / g⌋ − ⌊s_r/g⌋) / 2N) of permute-and-flip (McKenna &amp; Sheldon 2020; g = Δ/N the grid of the
+     * sensitivity, exactly the coins of {@link #selectPermuteAndFlip}) of every candidate not in {@code excluded},
+     * and returns {|H_j|, a uniform element of H_j or −1}. A driver that picks partition j with probability
+     * |H_j| / Σ|H| ({@link #distributedChooseWeighted}) and returns its element returns a uniform element of H,
+     * which is exactly permute-and-flip's output (the coins do not depend on the visiting order). Python's
+     * {@code dpmo.distributed} makes the same draws from the same key and stream.
+     *
+     * @param key the secret 32-byte key of the release (fresh from a secure source)
+     * @param stream the partition's stream number (one per partition, round and repetition)
+     * @param candidates the partition's candidates, sorted, distinct, ≥ 0
+     * @param scores their scores (NaN is the lowest, ±∞ ±MAX: never an error)
+     * @param best s*, the largest score of the candidates in play over every partition (finite)
+     * @param sensitivity Δ (finite, &gt; 0)
+     * @param epsilon the round's ε (finite, &gt; 0)
+     * @param excluded candidates already chosen (sorted, distinct), or null for none
+     * @return {heads, pick}
+     * @throws DpmoException NULL_POINTER, LENGTH_MISMATCH, INVALID_ARGUMENT (a key not 32 bytes, unsorted
+     *     candidates, a candidate in play above s*), NON_FINITE_INPUT (s*), INVALID_SENSITIVITY, INVALID_EPSILON
+     */
+    public static long[] distributedPfPartition(byte[] key, long stream, long[] candidates, double[] scores,
+            double best, double sensitivity, double epsilon, long[] excluded) {
+        checkPartition(key, candidates, scores);
+        return distributedPfPartitionNative(key, stream, candidates, scores, best, sensitivity, epsilon,
+                excluded != null ? excluded : new long[0]);
+    }
+
+    /**
+     * Partition step of one batch of the exact distributed exponential mechanism ({@code
+     * dpmo_distributed_em_partition}): regenerates the {@code batch} proposals of the generator of ({@code key},
+     * {@code proposalStream}), uniform in [0, total) and the same in every partition, flips from the generator of
+     * ({@code key}, {@code coinStream}) the coin of every proposal this partition holds and has not excluded (the
+     * coins of {@link #selectExponential}: rejection sampling with uniform proposals), and returns the first kept
+     * {position, candidate}, or {−1, −1}. The driver takes the smallest position over the partitions; a batch
+     * without a kept proposal is followed by a larger one on new streams.
+     *
+     * @param key the secret 32-byte key of the release
+     * @param proposalStream the stream of the proposals (the same for every partition)
+     * @param coinStream the partition's stream of coins
+     * @param total n, the number of candidates over all partitions (≥ 1)
+     * @param batch the number of proposals (0 to 2<sup>62</sup>)
+     * @param candidates the partition's candidates, sorted, distinct, in [0, total)
+     * @param scores their scores (NaN is the lowest, ±∞ ±MAX: never an error)
+     * @param best s* (finite)
+     * @param sensitivity Δ (finite, &gt; 0)
+     * @param epsilon the round's ε (finite, &gt; 0)
+     * @param excluded candidates already chosen (sorted, distinct), or null for none
+     * @return {position, candidate}
+     * @throws DpmoException as {@link #distributedPfPartition}, and INVALID_ARGUMENT for total, batch or a
+     *     candidate ≥ total
+     */
+    public static long[] distributedEmPartition(byte[] key, long proposalStream, long coinStream, long total,
+            long batch, long[] candidates, double[] scores, double best, double sensitivity, double epsilon,
+            long[] excluded) {
+        checkPartition(key, candidates, scores);
+        return distributedEmPartitionNative(key, proposalStream, coinStream, total, batch, candidates, scores, best,
+                sensitivity, epsilon, excluded != null ? excluded : new long[0]);
+    }
+
+    /**
+     * The driver step of the distributed permute-and-flip ({@code dpmo_distributed_choose_weighted}): index j with
+     * probability {@code weights[j]} / Σ weights, exactly. Draws one key (four words) from {@code rng}, whatever
+     * the weights (which depend on the scores).
+     *
+     * @param rng the driver's generator
+     * @param weights the partitions' |H_j| (≥ 0, not all 0)
+     * @return j
+     * @throws DpmoException NULL_POINTER, INVALID_ARGUMENT (a negative weight), EMPTY_INPUT (every weight 0),
+     *     OVERFLOW (Σ weights ≥ 2<sup>64</sup>), INVALID_GENERATOR: nothing drawn
+     */
+    public static int distributedChooseWeighted(DpmoRng rng, long[] weights) {
+        if (weights == null) throw error(DpmoException.NULL_POINTER);
+        for (long w : weights) {
+            if (w < 0) throw error(DpmoException.INVALID_ARGUMENT);
+        }
+        return distributedChooseWeightedNative(rng, weights);
+    }
+
+    private static void checkPartition(byte[] key, long[] candidates, double[] scores) {
+        if (key == null || candidates == null || scores == null) throw error(DpmoException.NULL_POINTER);
+        if (key.length != 32) throw error(DpmoException.INVALID_ARGUMENT);
+        if (candidates.length != scores.length) throw error(DpmoException.LENGTH_MISMATCH);
+    }
+
+    private static native long[] distributedPfPartitionNative(byte[] key, long stream, long[] candidates,
+            double[] scores, double best, double sensitivity, double epsilon, long[] excluded);
+
+    private static native long[] distributedEmPartitionNative(byte[] key, long proposalStream, long coinStream,
+            long total, long batch, long[] candidates, double[] scores, double best, double sensitivity,
+            double epsilon, long[] excluded);
+
+    private static native int distributedChooseWeightedNative(DpmoRng rng, long[] weights);
+
     // -------------------------------------------------------------------------------------- composition
 
     /**

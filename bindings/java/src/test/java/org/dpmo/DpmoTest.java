@@ -1270,6 +1270,7 @@ public final class DpmoTest {
         register();
         DiscoveryTest.register();
         DiscoveryPiecesTest.register();
+        DistributedTest.register();
         int passed = 0, failed = 0;
         System.out.println("dpmo " + Dpmo.version() + " Java binding tests (" + System.getProperty("java.vm.name") + " "
                 + System.getProperty("java.version") + ")");

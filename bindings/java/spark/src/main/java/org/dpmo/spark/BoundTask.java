@@ -96,24 +96,50 @@ final class BoundTask implements MapPartitionsFunction<Row, Row> {
             cand[i] = r.getLong(1);
             val[i] = hasValues && !r.isNullAt(2) ? r.getDouble(2) : (hasValues ? Double.NaN : 0.0);
         }
+        Sorted e = canonical(unit, cand, hasValues ? val : null);
+        DpmoRng rng = new DpmoRng(DpmoRng.CHACHA20, taskSeed(key, partition));
+        return Dpmo.boundEvents(rng, e.units(), e.items(), e.values(), l, c, lo, hi);
+    }
+
+    /** Events in the canonical order. */
+    record Sorted(long[] units, long[] items, double[] values) {}
+
+    /**
+     * The events sorted by (unit, item, value) — units and items as codes numbered in a canonical order of their
+     * values — so that every choice of a bounding task is a function of the task's multiset of events and the key,
+     * whatever order the shuffle delivered them in (a retried task chooses the same). The one sort of
+     * {@link BoundTask} and {@link DiscoverTask}.
+     *
+     * @param unit the unit codes
+     * @param item the item (or candidate) codes
+     * @param val the values, or null without values
+     * @return the sorted copies (values null without values)
+     */
+    static Sorted canonical(long[] unit, long[] item, double[] val) {
+        int n = unit.length;
         Integer[] order = new Integer[n];
         for (int i = 0; i < n; i++) order[i] = i;
         Arrays.sort(order, (a, b) -> {
             int x = Long.compare(unit[a], unit[b]);
             if (x != 0) return x;
-            x = Long.compare(cand[a], cand[b]);
-            return x != 0 ? x : Double.compare(val[a], val[b]);
+            x = Long.compare(item[a], item[b]);
+            return x != 0 || val == null ? x : Double.compare(val[a], val[b]);
         });
         long[] units = new long[n];
         long[] items = new long[n];
-        double[] values = hasValues ? new double[n] : null;
+        double[] values = val != null ? new double[n] : null;
         for (int i = 0; i < n; i++) {
             units[i] = unit[order[i]];
-            items[i] = cand[order[i]];
-            if (hasValues) values[i] = val[order[i]];
+            items[i] = item[order[i]];
+            if (val != null) values[i] = val[order[i]];
         }
-        DpmoRng rng = new DpmoRng(DpmoRng.CHACHA20, taskSeed(key, partition));
-        return Dpmo.boundEvents(rng, units, items, values, l, c, lo, hi);
+        return new Sorted(units, items, values);
+    }
+
+    /** HMAC-SHA256(key, label ‖ repetition ‖ partition): the seed of one repetition of one task. */
+    static byte[] taskSeed(byte[] key, byte[] label, int repetition, int partition) {
+        byte[] l = ByteBuffer.allocate(label.length + 4).put(label).putInt(repetition).array();
+        return taskSeed(key, l, partition);
     }
 
     /** A unit value as a comparable key: null, a long (integer columns), a String, or a binary as a ByteBuffer. */

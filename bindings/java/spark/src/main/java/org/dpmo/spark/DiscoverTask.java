@@ -19,9 +19,10 @@ import org.dpmo.DpmoRng;
 
 /**
  * The bounding task of the unknown-domain pipeline: runs on an executor over every event of its units (rows
- * {@code (unit, item[, value])}) and returns one row {@code (item, events, unit_items, sum, weight)} per kept
- * (unit, item) — the core's {@code dpmo_bound_contributions} ({@link Dpmo#boundContributions}) of the task's
- * events, from the task's ChaCha20 stream HMAC-SHA256(k, "dpmo.spark.discover.v1" ‖ partition).
+ * {@code (unit, item[, value])}) and returns one row {@code (rep, item, events, unit_items, sum, weight)} per kept
+ * (unit, item) and repetition — the core's {@code dpmo_bound_contributions} ({@link Dpmo#boundContributions}) of
+ * the task's events, from the ChaCha20 stream HMAC-SHA256(k, "dpmo.spark.discover.v1" ‖ rep ‖ partition) of the
+ * repetition and the task. (More than one repetition: independent boundings for tests and simulations.)
  */
 final class DiscoverTask implements MapPartitionsFunction<Row, Row> {
     private static final long serialVersionUID = 1L;
@@ -34,8 +35,10 @@ final class DiscoverTask implements MapPartitionsFunction<Row, Row> {
     private final double hi;
     private final boolean hasValues;
     private final long weightGrid;
+    private final int repetitions;
 
-    DiscoverTask(byte[] key, int l, int c, double lo, double hi, boolean hasValues, long weightGrid) {
+    DiscoverTask(byte[] key, int l, int c, double lo, double hi, boolean hasValues, long weightGrid,
+            int repetitions) {
         this.key = key.clone();
         this.l = l;
         this.c = c;
@@ -43,6 +46,7 @@ final class DiscoverTask implements MapPartitionsFunction<Row, Row> {
         this.hi = hi;
         this.hasValues = hasValues;
         this.weightGrid = weightGrid;
+        this.repetitions = repetitions;
     }
 
     @Override
@@ -73,35 +77,23 @@ final class DiscoverTask implements MapPartitionsFunction<Row, Row> {
             item[i] = items.get(BoundTask.unitKey(r.get(1)));
             val[i] = hasValues && !r.isNullAt(2) ? r.getDouble(2) : (hasValues ? Double.NaN : 0.0);
         }
-        Integer[] order = new Integer[n];
-        for (int i = 0; i < n; i++) order[i] = i;
-        Arrays.sort(order, (a, b) -> {
-            int x = Long.compare(unit[a], unit[b]);
-            if (x != 0) return x;
-            x = Long.compare(item[a], item[b]);
-            return x != 0 ? x : Double.compare(val[a], val[b]);
-        });
-        long[] us = new long[n];
-        long[] is = new long[n];
-        double[] vs = hasValues ? new double[n] : null;
-        for (int i = 0; i < n; i++) {
-            us[i] = unit[order[i]];
-            is[i] = item[order[i]];
-            if (hasValues) vs[i] = val[order[i]];
-        }
-        DpmoRng rng = new DpmoRng(DpmoRng.CHACHA20, BoundTask.taskSeed(key, LABEL, TaskContext.getPartitionId()));
-        BoundContributions b = Dpmo.boundContributions(rng, us, is, vs, l, c, lo, hi, weightGrid);
-        long[] kItems = b.items();
-        long[] kEvents = b.events();
-        long[] kTags = b.unitItems();
-        long[] kSums = b.sumUnits();
-        long[] kWeights = b.weights();
-        for (int r = 0; r < kItems.length; r++) {
-            out.add(RowFactory.create(labels[(int) kItems[r]], kEvents[r], kTags[r], kSums[r], kWeights[r]));
+        BoundTask.Sorted e = BoundTask.canonical(unit, item, hasValues ? val : null);
+        int part = TaskContext.getPartitionId();
+        for (int rep = 0; rep < repetitions; rep++) {
+            DpmoRng rng = new DpmoRng(DpmoRng.CHACHA20, BoundTask.taskSeed(key, LABEL, rep, part));
+            BoundContributions b = Dpmo.boundContributions(rng, e.units(), e.items(), e.values(), l, c, lo, hi,
+                    weightGrid);
+            long[] kItems = b.items();
+            long[] kEvents = b.events();
+            long[] kTags = b.unitItems();
+            long[] kSums = b.sumUnits();
+            long[] kWeights = b.weights();
+            for (int r = 0; r < kItems.length; r++) {
+                out.add(RowFactory.create(rep, labels[(int) kItems[r]], kEvents[r], kTags[r], kSums[r], kWeights[r]));
+            }
         }
         return out.iterator();
     }
-
     private static void number(TreeMap<Object, Long> codes) {
         long next = 0;
         for (Map.Entry<Object, Long> e : codes.entrySet()) e.setValue(next++);

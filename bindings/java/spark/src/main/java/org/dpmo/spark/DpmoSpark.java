@@ -40,17 +40,31 @@ import org.dpmo.PrivacyBudget;
  * }</pre>
  *
  * <p><b>Where things run.</b> The bounding runs on the executors (each loads the jar's native library itself:
- * ship {@code dpmo-VERSION.jar} and {@code dpmo-spark-VERSION.jar} with {@code spark-submit --jars}). A selection
- * collects the n aggregated scores (or n × 2 utilities) to the driver — 8 bytes per score in one Java array, so
- * n · m is at most 2<sup>31</sup> − 9 (m = 1 objective, or 2 for {@link #selectMulti}) and in practice bounded by the driver's memory (about 10<sup>7</sup> candidates
- * per gigabyte of driver heap, Spark's collected rows included) — and selects there with the core's exact
- * selector ({@link Dpmo#selectTopK}, {@link Dpmo#selectPrivPareto}, {@link Dpmo#selectPrivAgg}). This is not
- * Python's distributed report-noisy-max: the scores leave the executors.
+ * ship {@code dpmo-VERSION.jar} and {@code dpmo-spark-VERSION.jar} with {@code spark-submit --jars}).
+ * {@link #select} and {@link #selectScores} run the exact distributed report-noisy-max (the JVM twin of Python's
+ * {@code dpmo.distributed}): the scores stay on the executors, which send the driver each partition's k largest
+ * scores and then, per round, one pair of numbers per partition; the coins are flipped on the executors from
+ * per-task streams of a fresh secret key, and the driver draws only the combine (which partition, for
+ * permute-and-flip) from its generator. The output has exactly the law of {@link Dpmo#selectTopK} on the
+ * collected scores. {@link #discoverPartitions} decides the items on the executors too (only the released items
+ * reach the driver); {@link #selectTopKFromEvents} brings the top k̄ + 1 items to the driver for the peeling.
  *
- * <p><b>What is charged when.</b> Every release runs {@link #checkExecutors} first, then the Spark jobs (the
- * bounding and the aggregation), then the selection on the driver, which charges {@code budget} exactly once, on
- * success. Nothing is charged when the arguments are invalid, when the executors cannot load dpmo, or when a job
- * fails; a refused charge (BUDGET_EXHAUSTED) leaves the budget and the generator untouched.
+ * <p><b>When the scores are collected.</b> Only where no distributed form exists: {@link #selectMulti} (Pareto
+ * depth and PrivAgg need every candidate's utilities together) and {@link #select} with a selector outside the
+ * exact exponential mechanism and permute-and-flip (OR-ed with {@link Dpmo#FLOAT} or {@link Dpmo#ISOCHRONOUS}, or
+ * Laplace noise). Those collect the n scores (or n × 2 utilities) to the driver — 8 bytes per score in one Java
+ * array, so n · m is at most 2<sup>31</sup> − 9 and in practice bounded by the driver's memory (about
+ * 10<sup>7</sup> candidates per gigabyte of driver heap) — and select there with the core's selector.
+ *
+ * <p><b>What is charged when.</b> Every release checks its arguments, then runs {@link #checkExecutors}: nothing
+ * is charged when the arguments are invalid or the executors cannot load dpmo, and a refused charge
+ * (BUDGET_EXHAUSTED) leaves the budget and the generator untouched. The distributed selections then charge ε
+ * before they read the scores (a frame found not to hold the n candidates is refused with LENGTH_MISMATCH and
+ * the charge kept: its shape could depend on the data); {@link #discoverPartitions} charges (ε, δ) before its
+ * jobs read the events. Their
+ * number of Spark jobs depends on the data (the exponential mechanism's rejection batches), which the charge
+ * therefore precedes; a job that fails after the charge keeps it. The collecting selections and
+ * {@link #selectTopKFromEvents} charge on the driver once the jobs succeeded.
  */
 public final class DpmoSpark {
     /** PrivPareto (Pareto-depth utilities, global Δ = n − 1) for {@link #selectMulti}. */
@@ -112,21 +126,23 @@ public final class DpmoSpark {
     }
 
     /**
-     * Private top-k of the candidates by {@code score} with the core's exact selector at the score's ℓ∞
-     * sensitivity: {@link #checkExecutors}, then the n scores are aggregated on the cluster and collected,
-     * then {@link Dpmo#selectTopK} on the driver charges {@code budget} ε once (k picks without replacement,
-     * ε in all).
+     * Private top-k of the candidates by {@code score} at the score's ℓ∞ sensitivity, k picks without replacement
+     * at ε/k each (ε in all), with the law of {@link Dpmo#selectTopK} on the collected scores. For the exact
+     * exponential mechanism and permute-and-flip ({@link Dpmo#SELECTOR_EXPONENTIAL},
+     * {@link Dpmo#SELECTOR_PERMUTE_AND_FLIP}, {@link Dpmo#SELECTOR_NOISY_MAX_GUMBEL},
+     * {@link Dpmo#SELECTOR_NOISY_MAX_EXPONENTIAL}) it is {@link #selectScores}: the distributed selection, scores
+     * on the executors. Any other selector (with {@link Dpmo#FLOAT} or {@link Dpmo#ISOCHRONOUS}, or Laplace noise)
+     * collects the n scores and runs {@link Dpmo#selectTopK} on the driver, which charges ε on success.
      *
      * @param aggregates from {@link Bounding#aggregate()}
      * @param score {@code "count"} or {@code "sum"}
      * @param selector a {@code Dpmo.SELECTOR_*} constant (exact unless the selector needs {@link Dpmo#FLOAT})
      * @param epsilon ε of the whole release
      * @param k the number of picks, 1 ≤ k ≤ n
-     * @param budget charged ε on success, or null
-     * @param rng the driver's generator (one key drawn), or null for a fresh secure one
+     * @param budget charged ε (see the class comment for when), or null
+     * @param rng the driver's generator (one key drawn per choice), or null for a fresh secure one
      * @return the k candidates, in pick order
-     * @throws DpmoException as {@link Dpmo#selectTopK}, and UNSUPPORTED from {@link #checkExecutors}: nothing
-     *     charged in either case
+     * @throws DpmoException as {@link #selectScores} or {@link Dpmo#selectTopK}: nothing charged
      */
     public static List<Object> select(SparkAggregates aggregates, String score, int selector, double epsilon,
             int k, PrivacyBudget budget, DpmoRng rng) {
@@ -134,11 +150,59 @@ public final class DpmoSpark {
         double sensitivity = aggregates.sensitivity(score);
         int n = aggregates.candidates().size();
         if (k < 1 || k > n) throw invalid("k must be in 1.." + n);
+        if (DistributedSelect.distributable(selector)) {
+            int[] picks = selectScores(aggregates.scores(score), n, sensitivity, selector, epsilon, k, budget, rng);
+            return labels(aggregates, picks);
+        }
         checkExecutors(aggregates.frame().sparkSession(), 0);
         double[] scores = collect(aggregates.scores(score), new String[] {"score"}, n);
         int[] picks = Dpmo.selectTopK(rng != null ? rng : new DpmoRng(), selector, scores, sensitivity, epsilon, k,
                 budget);
         return labels(aggregates, picks);
+    }
+
+    /**
+     * The exact distributed report-noisy-max over a DataFrame {@code scores} (columns {@code candidate_index}, an
+     * integer, and {@code score}, a number; each index 0..total−1 exactly once, spread over any partitions): k
+     * picks without replacement at ε/k each (rounded down, so k rounds never spend more than ε), with exactly the
+     * law of {@link Dpmo#selectTopK} with the same selector on the collected scores (the JVM twin of Python's
+     * {@code dpmo.spark.select_scores}). A NaN or null score is the lowest score and ±∞ is ±MAX, never an error.
+     *
+     * <p>Permute-and-flip: every partition flips its candidates' coins from a stream of its own and reports the
+     * number of successes |H_j| and a uniform one; the driver picks partition j with probability |H_j| / Σ|H|
+     * exactly. Exponential mechanism: rejection sampling with uniform proposals from a stream every partition
+     * derives identically, the coins of the proposals flipped where they live, the smallest kept position wins.
+     * The coins are the core's: γ = ε (⌊s* / g⌋ − ⌊s / g⌋) / 2N with g = Δ/N, an exact rational. Spark jobs: one
+     * for the k largest scores of every partition, then one per round (permute-and-flip) or one per rejection
+     * batch (about n / Σ exp(−γ) proposals per round, in batches of 1024, 2048, …).
+     *
+     * <p>Charging: the arguments and {@link #checkExecutors} are checked first, nothing charged on a refusal; then
+     * ε is charged, before any row of {@code scores} is read; then the frame's shape (Σ of the partitions' sizes =
+     * n, every index in [0, n) and once per partition) is checked, LENGTH_MISMATCH keeping the charge — the shape
+     * is known only by reading the frame, and a frame built with a filter on private data would make a free
+     * refusal an oracle (as in Python). A job that fails after the charge keeps it too. Not detected: an index held by two
+     * partitions while another is missing (the selection then runs over the list as given: still ε-DP when every
+     * entry has sensitivity Δ, since labelling two entries alike is post-processing, but not the law of the
+     * intended list).
+     *
+     * @param scores the scores frame
+     * @param total n
+     * @param sensitivity Δ, the ℓ∞ sensitivity of the scores (finite, &gt; 0)
+     * @param selector {@link Dpmo#SELECTOR_EXPONENTIAL}, {@link Dpmo#SELECTOR_PERMUTE_AND_FLIP},
+     *     {@link Dpmo#SELECTOR_NOISY_MAX_GUMBEL} or {@link Dpmo#SELECTOR_NOISY_MAX_EXPONENTIAL}, without flags
+     * @param epsilon ε of the whole release
+     * @param k the number of picks, 1 ≤ k ≤ n
+     * @param budget charged ε, or null
+     * @param rng the driver's generator (one key per permute-and-flip round), or null for a fresh secure one
+     * @return the k candidate indices, in pick order
+     * @throws DpmoException INVALID_ARGUMENT (selector, k), INVALID_EPSILON, INVALID_SENSITIVITY, EMPTY_INPUT
+     *     (n = 0), UNSUPPORTED (executors that cannot run dpmo), BUDGET_EXHAUSTED: nothing charged; LENGTH_MISMATCH
+     *     (the frame does not hold the n candidates): charged
+     */
+    public static int[] selectScores(Dataset<Row> scores, int total, double sensitivity, int selector,
+            double epsilon, int k, PrivacyBudget budget, DpmoRng rng) {
+        return DistributedSelect.select(scores, total, sensitivity, selector, epsilon, k, budget, rng, 1,
+                DistributedSelect.EXACT)[0];
     }
 
     /**
@@ -184,8 +248,18 @@ public final class DpmoSpark {
 
     // ------------------------------------------------------------ the unknown domain: no candidate list
 
-    /** The events with columns (unit, item[, value]) of the item's non-null rows, repartitioned by unit. */
-    private static Dataset<Row> byUnit(Dataset<Row> events, String unit, String item, String value, int partitions) {
+    /** How the events meet in tasks: every event of a unit in one task (a test replaces it to show that a unit
+     * split over tasks breaks the law). */
+    interface Partitioner {
+        Dataset<Row> apply(Dataset<Row> events, int partitions);
+    }
+
+    /** Spark's hash partitioning on the unit. */
+    static final Partitioner BY_UNIT = (ev, parts) -> ev.repartition(parts, functions.col("unit"));
+
+    /** The events with columns (unit, item[, value]) of the item's non-null rows, partitioned by {@code by}. */
+    private static Dataset<Row> byUnit(Dataset<Row> events, String unit, String item, String value, int partitions,
+            Partitioner by) {
         List<org.apache.spark.sql.Column> cols = new ArrayList<>();
         cols.add(functions.col(unit).alias("unit"));
         cols.add(functions.col(item).alias("item"));
@@ -193,7 +267,7 @@ public final class DpmoSpark {
         Dataset<Row> ev = events.select(cols.toArray(new org.apache.spark.sql.Column[0]))
                 .where(functions.col("item").isNotNull());
         int parts = partitions > 0 ? partitions : defaultParallelism(events.sparkSession());
-        return ev.repartition(parts, functions.col("unit"));
+        return by.apply(ev, parts);
     }
 
     /** Checks the unit and item columns (exact equality) and returns the item column's type. */
@@ -209,15 +283,22 @@ public final class DpmoSpark {
         return it;
     }
 
-    /** The kept (unit, item) rows of the bounding on the executors: (item, events, unit_items, sum, weight). */
+    /** The kept (unit, item) rows of the bounding on the executors, per repetition: (rep, item, events,
+     * unit_items, sum, weight). */
     private static Dataset<Row> bounded(Dataset<Row> events, String unit, String item, String value, DataType itype,
-            int l, int c, double lo, double hi, long weightGrid, int partitions) {
+            int l, int c, double lo, double hi, long weightGrid, int partitions, int repetitions, Partitioner by) {
+        StructType out = new StructType().add("rep", "int", false).add("item", itype, false)
+                .add("events", "long", false).add("unit_items", "long", false).add("sum", "long", false)
+                .add("weight", "long", false);
+        DiscoverTask task = new DiscoverTask(freshKey(), l, c, lo, hi, value != null, weightGrid, repetitions);
+        return byUnit(events, unit, item, value, partitions, by).mapPartitions(task, Encoders.row(out));
+    }
+
+    /** A fresh secret 32-byte key from {@link java.security.SecureRandom}, never a function of the data. */
+    static byte[] freshKey() {
         byte[] key = new byte[32];
         new java.security.SecureRandom().nextBytes(key);
-        StructType out = new StructType().add("item", itype, false).add("events", "long", false)
-                .add("unit_items", "long", false).add("sum", "long", false).add("weight", "long", false);
-        DiscoverTask task = new DiscoverTask(key, l, c, lo, hi, value != null, weightGrid);
-        return byUnit(events, unit, item, value, partitions).mapPartitions(task, Encoders.row(out));
+        return key;
     }
 
     private static boolean integerType(DataType t) {
@@ -266,19 +347,20 @@ public final class DpmoSpark {
      * <li><b>Bounding on the executors.</b> The events are repartitioned by unit (every event of a unit in one
      * task); each task sorts its events and bounds them with the core's {@link Dpmo#boundContributions} (at most
      * L = {@code maxItems} items per unit, a uniformly random subset) from its own ChaCha20 stream
-     * HMAC-SHA256(k, "dpmo.spark.discover.v1" ‖ partition) of a fresh secret k; each kept (unit, item) row
+     * HMAC-SHA256(k, "dpmo.spark.discover.v1" ‖ 0 ‖ partition) of a fresh secret k; each kept (unit, item) row
      * carries |S<sub>u</sub>| and, for the weighted Gaussian, its weight ⌊G/√|S<sub>u</sub>|⌋.</li>
-     * <li><b>Statistics by groupBy, decisions on the driver.</b> A {@code groupBy(item)} gives each item with a
-     * kept contribution its statistic (distinct units, or the sum of the weights); the per-item statistics are
-     * collected (16 bytes and the item per distinct kept item: the driver must hold them) and decided in one call
-     * of {@link Dpmo#selectPartitionsFromStatistics} with {@code rng} (one key drawn), which charges
-     * {@code budget} (ε, δ) before returning the released items. The decisions are those of the one-process form
-     * given the statistics, so the released set has its law.</li>
+     * <li><b>Decisions on the executors.</b> A {@code groupBy(item)} gives each item with a kept contribution its
+     * statistic (distinct units, or the sum of the weights), every item whole in one task of that shuffle; each
+     * task decides its items with the core's exact sampler and plan ({@link Dpmo#selectPartitionsFromStatistics})
+     * from its own ChaCha20 stream HMAC-SHA256(k, "dpmo.spark.decide.v1" ‖ 0 ‖ partition), and only the released
+     * items reach the driver. The decisions are independent given the statistics, as in the one-process form, so
+     * the released set has its law (checked by χ² on a standalone cluster).</li>
      * </ul>
      *
      * <p>Order of the checks and the charge: the arguments (nothing charged), {@link #checkExecutors} (nothing
-     * charged if the executors cannot run dpmo), the Spark jobs, then the charge and the release. A job that
-     * fails charges nothing (as every release of this class). DP-SIPS is refused (UNSUPPORTED): its later rounds
+     * charged if the executors cannot run dpmo), then (ε, δ) is charged to {@code budget} (BUDGET_EXHAUSTED:
+     * nothing charged, no job run), then the Spark jobs; a job that fails after the charge keeps it (as Python's
+     * {@code discover_partitions}). DP-SIPS is refused (UNSUPPORTED): its later rounds
      * re-weight every unit by the items found before, one more shuffle of all the contributions per round.
      * Null items are dropped (a null is no item); null units are one unit.
      *
@@ -290,8 +372,8 @@ public final class DpmoSpark {
      * @param delta δ, in [2<sup>-300</sup>, 1)
      * @param mechanism {@link Dpmo#PARTITION_TRUNCATED_GEOMETRIC}, {@link Dpmo#PARTITION_LAPLACE},
      *     {@link Dpmo#PARTITION_GAUSSIAN} or {@link Dpmo#PARTITION_WEIGHTED_GAUSSIAN}
-     * @param budget charged (ε, δ) on success (an (ε, δ) budget), or null
-     * @param rng the driver's generator (one key drawn), or null for a fresh secure one
+     * @param budget charged (ε, δ) before the jobs (an (ε, δ) budget), or null
+     * @param rng unused: the decisions draw from per-task streams of a fresh key (kept for compatibility)
      * @param partitions the number of bounding tasks, or 0 for the session's default parallelism
      * @return the released items (values of the item column), in Spark's order of the column (integers as
      *     unsigned 64-bit words)
@@ -306,25 +388,37 @@ public final class DpmoSpark {
                     + "before, one more shuffle of all the contributions per round; use PARTITION_WEIGHTED_GAUSSIAN, or "
                     + "Dpmo.discoverPartitions on the collected events)");
         }
+        return discoverPartitions(events, unit, item, maxItems, epsilon, delta, mechanism, budget, partitions, 1,
+                BY_UNIT).get(0);
+    }
+
+    /** {@link #discoverPartitions}, with {@code repetitions} independent releases over one pass (for tests and
+     * simulations: no budget then) and the events partitioned by {@code by}. */
+    static List<List<Object>> discoverPartitions(Dataset<Row> events, String unit, String item, int maxItems,
+            double epsilon, double delta, int mechanism, PrivacyBudget budget, int partitions, int repetitions,
+            Partitioner by) {
         DataType itype = discoveryColumns(events, unit, item, null);
         if (partitions < 0) throw invalid("partitions must be >= 1 (or 0 for the default)");
+        if (repetitions < 1 || repetitions > DistributedSelect.MAX_REPETITIONS) {
+            throw invalid("repetitions in 1..4096");
+        }
+        if (repetitions > 1 && budget != null) throw invalid("repetitions are for simulations: no budget");
         long grid = Dpmo.partitionWeightGrid(mechanism, 1, epsilon, delta, maxItems); // every check of the plan
         checkExecutors(events.sparkSession(), 0);
-        Dataset<Row> kept = bounded(events, unit, item, null, itype, maxItems, 1, 0.0, 0.0, grid, partitions);
+        if (budget != null) budget.charge(epsilon, delta);
+        Dataset<Row> kept = bounded(events, unit, item, null, itype, maxItems, 1, 0.0, 0.0,
+                mechanism == Dpmo.PARTITION_WEIGHTED_GAUSSIAN ? grid : 0, partitions, repetitions, by);
         org.apache.spark.sql.Column stat = mechanism == Dpmo.PARTITION_WEIGHTED_GAUSSIAN
                 ? functions.sum("weight") : functions.count(functions.lit(1));
-        List<Row> rows = kept.groupBy("item").agg(stat.cast("long").alias("stat")).collectAsList();
-        List<Object> labels = new ArrayList<>(rows.size());
-        long[] stats = new long[rows.size()];
-        for (int i = 0; i < stats.length; i++) {
-            labels.add(rows.get(i).get(0));
-            stats[i] = rows.get(i).getLong(1);
-        }
-        long[] ids = ids(labels, integerType(itype));
-        long[] picked = Dpmo.selectPartitionsFromStatistics(rng != null ? rng : new DpmoRng(), ids, stats, maxItems,
-                epsilon, delta, mechanism, budget);
-        List<Object> out = labelsOf(picked, ids, labels);
-        out.sort(DpmoSpark::compareItems);
+        StructType released = new StructType().add("rep", "int", false).add("item", itype, false);
+        List<Row> rows = kept.groupBy("rep", "item").agg(stat.cast("long").alias("stat"))
+                .mapPartitions(new DecideTask(freshKey(), mechanism, epsilon, delta, maxItems),
+                        Encoders.row(released))
+                .collectAsList();
+        List<List<Object>> out = new ArrayList<>();
+        for (int r = 0; r < repetitions; r++) out.add(new ArrayList<>());
+        for (Row r : rows) out.get(r.getInt(0)).add(r.get(1));
+        for (List<Object> o : out) o.sort(DpmoSpark::compareItems);
         return out;
     }
 
@@ -385,7 +479,8 @@ public final class DpmoSpark {
         Dpmo.selectTopKFromScores(new DpmoRng(), new long[0], new java.math.BigInteger[0], score, k, kBar, maxItems,
                 maxPerItem, lo, hi, epsilon, delta, null);
         checkExecutors(events.sparkSession(), 0);
-        Dataset<Row> kept = bounded(events, unit, item, value, itype, maxItems, maxPerItem, lo, hi, 0, partitions);
+        Dataset<Row> kept = bounded(events, unit, item, value, itype, maxItems, maxPerItem, lo, hi, 0, partitions, 1,
+                BY_UNIT);
         org.apache.spark.sql.Column s;
         if (score == Dpmo.SCORE_UNITS) {
             s = functions.count(functions.lit(1)).cast("decimal(38,0)");

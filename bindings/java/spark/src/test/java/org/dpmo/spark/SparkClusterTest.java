@@ -232,7 +232,7 @@ public final class SparkClusterTest {
         PrivacyBudget small = new PrivacyBudget(0.5, 1e-5);
         check(status(() -> DpmoSpark.discoverPartitions(events, "user", "item", 2, 1.0, 1e-6, Dpmo.PARTITION_GAUSSIAN,
                 small, null, 4)) == DpmoException.BUDGET_EXHAUSTED && small.spent() == 0.0,
-                "too little budget: refused after the jobs, nothing charged");
+                "too little budget: refused before the jobs, nothing charged");
         // Strings as items: released by value, in Spark's (UTF-8 byte) order.
         Dataset<Row> named = events.withColumn("name", functions.concat(functions.lit("i"),
                 functions.col("item").cast("string")));
@@ -269,6 +269,211 @@ public final class SparkClusterTest {
                 + "charge nothing");
     }
 
+    // ------------------------------------------------------------------ laws: Spark against one process
+
+    /** Wilson–Hilferty's χ² quantile at α = 10⁻⁶ (z = 4.7534) for df degrees of freedom. */
+    static double critical(int df) {
+        double a = 2.0 / (9.0 * df);
+        return df * Math.pow(1 - a + 4.7534 * Math.sqrt(a), 3);
+    }
+
+    /** Pearson's two-sample χ² (2 × K table) of two samples of outcomes: {statistic, its α = 10⁻⁶ critical
+     * value}; outcomes expected below 5 in either sample are pooled into one cell. */
+    static double[] homogeneity(Map<String, Integer> a, Map<String, Integer> b) {
+        java.util.TreeSet<String> keys = new java.util.TreeSet<>(a.keySet());
+        keys.addAll(b.keySet());
+        double na = a.values().stream().mapToInt(Integer::intValue).sum();
+        double nb = b.values().stream().mapToInt(Integer::intValue).sum();
+        double n = na + nb;
+        List<double[]> cells = new ArrayList<>();
+        double[] rare = {0, 0};
+        for (String k : keys) {
+            double x = a.getOrDefault(k, 0), y = b.getOrDefault(k, 0);
+            if (Math.min((x + y) * na, (x + y) * nb) / n < 5) {
+                rare[0] += x;
+                rare[1] += y;
+            } else {
+                cells.add(new double[] {x, y});
+            }
+        }
+        if (rare[0] + rare[1] > 0) cells.add(rare);
+        double stat = 0;
+        for (double[] c : cells) {
+            double t = c[0] + c[1], ea = t * na / n, eb = t * nb / n;
+            stat += (c[0] - ea) * (c[0] - ea) / ea + (c[1] - eb) * (c[1] - eb) / eb;
+        }
+        return new double[] {stat, cells.size() < 2 ? Double.POSITIVE_INFINITY : critical(cells.size() - 1)};
+    }
+
+    static Map<String, Integer> tally(List<String> outcomes) {
+        Map<String, Integer> m = new HashMap<>();
+        for (String o : outcomes) m.merge(o, 1, Integer::sum);
+        return m;
+    }
+
+    static final int DRAWS = 4000;
+    /** Partition 0 holds candidates 0..3 (scores 3, 3, 3, 2), partition 1 holds 4..7 (3, 0, 1, −1): the two
+     * partitions' |H_j| differ, so a partition chosen uniformly instead of ∝ |H_j| shows. */
+    static final double[] SCORES = {3, 3, 3, 2, 3, 0, 1, -1};
+
+    /** The scores as a frame (candidate_index, score) over `parts` contiguous partitions (spark.range). */
+    static Dataset<Row> scoresFrame(SparkSession spark, double[] scores, int parts) {
+        StringBuilder arr = new StringBuilder("array(");
+        for (int i = 0; i < scores.length; i++) {
+            String v = Double.isFinite(scores[i]) ? String.valueOf(scores[i]) : "'" + scores[i] + "'";
+            arr.append(i > 0 ? ", " : "").append("cast(" + v + " as double)");
+        }
+        arr.append(")[cast(id as int)]");
+        return spark.range(0, scores.length, 1, parts).select(functions.col("id").alias("candidate_index"),
+                functions.expr(arr.toString()).alias("score"));
+    }
+
+    static List<String> sparkDraws(Dataset<Row> frame, int selector, double eps, int k,
+            DistributedSelect.Chooser chooser) {
+        List<String> out = new ArrayList<>();
+        for (int[] p : DistributedSelect.select(frame, SCORES.length, 1.0, selector, eps, k, null, null, DRAWS,
+                chooser)) {
+            out.add(Arrays.toString(p));
+        }
+        return out;
+    }
+
+    static List<String> localDraws(int selector, double eps, int k) {
+        org.dpmo.DpmoRng g = org.dpmo.DpmoRng.seeded(org.dpmo.DpmoRng.XOSHIRO256PP, 42 + selector * 10 + k);
+        List<String> out = new ArrayList<>();
+        for (int i = 0; i < DRAWS; i++) out.add(Arrays.toString(Dpmo.selectTopK(g, selector, SCORES, 1.0, eps, k)));
+        return out;
+    }
+
+    /** The distributed selection against the one-process law, its broken variant, charges and refusals. */
+    static void distributed(SparkSession spark) {
+        Dataset<Row> frame = scoresFrame(spark, SCORES, 2).cache();
+        String[] names = {"EM", "PF"};
+        for (int k : new int[] {1, 2}) {
+            double eps = k == 1 ? 1.5 : 2.0;
+            for (int selector : new int[] {Dpmo.SELECTOR_EXPONENTIAL, Dpmo.SELECTOR_PERMUTE_AND_FLIP}) {
+                double[] t = homogeneity(tally(sparkDraws(frame, selector, eps, k, DistributedSelect.EXACT)),
+                        tally(localDraws(selector, eps, k)));
+                check(t[0] < t[1], String.format("distributed %s top-%d on 2 partitions has the law of Dpmo.selectTopK "
+                        + "(%d draws each: chi2 %.1f < %.1f at alpha 1e-6)", names[selector], k, DRAWS, t[0], t[1]));
+            }
+        }
+        // The broken variant: the partition chosen uniformly (among those with a head) instead of ∝ |H_j|.
+        DistributedSelect.Chooser uniform = (g, heads) -> {
+            long[] w = new long[heads.length];
+            for (int j = 0; j < w.length; j++) w[j] = heads[j] > 0 ? 1 : 0;
+            return Dpmo.distributedChooseWeighted(g, w);
+        };
+        double[] t = homogeneity(tally(sparkDraws(frame, Dpmo.SELECTOR_PERMUTE_AND_FLIP, 1.5, 1, uniform)),
+                tally(localDraws(Dpmo.SELECTOR_PERMUTE_AND_FLIP, 1.5, 1)));
+        check(t[0] > t[1], String.format("broken variant (partition chosen uniformly, not by |H_j|) caught: chi2 %.1f "
+                + "> %.1f", t[0], t[1]));
+
+        // Charges: exactly ε once on success; argument refusals and a refused charge charge nothing; a frame that
+        // does not hold the n candidates is found by reading it, after the charge, which it keeps (its shape could
+        // depend on the data: a free refusal would be an oracle).
+        PrivacyBudget b = new PrivacyBudget(2.0);
+        int[] one = DpmoSpark.selectScores(frame, SCORES.length, 1.0, Dpmo.SELECTOR_PERMUTE_AND_FLIP, 0.5, 2, b, null);
+        check(one.length == 2 && one[0] != one[1] && b.spent() == 0.5, "selectScores top 2 = " + Arrays.toString(one)
+                + ", charged 0.5");
+        check(status(() -> DpmoSpark.selectScores(frame, SCORES.length + 1, 1.0, Dpmo.SELECTOR_EXPONENTIAL, 0.25, 1, b,
+                null)) == DpmoException.LENGTH_MISMATCH && b.spent() == 0.75,
+                "a frame without every index: LENGTH_MISMATCH, the 0.25 charged before the read kept");
+        Dataset<Row> beyond = frame.union(frame.where("candidate_index = 3")
+                .selectExpr("candidate_index + 100 as candidate_index", "score"));
+        check(status(() -> DpmoSpark.selectScores(beyond, SCORES.length + 1, 1.0, Dpmo.SELECTOR_EXPONENTIAL, 0.25, 1, b,
+                null)) == DpmoException.LENGTH_MISMATCH && b.spent() == 1.0,
+                "an index out of range: LENGTH_MISMATCH, the charge kept");
+        check(status(() -> DpmoSpark.selectScores(frame, SCORES.length, 1.0, Dpmo.SELECTOR_EXPONENTIAL, 1.1, 1, b,
+                null)) == DpmoException.BUDGET_EXHAUSTED && b.spent() == 1.0, "over budget: nothing charged");
+        check(status(() -> DpmoSpark.selectScores(frame, SCORES.length, 0.0, Dpmo.SELECTOR_EXPONENTIAL, 0.1, 1, b,
+                null)) == DpmoException.INVALID_SENSITIVITY
+                && status(() -> DpmoSpark.selectScores(frame, SCORES.length, 1.0, Dpmo.SELECTOR_EXPONENTIAL | Dpmo.FLOAT,
+                        0.1, 1, b, null)) == DpmoException.INVALID_ARGUMENT
+                && status(() -> DpmoSpark.selectScores(frame, SCORES.length, 1.0, Dpmo.SELECTOR_EXPONENTIAL, 0.1, 9, b,
+                        null)) == DpmoException.INVALID_ARGUMENT && b.spent() == 1.0,
+                "Δ = 0, a FLOAT selector, k > n: refused, nothing charged");
+        // NaN and infinite scores are the public rule, never an error: a NaN is never picked over a finite 1000.
+        Dataset<Row> nan = scoresFrame(spark, new double[] {Double.NaN, 1000, Double.NaN, Double.NEGATIVE_INFINITY}, 2);
+        int[] n1 = DpmoSpark.selectScores(nan, 4, 1.0, Dpmo.SELECTOR_EXPONENTIAL, 0.25, 1, b, null);
+        int[] n2 = DpmoSpark.selectScores(nan, 4, 1.0, Dpmo.SELECTOR_PERMUTE_AND_FLIP, 0.25, 1, b, null);
+        check(n1[0] == 1 && n2[0] == 1 && b.spent() == 1.5, "NaN and -inf scores: no error, the 1000 chosen, charged");
+        frame.unpersist();
+    }
+
+    /** A small world: 9 units over items 1..4 and −7 (a negative id, last as an unsigned word), some with more
+     * items than L = 2, so the bounding's choices matter; two events per (unit, item). Python's test world. */
+    static final long[][] WORLD = {{1, 2, 3}, {1, 2}, {1, 3, 4, -7}, {1}, {2, 3}, {2, -7}, {1, 2, 3, 4}, {4}, {3, -7}};
+
+    static long[][] worldEvents() {
+        List<long[]> ev = new ArrayList<>();
+        for (int u = 0; u < WORLD.length; u++) {
+            for (long i : WORLD[u]) {
+                ev.add(new long[] {u, i});
+                ev.add(new long[] {u, i});
+            }
+        }
+        long[] us = new long[ev.size()], is = new long[ev.size()];
+        for (int e = 0; e < us.length; e++) {
+            us[e] = ev.get(e)[0];
+            is[e] = ev.get(e)[1];
+        }
+        return new long[][] {us, is};
+    }
+
+    static final int SETS = 3000;
+
+    static Map<String, Integer> sparkSets(Dataset<Row> frame, int l, double eps, double delta, int mech,
+            DpmoSpark.Partitioner by) {
+        List<String> out = new ArrayList<>();
+        for (List<Object> set : DpmoSpark.discoverPartitions(frame, "user", "item", l, eps, delta, mech, null, 4, SETS,
+                by)) {
+            out.add(set.toString());
+        }
+        return tally(out);
+    }
+
+    static Map<String, Integer> localSets(int l, double eps, double delta, int mech) {
+        long[][] ev = worldEvents();
+        org.dpmo.DpmoRng g = org.dpmo.DpmoRng.seeded(org.dpmo.DpmoRng.XOSHIRO256PP, 99 + mech);
+        List<String> out = new ArrayList<>();
+        for (int r = 0; r < SETS; r++) {
+            List<Object> set = new ArrayList<>();
+            for (long x : Dpmo.discoverPartitions(g, ev[0], ev[1], l, eps, delta, mech, 1, null)) set.add(x);
+            set.sort(DpmoSpark::compareItems);
+            out.add(set.toString());
+        }
+        return tally(out);
+    }
+
+    /** Partition selection on the cluster (decisions on the executors) against Dpmo.discoverPartitions. */
+    static void discoveryLaw(SparkSession spark) {
+        long[][] ev = worldEvents();
+        List<Row> rows = new ArrayList<>();
+        for (int e = 0; e < ev[0].length; e++) rows.add(RowFactory.create(ev[0][e], ev[1][e]));
+        StructType schema = new StructType().add("user", DataTypes.LongType).add("item", DataTypes.LongType);
+        Dataset<Row> frame = spark.createDataFrame(rows, schema).repartition(3).cache();
+        int[] mechs = {Dpmo.PARTITION_TRUNCATED_GEOMETRIC, Dpmo.PARTITION_LAPLACE, Dpmo.PARTITION_GAUSSIAN,
+                Dpmo.PARTITION_WEIGHTED_GAUSSIAN};
+        double[] eps = {6.0, 4.0, 4.0, 4.0};
+        for (int m = 0; m < mechs.length; m++) {
+            Map<String, Integer> ref = localSets(2, eps[m], 0.2, mechs[m]);
+            long real = ref.values().stream().filter(v -> v > 0.05 * SETS).count();
+            double[] t = homogeneity(sparkSets(frame, 2, eps[m], 0.2, mechs[m], DpmoSpark.BY_UNIT), ref);
+            check(real >= 2 && t[0] < t[1], String.format("discoverPartitions (mechanism %d) on the cluster has the law "
+                    + "of Dpmo.discoverPartitions (%d released sets each, %d with > 5%%: chi2 %.1f < %.1f)", mechs[m],
+                    SETS, real, t[0], t[1]));
+        }
+        // The broken variant: events partitioned by (unit, item), so a unit's items spread over tasks and each task
+        // bounds (and weighs) its share of the unit.
+        DpmoSpark.Partitioner split = (e, parts) -> e.repartition(parts, functions.col("unit"), functions.col("item"));
+        double[] t = homogeneity(sparkSets(frame, 1, 4.0, 0.2, Dpmo.PARTITION_WEIGHTED_GAUSSIAN, split),
+                localSets(1, 4.0, 0.2, Dpmo.PARTITION_WEIGHTED_GAUSSIAN));
+        check(t[0] > t[1], String.format("broken variant (a unit split over tasks) caught: chi2 %.1f > %.1f", t[0],
+                t[1]));
+        frame.unpersist();
+    }
+
     static void broken(SparkSession spark) {
         DpmoException e = error(() -> {
             DpmoSpark.checkExecutors(spark, 2);
@@ -300,6 +505,8 @@ public final class SparkClusterTest {
             if ("pipeline".equals(args[0])) {
                 pipeline(spark);
                 discovery(spark);
+                distributed(spark);
+                discoveryLaw(spark);
             } else if ("broken".equals(args[0])) {
                 broken(spark);
             } else {
