@@ -18,34 +18,21 @@
 use crate::args::{count_arg, slice1, Floats1, Ints1};
 use crate::errors::{check, err_with};
 use crate::state::{Rng, StreamKey};
-use dpmo::exact::{Bits, Grid, Scale};
-use dpmo::sample::uniform_index;
+use dpmo::distributed::{choose_weighted, em_partition, pf_partition, Coins};
 use dpmo::Error;
 use pyo3::prelude::*;
 
-struct Coins {
-    grid: Grid,
-    scale: Scale,
-    best: dpmo::exact::grid::Floor,
-}
-
-impl Coins {
-    fn new(best: f64, sensitivity: f64, epsilon: f64) -> Result<Coins, Error> {
-        if !best.is_finite() {
-            return Err(Error::NonFiniteInput);
-        }
-        let grid = Grid::of(sensitivity)?;
-        let scale = Scale::new(epsilon, grid.units())?;
-        Ok(Coins {
-            best: grid.floor(best),
-            grid,
-            scale,
-        })
+/// The argument checks of both partition steps with Python's messages (the core's checks are the same
+/// conditions, reported by status only). Scores reach here through `dpmo.distributed`'s public rule.
+fn check_partition(candidates: &[i64], scores: &[f64], best: f64, excluded: &[i64]) -> PyResult<()> {
+    if candidates.len() != scores.len() {
+        return Err(err_with(
+            Error::LengthMismatch,
+            "candidates and scores differ in length",
+        ));
     }
-}
-
-/// Every score finite, and none of the candidates still in play above s* (the stages would disagree).
-fn check_scores(candidates: &[i64], scores: &[f64], best: f64, excluded: &[i64]) -> PyResult<()> {
+    sorted_unique(candidates, "candidates")?;
+    sorted_unique(excluded, "excluded")?;
     if scores.iter().any(|s| !s.is_finite()) {
         return Err(crate::errors::err(Error::NonFiniteInput));
     }
@@ -72,8 +59,9 @@ fn sorted_unique(v: &[i64], what: &str) -> PyResult<()> {
     Ok(())
 }
 
-/// Partition step of distributed permute-and-flip: (|H_j|, a uniform element of H_j or −1). `excluded`
-/// (sorted) are candidates already chosen (top-k): their coins are not flipped.
+/// Partition step of distributed permute-and-flip (`dpmo::distributed::pf_partition`): (|H_j|, a uniform
+/// element of H_j or −1). `excluded` (sorted) are candidates already chosen (top-k): their coins are not
+/// flipped.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
 pub fn _pf_partition(
@@ -88,40 +76,17 @@ pub fn _pf_partition(
     excluded: Ints1<'_>,
 ) -> PyResult<(u64, i64)> {
     let (c, s, x) = (slice1(&candidates), slice1(&scores), slice1(&excluded));
-    if c.len() != s.len() {
-        return Err(err_with(
-            Error::LengthMismatch,
-            "candidates and scores differ in length",
-        ));
-    }
-    sorted_unique(&x, "excluded")?;
     let coins = check(Coins::new(best, sensitivity, epsilon))?;
-    check_scores(&c, &s, best, &x)?;
+    check_partition(&c, &s, best, &x)?;
     let rng = Rng::from_state(key.get().state(stream), key.get().is_reproducible())?;
     let (c, s, x) = (&*c, &*s, &*x);
-    rng.with(py, move |g| {
-        let mut bits = Bits::new(g);
-        let (mut heads, mut pick) = (0u64, -1i64);
-        for (&cand, &score) in c.iter().zip(s) {
-            if x.binary_search(&cand).is_ok() {
-                continue;
-            }
-            if coins.scale.keep(&mut bits, coins.grid.gap(coins.best, score)) {
-                heads += 1;
-                // Reservoir: the i-th head replaces the pick with probability 1/i (exact).
-                if uniform_index(bits.rng(), heads as usize) == 0 {
-                    pick = cand;
-                }
-            }
-        }
-        Ok((heads, pick))
-    })
+    rng.with(py, move |g| pf_partition(g, &coins, c, s, x))
 }
 
-/// Partition step of one round of the distributed exponential mechanism: regenerates the `batch` proposals
-/// of `proposal_stream` (uniform in [0, `total`)), flips (from `coin_stream`) the coin of every proposal
-/// this partition owns (`candidates` sorted, with their scores) and is not excluded, and returns the first
-/// kept (position, candidate), or (−1, −1).
+/// Partition step of one batch of the distributed exponential mechanism
+/// (`dpmo::distributed::em_partition`): regenerates the `batch` proposals of `proposal_stream` (uniform in
+/// [0, `total`)), flips (from `coin_stream`) the coin of every proposal this partition owns and has not
+/// excluded, and returns the first kept (position, candidate), or (−1, −1).
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
 pub fn _em_partition(
@@ -141,63 +106,34 @@ pub fn _em_partition(
     let total = count_arg("total", total)?;
     let batch = count_arg("batch", batch)?;
     let (c, s, x) = (slice1(&candidates), slice1(&scores), slice1(&excluded));
-    if c.len() != s.len() {
-        return Err(err_with(
-            Error::LengthMismatch,
-            "candidates and scores differ in length",
-        ));
-    }
-    sorted_unique(&c, "candidates")?;
-    sorted_unique(&x, "excluded")?;
     let coins = check(Coins::new(best, sensitivity, epsilon))?;
-    check_scores(&c, &s, best, &x)?;
+    check_partition(&c, &s, best, &x)?;
     let k = key.get();
     let mut proposals = k.state(proposal_stream).load().map_err(crate::errors::err)?;
     let rng = Rng::from_state(k.state(coin_stream), k.is_reproducible())?;
     let (c, s, x) = (&*c, &*s, &*x);
     rng.with(py, move |g| {
-        let mut bits = Bits::new(g);
-        for pos in 0..batch {
-            let r = uniform_index(&mut proposals, total) as i64;
-            if let Ok(i) = c.binary_search(&r) {
-                if x.binary_search(&r).is_err() && coins.scale.keep(&mut bits, coins.grid.gap(coins.best, s[i])) {
-                    return Ok((pos as i64, r));
-                }
-            }
-        }
-        Ok((-1, -1))
+        em_partition(&mut proposals, g, &coins, total as u64, batch as u64, c, s, x)
     })
 }
 
-/// Driver step: index j chosen with probability weights[j] / Σ weights (exact; integer weights ≥ 0, not all
-/// zero), from the caller's generator.
+/// Driver step (`dpmo::distributed::choose_weighted`): index j chosen with probability weights[j] / Σ
+/// weights (exact; integer weights ≥ 0, not all zero), from one key of the caller's generator.
 #[pyfunction]
 pub fn _choose_weighted(py: Python<'_>, rng: &Bound<'_, Rng>, weights: Ints1<'_>) -> PyResult<usize> {
     let w = slice1(&weights);
-    let mut total: u64 = 0;
-    for &x in w.iter() {
-        let x = u64::try_from(x).map_err(|_| err_with(Error::InvalidArgument, "weights must be >= 0"))?;
-        total = total
-            .checked_add(x)
-            .ok_or_else(|| err_with(Error::Overflow, "the weights' sum exceeds 2**64"))?;
+    let w = w
+        .iter()
+        .map(|&x| u64::try_from(x).map_err(|_| err_with(Error::InvalidArgument, "weights must be >= 0")))
+        .collect::<PyResult<Vec<u64>>>()?;
+    if w.iter().try_fold(0u64, |t, &x| t.checked_add(x)).is_none() {
+        return Err(err_with(Error::Overflow, "the weights' sum exceeds 2**64"));
     }
-    if total == 0 {
+    if w.iter().all(|&x| x == 0) {
         return Err(err_with(Error::EmptyInput, "every weight is zero"));
     }
-    let w = &*w;
-    rng.get().with(py, move |g| {
-        // One key from the caller's generator (rng::call_stream): the rejection sampler's consumption depends
-        // on the partitions' heads, which depend on the scores.
-        let g = &mut dpmo::rng::call_stream(g);
-        let mut u = uniform_index(g, total as usize) as u64;
-        for (j, &x) in w.iter().enumerate() {
-            if u < x as u64 {
-                return Ok(j);
-            }
-            u -= x as u64;
-        }
-        Err(Error::InvalidArgument)
-    })
+    let w = &w;
+    rng.get().with(py, move |g| choose_weighted(g, w))
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
