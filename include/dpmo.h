@@ -2338,9 +2338,14 @@ enum dpmo_status dpmo_generalize_derive(const struct dpmo_hierarchy *hierarchies
  * per-record weights.
  * Scratch: `counts`, `scores` and `candidates` each N entries (`dpmo_lattice_check`); `out_rows`: m · k
  * ids. `budget` (nullable) is charged (ε + ε_F, δ + δ_F) after the arguments are checked and before the
- * records are read; a failure caused by the records or their weights (an id out of range, a non-finite or
- * negative weight) keeps the charge. m = 0 is a database like any other: nothing released, charged as
- * always. The generator advances by one key (four words) whatever the records: every draw comes from
+ * records are read; a failure caused by the per-record weights (a non-finite or negative weight) keeps
+ * the charge. m = 0 is a database like any other: nothing released, charged as always.
+ *
+ * A node id out of range in a record is not an error (the records are private, and a status that depends
+ * on them would be a free probe): it reads as the root ⊥ of its hierarchy, the public rule of the core's
+ * `Hierarchy::node_or_root` — a map of each record by itself, so neighbouring databases stay neighbours
+ * and the guarantee below holds for the database so read. The status, the budget and the generator's
+ * state are then those of the database with ⊥ in place of each such id. The generator advances by one key (four words) whatever the records: every draw comes from
  * that key's private stream.
  *
  * Errors (besides the common ones): those of `dpmo_generalize_derive`; t below the smallest admissible t

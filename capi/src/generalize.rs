@@ -15,8 +15,9 @@
 //! `DPMO_GENERALIZE_MAX_ATTRIBUTES`, a hierarchy deeper than `DPMO_GENERALIZE_MAX_HEIGHT` or N above
 //! `DPMO_GENERALIZE_MAX_CHAIN_PRODUCT` → `DPMO_CAPACITY_EXCEEDED`; a hierarchy with no node →
 //! `DPMO_EMPTY_INPUT`; a parent id out of range, a forest or a cycle → `DPMO_INVALID_ARGUMENT`; a short
-//! leaf scratch → `DPMO_SCRATCH_TOO_SMALL`; a node id of a record out of range → `DPMO_INVALID_ARGUMENT`;
-//! an output overlapping an input or another output → `DPMO_OVERLAPPING_BUFFERS`.
+//! leaf scratch → `DPMO_SCRATCH_TOO_SMALL`; a node id of a record out of range → `DPMO_INVALID_ARGUMENT`
+//! (except in `dpmo_generalize_release`, whose records are private: there such an id reads as the root ⊥ of
+//! its hierarchy); an output overlapping an input or another output → `DPMO_OVERLAPPING_BUFFERS`.
 
 use crate::budget::{budget_region, dpmo_budget, Charged};
 use crate::buffers::{check_disjoint, check_out, input, output, Region};
@@ -658,9 +659,14 @@ pub unsafe extern "C" fn dpmo_generalize_derive(
 /// per-record weights.
 /// Scratch: `counts`, `scores` and `candidates` each N entries (`dpmo_lattice_check`); `out_rows`: m · k
 /// ids. `budget` (nullable) is charged (ε + ε_F, δ + δ_F) after the arguments are checked and before the
-/// records are read; a failure caused by the records or their weights (an id out of range, a non-finite or
-/// negative weight) keeps the charge. m = 0 is a database like any other: nothing released, charged as
-/// always. The generator advances by one key (four words) whatever the records: every draw comes from
+/// records are read; a failure caused by the per-record weights (a non-finite or negative weight) keeps
+/// the charge. m = 0 is a database like any other: nothing released, charged as always.
+///
+/// A node id out of range in a record is not an error (the records are private, and a status that depends
+/// on them would be a free probe): it reads as the root ⊥ of its hierarchy, the public rule of the core's
+/// `Hierarchy::node_or_root` — a map of each record by itself, so neighbouring databases stay neighbours
+/// and the guarantee below holds for the database so read. The status, the budget and the generator's
+/// state are then those of the database with ⊥ in place of each such id. The generator advances by one key (four words) whatever the records: every draw comes from
 /// that key's private stream.
 ///
 /// Errors (besides the common ones): those of `dpmo_generalize_derive`; t below the smallest admissible t
