@@ -26,9 +26,10 @@ SELECT dp_budget_remaining() = 2.3499999999999996::float8 AS epsilon_is_c_budget
 RESET SESSION AUTHORIZATION;
 -- the records: each refund right after its charge (the format-3 record before the first one), with the
 -- charge's role, mechanism and grants, and the amounts spent
-SELECT kind, epsilon, mechanism, grants, delta FROM dp_ledger() l
-  WHERE l.role = 'pwyg' OR (l.kind = 'format' AND l.seq > (SELECT min(seq) FROM dp_ledger() WHERE role = 'pwyg'))
-  ORDER BY seq;
+SELECT kind, epsilon, mechanism, delta,
+       grants = (SELECT array_agg(grant_id) FROM dp_budget_grants() WHERE role = 'pwyg') AS its_grant
+  FROM dp_ledger() l WHERE l.role = 'pwyg' ORDER BY seq;
+SELECT count(*) AS format_3_records FROM dp_ledger() WHERE kind = 'format' AND mechanism LIKE '%format 3%';
 SELECT spent, remaining, delta_spent FROM dp_budget_grants() WHERE role = 'pwyg';
 -- dp_audit lists the charges as made before each run (the refunds are in dp_ledger())
 SELECT epsilon, mechanism FROM dp_audit WHERE role = 'pwyg' ORDER BY seq;
