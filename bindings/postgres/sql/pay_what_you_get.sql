@@ -24,7 +24,7 @@ SELECT dp_discover_top_k(u, i, 0.5, 1e-6, 4, 1) FROM pwyg_ev;
 SELECT dp_budget_remaining() = 2.3499999999999996::float8 AS epsilon_is_c_budgets,
        dp_budget_remaining_delta() = 0.0009969999999999998::float8 AS delta_is_c_budgets;
 RESET SESSION AUTHORIZATION;
--- the records: each refund right after its charge (the format-3 record before the first one), with the
+-- the records: each refund right after its charge (the file's one format-3 record comes before its first), with the
 -- charge's role, mechanism and grants, and the amounts spent
 SELECT kind, epsilon, mechanism, delta,
        grants = (SELECT array_agg(grant_id) FROM dp_budget_grants() WHERE role = 'pwyg') AS its_grant
