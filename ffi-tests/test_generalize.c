@@ -444,14 +444,47 @@ static void test_release(void) {
     CHECK(guards_intact());
     CHECK(memcmp(&rng, &before, sizeof rng) == 0);
 
-    TEST("release: failures caused by the per-record weights keep the charge and write nothing else");
+    TEST("release: shared weights are public arguments: a bad one is refused, nothing charged or drawn");
     budget_before = budget;
+    before = rng;
     guard(out, sizeof out);
     guard(&released, sizeof released);
     guard(&rng, sizeof rng);
+    guard(&budget, sizeof budget);
     CHECK_STATUS(run(&rng, records, M, neg, 2, &p, 9, out, M * 2, &released, &budget), DPMO_INVALID_ARGUMENT);
+    {
+        const double inf[2] = {2.0, INFINITY};
+        CHECK_STATUS(run(&rng, records, M, inf, 2, &p, 9, out, M * 2, &released, &budget), DPMO_NON_FINITE_INPUT);
+    }
     CHECK(guards_intact());
-    CHECK_DEQ(budget.spent, budget_before.spent + 10.0);
+    CHECK(memcmp(&budget, &budget_before, sizeof budget) == 0);
+    CHECK(memcmp(&rng, &before, sizeof rng) == 0);
+
+    /* Per-record weights are private: one that is not finite and >= 0 reads as 0 (it was
+     * DPMO_INVALID_ARGUMENT / DPMO_NON_FINITE_INPUT after the charge: a status that told the neighbours apart). */
+    TEST("release: a per-record weight out of range reads as 0: status, budget, generator and rows as with 0");
+    {
+        static double per[M * 2], zero[M * 2];
+        static uint32_t out2[M * 2];
+        const double bad_weights[4] = {-1.0, INFINITY, -INFINITY, NAN};
+        size_t v, released2 = 0;
+        for (i = 0; i < M * 2; i++) per[i] = zero[i] = 1.0 + (double)(i % 3);
+        for (v = 0; v < 4; v++) {
+            dpmo_rng a = rng, b = rng;
+            dpmo_budget ba, bb;
+            CHECK_STATUS(dpmo_budget_init_approx(&ba, 35.0, 0.5), DPMO_OK);
+            bb = ba;
+            per[7] = bad_weights[v];
+            zero[7] = 0.0;
+            CHECK_STATUS(run(&a, records, M, per, M * 2, &p, 9, out, M * 2, &released, &ba), DPMO_OK);
+            CHECK_STATUS(run(&b, records, M, zero, M * 2, &p, 9, out2, M * 2, &released2, &bb), DPMO_OK);
+            CHECK(memcmp(&a, &b, sizeof a) == 0);
+            CHECK(memcmp(&ba, &bb, sizeof ba) == 0);
+            CHECK_DEQ(ba.spent, 10.0);
+            CHECK_EQ(released, released2);
+            CHECK(memcmp(out, out2, released * 2 * sizeof(uint32_t)) == 0);
+        }
+    }
 
     /* A node id out of range in a record is private data: no status of its own (it was DPMO_INVALID_ARGUMENT,
      * a free probe of "some record holds a bad id"). It reads as the root of its hierarchy, so D' = D with a

@@ -10,8 +10,8 @@ use dpmo::generalize::frequency::frequency_noise;
 use dpmo::generalize::sampling::bernoulli;
 use dpmo::generalize::{
     chain_product_scores, lagrangian_optimum, lattice_scratch_len, max_utility, min_beta, noisy_threshold, phi,
-    release, release_scratch_len, threshold_optimum, utility, ChainScores, FrequentSet, Hierarchy, Lattice,
-    NoisyThreshold, Objective, Parameters, ReleaseScratch, RiskModel, RiskWeights, Settings, UtilityMeasure,
+    public_weight, release, release_scratch_len, threshold_optimum, utility, ChainScores, FrequentSet, Hierarchy,
+    Lattice, NoisyThreshold, Objective, Parameters, ReleaseScratch, RiskModel, RiskWeights, Settings, UtilityMeasure,
     MAX_CHAIN_PRODUCT,
 };
 use dpmo::select::Arithmetic;
@@ -657,6 +657,58 @@ fn record_ids_out_of_range_read_as_the_root() {
         let mut bad = DB;
         bad[5] = 6;
         assert_eq!(l.count_generalized(&A, &bad), Err(Error::InvalidArgument));
+    });
+}
+
+/// Per-record Model I weights are private too: one that is not finite and ≥ 0 reads as 0
+/// (`public_weight`), so the release equals the one with 0 in its place (status, rows, generator), while
+/// shared weights (k of them, public) are still refused. Broken variant: checking every weight (the old
+/// `check_weights` over per-record weights) fails the first assertion.
+#[test]
+fn per_record_weights_out_of_range_read_as_zero() {
+    with_city(|l| {
+        let p = Parameters::without_condition_10(l, settings(2)).unwrap();
+        let n = release_scratch_len(l);
+        let run = |w: &[f64], seed: u64| {
+            let (mut counts, mut scores, mut cands) = (vec![0u64; n], vec![0.0; n], vec![0usize; n]);
+            let mut out = vec![0u32; DB.len()];
+            let mut g = rng(seed);
+            let r = release(
+                &mut g,
+                l,
+                &DB,
+                RiskWeights::ModelI(w),
+                &p,
+                ReleaseScratch {
+                    counts: &mut counts,
+                    scores: &mut scores,
+                    candidates: &mut cands,
+                },
+                &mut out,
+                Arithmetic::Exact,
+            );
+            let released = *r.as_ref().unwrap_or(&0);
+            (r, out[..released * 2].to_vec(), g.next_u64())
+        };
+        let base = [2.0, 1.0, 0.5, 3.0, 1.0, 1.0, 2.0, 2.0, 0.25, 4.0, 1.0, 1.0];
+        for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY, -1.0, -f64::MIN_POSITIVE] {
+            for pos in [0usize, 5, 11] {
+                let mut w = base;
+                w[pos] = bad;
+                let mut zero = base;
+                zero[pos] = 0.0;
+                for seed in 0..10 {
+                    let got = run(&w, seed);
+                    assert!(got.0.is_ok(), "a per-record weight is no status: {:?}", got.0);
+                    assert_eq!(got, run(&zero, seed), "reads as 0 ({bad} at {pos})");
+                }
+            }
+        }
+        assert_eq!(public_weight(f64::NAN), 0.0);
+        assert_eq!(public_weight(2.5), 2.5);
+        // shared weights are public: still refused
+        assert_eq!(run(&[1.0, f64::NAN], 0).0, Err(Error::NonFiniteInput));
+        assert_eq!(run(&[1.0, -1.0], 0).0, Err(Error::InvalidArgument));
     });
 }
 

@@ -217,9 +217,11 @@ fn build_candidates(
 /// Errors (all before any random draw; nothing is written): `params` made for a lattice with another N →
 /// [`Error::InvalidArgument`]; a scratch slice shorter than N → [`Error::ScratchTooSmall`]; `out` shorter
 /// than m · k → [`Error::LengthMismatch`]; `records` not m · k ids → [`Error::LengthMismatch`]; those of
-/// [`RiskWeights::check`]. A node id out of range in a record is not an error: records are private, and
-/// such a value reads as the root ⊥ of its hierarchy ([`Hierarchy::node_or_root`](super::Hierarchy::node_or_root),
-/// which says why this keeps the guarantee), so the status never depends on the ids.
+/// [`RiskWeights::check`] (shared weights only). Nothing in the records or their per-record weights is an
+/// error: records are private, so a node id out of range reads as the root ⊥ of its hierarchy
+/// ([`Hierarchy::node_or_root`](super::Hierarchy::node_or_root), which says why this keeps the guarantee) and a
+/// per-record weight that is not finite and ≥ 0 as 0 ([`public_weight`](super::public_weight)); the status
+/// never depends on them.
 #[allow(clippy::too_many_arguments)]
 pub fn release<R: Rng + ?Sized>(
     rng: &mut R,
