@@ -444,17 +444,89 @@ static void test_release(void) {
     CHECK(guards_intact());
     CHECK(memcmp(&rng, &before, sizeof rng) == 0);
 
-    TEST("release: failures caused by the records keep the charge and write nothing else");
-    memcpy(bad, records, sizeof bad);
-    bad[2 * M - 1] = 6; /* age id out of range */
+    TEST("release: shared weights are public arguments: a bad one is refused, nothing charged or drawn");
     budget_before = budget;
+    before = rng;
     guard(out, sizeof out);
     guard(&released, sizeof released);
     guard(&rng, sizeof rng);
-    CHECK_STATUS(run(&rng, bad, M, w, 2, &p, 9, out, M * 2, &released, &budget), DPMO_INVALID_ARGUMENT);
-    CHECK_STATUS(run(&rng, records, M, neg, 2, &p, 9, out, M * 2, &released, NULL), DPMO_INVALID_ARGUMENT);
+    guard(&budget, sizeof budget);
+    CHECK_STATUS(run(&rng, records, M, neg, 2, &p, 9, out, M * 2, &released, &budget), DPMO_INVALID_ARGUMENT);
+    {
+        const double inf[2] = {2.0, INFINITY};
+        CHECK_STATUS(run(&rng, records, M, inf, 2, &p, 9, out, M * 2, &released, &budget), DPMO_NON_FINITE_INPUT);
+    }
     CHECK(guards_intact());
-    CHECK_DEQ(budget.spent, budget_before.spent + 10.0);
+    CHECK(memcmp(&budget, &budget_before, sizeof budget) == 0);
+    CHECK(memcmp(&rng, &before, sizeof rng) == 0);
+
+    /* Per-record weights are private: one that is not finite and >= 0 reads as 0 (it was
+     * DPMO_INVALID_ARGUMENT / DPMO_NON_FINITE_INPUT after the charge: a status that told the neighbours apart). */
+    TEST("release: a per-record weight out of range reads as 0: status, budget, generator and rows as with 0");
+    {
+        static double per[M * 2], zero[M * 2];
+        static uint32_t out2[M * 2];
+        const double bad_weights[4] = {-1.0, INFINITY, -INFINITY, NAN};
+        size_t v, released2 = 0;
+        for (i = 0; i < M * 2; i++) per[i] = zero[i] = 1.0 + (double)(i % 3);
+        for (v = 0; v < 4; v++) {
+            dpmo_rng a = rng, b = rng;
+            dpmo_budget ba, bb;
+            CHECK_STATUS(dpmo_budget_init_approx(&ba, 35.0, 0.5), DPMO_OK);
+            bb = ba;
+            per[7] = bad_weights[v];
+            zero[7] = 0.0;
+            CHECK_STATUS(run(&a, records, M, per, M * 2, &p, 9, out, M * 2, &released, &ba), DPMO_OK);
+            CHECK_STATUS(run(&b, records, M, zero, M * 2, &p, 9, out2, M * 2, &released2, &bb), DPMO_OK);
+            CHECK(memcmp(&a, &b, sizeof a) == 0);
+            CHECK(memcmp(&ba, &bb, sizeof ba) == 0);
+            CHECK_DEQ(ba.spent, 10.0);
+            CHECK_EQ(released, released2);
+            CHECK(memcmp(out, out2, released * 2 * sizeof(uint32_t)) == 0);
+        }
+    }
+
+    /* A node id out of range in a record is private data: no status of its own (it was DPMO_INVALID_ARGUMENT,
+     * a free probe of "some record holds a bad id"). It reads as the root of its hierarchy, so D' = D with a
+     * bad id gives the status, the budget bytes, the generator state and the rows of D with the root there;
+     * and the neighbour D + {record with a bad id} the status, budget bytes and generator state of D. */
+    TEST("release: a record's node id out of range reads as the root: neighbours alike (status, budget, generator)");
+    {
+        static uint32_t rooted[M * 2], out2[M * 2], plus[(M + 1) * 2], out3[(M + 1) * 2];
+        const uint32_t bad_values[3] = {6, 7, 0xFFFFFFFFu};
+        size_t v, released2 = 0, released3 = 0;
+        for (v = 0; v < 3; v++) {
+            dpmo_rng a = rng, b = rng, c = rng;
+            dpmo_budget ba, bb, bc;
+            CHECK_STATUS(dpmo_budget_init_approx(&ba, 35.0, 0.5), DPMO_OK);
+            bb = ba;
+            bc = ba;
+            memcpy(bad, records, sizeof bad);
+            memcpy(rooted, records, sizeof rooted);
+            bad[2 * M - 1] = bad_values[v]; /* age id out of range (AGE has 6 nodes) */
+            rooted[2 * M - 1] = 0;          /* the age root */
+            bad[0] = bad_values[v] + 2;     /* city id out of range (CITY has 8 nodes) */
+            rooted[0] = 0;
+            CHECK_STATUS(run(&a, bad, M, w, 2, &p, 9, out, M * 2, &released, &ba), DPMO_OK);
+            CHECK_STATUS(run(&b, rooted, M, w, 2, &p, 9, out2, M * 2, &released2, &bb), DPMO_OK);
+            CHECK(memcmp(&a, &b, sizeof a) == 0);
+            CHECK(memcmp(&ba, &bb, sizeof ba) == 0);
+            CHECK_EQ(released, released2);
+            CHECK(memcmp(out, out2, released * 2 * sizeof(uint32_t)) == 0);
+            /* the neighbour D + {bad record} against D */
+            memcpy(plus, records, sizeof records);
+            plus[2 * M] = 3;
+            plus[2 * M + 1] = bad_values[v];
+            CHECK_STATUS(run(&c, plus, M + 1, w, 2, &p, 9, out3, (M + 1) * 2, &released3, &bc), DPMO_OK);
+            b = rng;
+            bb = ba;
+            CHECK_STATUS(dpmo_budget_init_approx(&bb, 35.0, 0.5), DPMO_OK);
+            CHECK_STATUS(run(&b, records, M, w, 2, &p, 9, out2, M * 2, &released2, &bb), DPMO_OK);
+            CHECK(memcmp(&c, &b, sizeof c) == 0);
+            CHECK(memcmp(&bc, &bb, sizeof bc) == 0);
+            CHECK_DEQ(bc.spent, 10.0);
+        }
+    }
 
     TEST("release: no record is a database (nothing released, charged); one key drawn whatever the records");
     {

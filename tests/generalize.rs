@@ -10,8 +10,8 @@ use dpmo::generalize::frequency::frequency_noise;
 use dpmo::generalize::sampling::bernoulli;
 use dpmo::generalize::{
     chain_product_scores, lagrangian_optimum, lattice_scratch_len, max_utility, min_beta, noisy_threshold, phi,
-    release, release_scratch_len, threshold_optimum, utility, ChainScores, FrequentSet, Hierarchy, Lattice,
-    NoisyThreshold, Objective, Parameters, ReleaseScratch, RiskModel, RiskWeights, Settings, UtilityMeasure,
+    public_weight, release, release_scratch_len, threshold_optimum, utility, ChainScores, FrequentSet, Hierarchy,
+    Lattice, NoisyThreshold, Objective, Parameters, ReleaseScratch, RiskModel, RiskWeights, Settings, UtilityMeasure,
     MAX_CHAIN_PRODUCT,
 };
 use dpmo::select::Arithmetic;
@@ -553,12 +553,6 @@ fn release_validates_before_drawing_and_writes_nothing_on_error() {
             run(&DB[..11], RiskWeights::ModelII, 9, &mut out, &mut g),
             Err(Error::LengthMismatch)
         );
-        let mut bad = DB;
-        bad[5] = 6;
-        assert_eq!(
-            run(&bad, RiskWeights::ModelII, 9, &mut out, &mut g),
-            Err(Error::InvalidArgument)
-        );
         assert_eq!(
             run(&DB, RiskWeights::ModelI(&[1.0; 3]), 9, &mut out, &mut g),
             Err(Error::LengthMismatch)
@@ -600,6 +594,121 @@ fn release_validates_before_drawing_and_writes_nothing_on_error() {
             Arithmetic::Exact,
         );
         assert_eq!(r, Err(Error::InvalidArgument));
+    });
+}
+
+/// A node id out of range in a record is private data, not an argument error: it reads as the root ⊥ of
+/// its hierarchy (`Hierarchy::node_or_root`). The release on a database holding such ids is the release on
+/// the database with ⊥ in their place — status, rows and the generator's state after the call all equal,
+/// under the same generator (so also the same law) — whatever the bad value (n_i, n_i + 1, u32::MAX). A
+/// neighbour D + {bad record} therefore shows the same status as D. Broken variant: the old check
+/// (`Lattice::check_records` in the release) fails the first assertion with `InvalidArgument`.
+#[test]
+fn record_ids_out_of_range_read_as_the_root() {
+    with_city(|l| {
+        let p = Parameters::without_condition_10(l, settings(2)).unwrap();
+        let n = release_scratch_len(l);
+        let run = |records: &[u32], seed: u64| {
+            let (mut counts, mut scores, mut cands) = (vec![0u64; n], vec![0.0; n], vec![0usize; n]);
+            let mut out = vec![0u32; records.len()];
+            let mut g = rng(seed);
+            let r = release(
+                &mut g,
+                l,
+                records,
+                RiskWeights::ModelI(&[2.0, 1.0]),
+                &p,
+                ReleaseScratch {
+                    counts: &mut counts,
+                    scores: &mut scores,
+                    candidates: &mut cands,
+                },
+                &mut out,
+                Arithmetic::Exact,
+            );
+            let released = *r.as_ref().unwrap_or(&0);
+            (r, out[..released * 2].to_vec(), g.next_u64())
+        };
+        assert_eq!(l.hierarchies()[1].node_or_root(6), 0);
+        assert_eq!(l.hierarchies()[1].node_or_root(5), 5);
+        for bad_value in [6u32, 7, 8, u32::MAX] {
+            for (pos, as_root) in [(5usize, 0u32), (0, 0), (10, 0)] {
+                let mut bad = DB;
+                bad[pos] = bad_value;
+                let mut rooted = DB;
+                rooted[pos] = as_root;
+                for seed in 0..20 {
+                    let got = run(&bad, seed);
+                    assert!(got.0.is_ok(), "an id out of range is no status: {:?}", got.0);
+                    assert_eq!(got, run(&rooted, seed), "reads as ⊥ (value {bad_value} at {pos})");
+                }
+            }
+        }
+        // A neighbour: D and D + {a record with a bad id} both succeed, and the caller's generator advances
+        // alike (one key).
+        let mut plus = DB.to_vec();
+        plus.extend_from_slice(&[3, 9]);
+        for seed in 0..5 {
+            let (a, b) = (run(&DB, seed), run(&plus, seed));
+            assert!(a.0.is_ok() && b.0.is_ok());
+            assert_eq!(a.2, b.2, "the same generator state after the call");
+        }
+        // The public functions that take records (no release, not private) still refuse the id.
+        let mut bad = DB;
+        bad[5] = 6;
+        assert_eq!(l.count_generalized(&A, &bad), Err(Error::InvalidArgument));
+    });
+}
+
+/// Per-record Model I weights are private too: one that is not finite and ≥ 0 reads as 0
+/// (`public_weight`), so the release equals the one with 0 in its place (status, rows, generator), while
+/// shared weights (k of them, public) are still refused. Broken variant: checking every weight (the old
+/// `check_weights` over per-record weights) fails the first assertion.
+#[test]
+fn per_record_weights_out_of_range_read_as_zero() {
+    with_city(|l| {
+        let p = Parameters::without_condition_10(l, settings(2)).unwrap();
+        let n = release_scratch_len(l);
+        let run = |w: &[f64], seed: u64| {
+            let (mut counts, mut scores, mut cands) = (vec![0u64; n], vec![0.0; n], vec![0usize; n]);
+            let mut out = vec![0u32; DB.len()];
+            let mut g = rng(seed);
+            let r = release(
+                &mut g,
+                l,
+                &DB,
+                RiskWeights::ModelI(w),
+                &p,
+                ReleaseScratch {
+                    counts: &mut counts,
+                    scores: &mut scores,
+                    candidates: &mut cands,
+                },
+                &mut out,
+                Arithmetic::Exact,
+            );
+            let released = *r.as_ref().unwrap_or(&0);
+            (r, out[..released * 2].to_vec(), g.next_u64())
+        };
+        let base = [2.0, 1.0, 0.5, 3.0, 1.0, 1.0, 2.0, 2.0, 0.25, 4.0, 1.0, 1.0];
+        for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY, -1.0, -f64::MIN_POSITIVE] {
+            for pos in [0usize, 5, 11] {
+                let mut w = base;
+                w[pos] = bad;
+                let mut zero = base;
+                zero[pos] = 0.0;
+                for seed in 0..10 {
+                    let got = run(&w, seed);
+                    assert!(got.0.is_ok(), "a per-record weight is no status: {:?}", got.0);
+                    assert_eq!(got, run(&zero, seed), "reads as 0 ({bad} at {pos})");
+                }
+            }
+        }
+        assert_eq!(public_weight(f64::NAN), 0.0);
+        assert_eq!(public_weight(2.5), 2.5);
+        // shared weights are public: still refused
+        assert_eq!(run(&[1.0, f64::NAN], 0).0, Err(Error::NonFiniteInput));
+        assert_eq!(run(&[1.0, -1.0], 0).0, Err(Error::InvalidArgument));
     });
 }
 

@@ -39,6 +39,7 @@ _Static_assert(offsetof(dp_ledger_record, crc) == sizeof(dp_ledger_record) - 4, 
 _Static_assert(offsetof(record_v1, crc) == sizeof(record_v1) - 4, "crc is the last field");
 _Static_assert(offsetof(dp_ledger_record, seq) == offsetof(record_v1, seq), "seq is where version 1 has it");
 _Static_assert(sizeof(DP_LEDGER_FORMAT_TEXT) <= DP_LEDGER_NAME, "the format text fits the mechanism field");
+_Static_assert(sizeof(DP_LEDGER_FORMAT3_TEXT) <= DP_LEDGER_NAME, "the format-3 text fits the mechanism field");
 
 /* CRC-32C (Castagnoli, reflected polynomial 0x82F63B78), bytewise with a table built on first use. */
 uint32_t dp_crc32c(const void *data, size_t len) {
@@ -68,8 +69,8 @@ static bool terminated(const char *s) { return memchr(s, '\0', DP_LEDGER_NAME) !
 static bool is_pos_zero(double x) { return x == 0.0 && !signbit(x); }
 
 static bool checked(const dp_ledger_record *r) {
-    if (r->type < DP_LEDGER_GRANT || r->type > DP_LEDGER_FORMAT) return false;
-    if (r->type == DP_LEDGER_CREATE || r->type == DP_LEDGER_FORMAT) {
+    if (r->type < DP_LEDGER_GRANT || r->type > DP_LEDGER_FORMAT3) return false;
+    if (r->type == DP_LEDGER_CREATE || r->type == DP_LEDGER_FORMAT || r->type == DP_LEDGER_FORMAT3) {
         if (!is_pos_zero(r->epsilon) || !is_pos_zero(r->delta)) return false;
     } else if (!(isfinite(r->epsilon) && r->epsilon > 0.0)) {
         return false;
@@ -78,11 +79,45 @@ static bool checked(const dp_ledger_record *r) {
     if (r->ngrants > DP_LEDGER_MAX_GRANTS_PER_CHARGE) return false;
     if (!(terminated(r->role_name) && terminated(r->dataset) && terminated(r->mechanism))) return false;
     /* the format record is version 1 only (decode); a version-2 record of its type is not one */
-    return r->type != DP_LEDGER_FORMAT || r->magic == DP_LEDGER_MAGIC;
+    if (r->type == DP_LEDGER_FORMAT) return r->magic == DP_LEDGER_MAGIC;
+    /* a refund or format-3 record is version 2 only; a version-1 record has neither */
+    if (r->type == DP_LEDGER_REFUND || r->type == DP_LEDGER_FORMAT3) return r->magic == DP_LEDGER_MAGIC_V2;
+    return true;
 }
 
+static bool is_format3(const dp_ledger_record *r) {
+    return r->type == DP_LEDGER_CREATE && strncmp(r->mechanism, DP_LEDGER_FORMAT3_TEXT, DP_LEDGER_NAME) == 0;
+}
+
+/* r as on disk: a version-2 record; the format-3 record is stored with type create (never type 7). */
 bool dp_ledger_valid(const dp_ledger_record *r) {
-    return r->magic == DP_LEDGER_MAGIC_V2 && r->crc == dp_crc32c(r, offsetof(dp_ledger_record, crc)) && checked(r);
+    return r->magic == DP_LEDGER_MAGIC_V2 && r->crc == dp_crc32c(r, offsetof(dp_ledger_record, crc)) &&
+           r->type != DP_LEDGER_FORMAT3 && checked(r);
+}
+
+void dp_ledger_refund_record(const dp_ledger_record *charge, double epsilon, double delta, dp_ledger_record *out) {
+    *out = *charge;
+    out->type = DP_LEDGER_REFUND;
+    out->seq = 0;
+    out->time_us = 0;
+    out->epsilon = epsilon;
+    out->delta = delta;
+    out->crc = 0;
+}
+
+bool dp_ledger_refund_matches(const dp_ledger_record *charge, const dp_ledger_record *refund) {
+    if (charge->type != DP_LEDGER_CHARGE || refund->type != DP_LEDGER_REFUND) return false;
+    if (charge->role != refund->role || charge->database != refund->database || charge->grant_id != refund->grant_id ||
+        charge->ngrants != refund->ngrants || charge->ngrants > DP_LEDGER_MAX_GRANTS_PER_CHARGE)
+        return false;
+    if (memcmp(charge->grants, refund->grants, sizeof charge->grants) != 0 ||
+        memcmp(charge->role_name, refund->role_name, DP_LEDGER_NAME) != 0 ||
+        memcmp(charge->dataset, refund->dataset, DP_LEDGER_NAME) != 0 ||
+        memcmp(charge->mechanism, refund->mechanism, DP_LEDGER_NAME) != 0)
+        return false;
+    /* never more than the charge; a refund of nothing is never written */
+    if (!(refund->epsilon <= charge->epsilon && refund->delta <= charge->delta)) return false;
+    return refund->epsilon < charge->epsilon || refund->delta < charge->delta;
 }
 
 bool dp_ledger_decode(const void *raw, dp_ledger_record *out) {
@@ -90,7 +125,9 @@ bool dp_ledger_decode(const void *raw, dp_ledger_record *out) {
     memcpy(&magic, raw, sizeof magic);
     if (magic != DP_LEDGER_MAGIC) {
         memcpy(out, raw, sizeof *out);
-        return dp_ledger_valid(out);
+        if (!dp_ledger_valid(out)) return false;
+        if (is_format3(out)) out->type = DP_LEDGER_FORMAT3; /* a version-2 create record with its text */
+        return true;
     }
     record_v1 v;
     memcpy(&v, raw, sizeof v);
@@ -120,8 +157,23 @@ bool dp_ledger_decode(const void *raw, dp_ledger_record *out) {
     return checked(out);
 }
 
-/* Encodes r into raw (version 2, or version 1 for the format record) and sets r->magic and r->crc. */
+/* Encodes r into raw (version 2, version 1 for the format record, a version-2 create record for the format-3
+ * record) and sets r->magic and r->crc. */
 static void encode(dp_ledger_record *r, unsigned char raw[sizeof(dp_ledger_record)]) {
+    if (r->type == DP_LEDGER_FORMAT3) { /* on disk: a version-2 create record with its text */
+        dp_ledger_record d;
+        memset(&d, 0, sizeof d);
+        d.magic = DP_LEDGER_MAGIC_V2;
+        d.type = DP_LEDGER_CREATE;
+        d.seq = r->seq;
+        d.time_us = r->time_us;
+        dp_ledger_set_name(d.mechanism, DP_LEDGER_FORMAT3_TEXT);
+        d.crc = dp_crc32c(&d, offsetof(dp_ledger_record, crc));
+        memcpy(raw, &d, sizeof d);
+        d.type = DP_LEDGER_FORMAT3;
+        *r = d;
+        return;
+    }
     if (r->type != DP_LEDGER_FORMAT) {
         r->magic = DP_LEDGER_MAGIC_V2;
         r->crc = dp_crc32c(r, offsetof(dp_ledger_record, crc));

@@ -940,6 +940,19 @@ nomem:
                    (long long)n);
 }
 
+bool dp_discover_refund_due(const dp_params *p, const dp_discovery *d, double *epsilon, double *delta) {
+    *epsilon = p->epsilon;
+    *delta = p->delta;
+    if (dp_functions[p->function].kind != DP_DISCOVER_TOP_K) return false;
+    const dpmo_top_k_result *r = &d->result;
+    /* the C ABI's settlement amounts, never above the charge (checked again by the ledgers) */
+    if (!(r->epsilon > 0.0 && r->epsilon <= p->epsilon && r->delta >= 0.0 && r->delta <= p->delta)) return false;
+    if (!(r->epsilon < p->epsilon || r->delta < p->delta)) return false;
+    *epsilon = r->epsilon;
+    *delta = r->delta;
+    return true;
+}
+
 static int cmp_i64(const void *a, const void *b) {
     int64_t x, y;
     memcpy(&x, a, sizeof x);

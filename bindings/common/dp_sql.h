@@ -234,6 +234,14 @@ dp_err_class dp_discover_run(const dp_params *p, dp_discovery *d, const int64_t 
 
 void dp_discover_free(dp_discovery *d, const dp_alloc *a);
 
+/*
+ * Pay what you get (dp_discover_top_k): after a successful dp_discover_run, true when the run spent less
+ * than the (p->epsilon, p->delta) charged before it (it stopped at ⊥ after ℓ < k items), with what it
+ * spent in *epsilon, *delta (dpmo_top_k_result: (ε/k · (ℓ + 1), δ)), for the engine's ledger to settle the
+ * charge at (dp_ledger.h: a refund record). False for every other function and for a run that released k.
+ */
+bool dp_discover_refund_due(const dp_params *p, const dp_discovery *d, double *epsilon, double *delta);
+
 /* "dp_select_top_k/permute_and_flip": what the ledger records as the mechanism. */
 void dp_mechanism_label(const dp_params *p, char *buf, size_t len);
 

@@ -611,6 +611,19 @@ static bool charge(dd_db *db, const dp_params *p, dp_error *err) {
     }
 }
 
+/*
+ * Pay what you get (dp_discover_top_k), after a successful run (db->lock held): settles the charge at what
+ * the run spent (dp_ledger.h: a refund record, only while the charge is the ledger's last record). Any
+ * failure here leaves the full charge (the safe side) and does not hold back the result it paid for.
+ */
+static void refund_unspent(dd_db *db, const dp_params *p, const dp_discovery *d) {
+    double epsilon, delta;
+    bool refunded;
+    char why[300];
+    if (dp_discover_refund_due(p, d, &epsilon, &delta))
+        (void)sq_ledger_refund(&db->ledger, epsilon, delta, &refunded, why, sizeof why);
+}
+
 /* Selects from one finished group: the k chosen ids into out[0..k). */
 static dp_err_class select_group(const dd_fn *fn, const dd_rows *s, int64_t *out, dp_error *err) {
     const dp_function *f = fn->f;
@@ -680,8 +693,8 @@ static dp_err_class discover_group(const dd_fn *fn, const dd_rows *s, dp_discove
                       fn->f->name, dpmo_status_message((uint32_t)rs));
     else if (!charge(db, &s->p, err))
         cls = err->cls;
-    else
-        cls = dp_discover_run(&s->p, d, s->ids, rng, err);
+    else if ((cls = dp_discover_run(&s->p, d, s->ids, rng, err)) == DP_OK)
+        refund_unspent(db, &s->p, d);
     pthread_mutex_unlock(&db->lock);
     if (cls != DP_OK) dp_discover_free(d, &DD_ALLOC);
     return cls;

@@ -79,6 +79,9 @@ void		_PG_init(void);
 
 static char *guc_dataset = NULL;	/* dpmo.dataset: the dataset label charges are made for */
 static bool guc_test_seeding = false;	/* dpmo.test_seeding: postmaster-only; lets dpmo_pg_seed run */
+static bool guc_test_crash_before_refund = false;	/* dpmo.test_crash_before_refund: superuser; tests only
+													 * (with dpmo.test_seeding): PANIC between a top-k's
+													 * charge and its refund */
 static bool preloaded = false;		/* _PG_init ran from shared_preload_libraries */
 
 static bool
@@ -160,11 +163,16 @@ typedef struct LedgerShared
 	int64		size;			/* bytes of valid records in the file */
 	uint64		next_seq;
 	bool		format2;		/* the file holds its format record (dp_ledger.h): version 2 may follow */
+	bool		format3;		/* the file holds its format-3 record: refunds may follow */
+	bool		pending;		/* the last record is a charge (or the format-3 record right after one) */
+	dp_ledger_record pending_charge;	/* that charge (pay what you get: a refund may settle it) */
+	dpmo_budget pending_before[DP_LEDGER_MAX_GRANTS_PER_CHARGE];	/* its grants' budgets before it */
 	int			ngrants;
 	LedgerGrant grants[MAX_GRANTS];
 } LedgerShared;
 
 static LedgerShared *ledger = NULL;
+static uint64 my_charge_seq = 0;	/* this backend's last charge (0: none): the one it may refund */
 static int	ledger_fd = -1;		/* this backend's descriptor of the file */
 static uint64 ledger_fd_generation = 0; /* the generation it was opened in */
 static shmem_request_hook_type prev_shmem_request_hook = NULL;
@@ -202,13 +210,39 @@ find_grant(LedgerShared *l, Oid role, const char *dataset)
 	return NULL;
 }
 
+/*
+ * The budgets of the grants of l's pending charge after `refund` settles it (dp_ledger.h): each put back
+ * to what it was before the charge, then charged the refund's (epsilon, delta), as dpmo_budget's
+ * pay-what-you-get settlement. False when the refund cannot settle it (then nothing is written to out).
+ */
+static bool
+ledger_settle(const LedgerShared *l, const dp_ledger_record *refund, dpmo_budget *out)
+{
+	uint32		i;
+
+	if (!l->format3 || !l->pending || !dp_ledger_refund_matches(&l->pending_charge, refund))
+		return false;
+	for (i = 0; i < refund->ngrants; i++)
+	{
+		uint32		g = refund->grants[i];
+
+		out[i] = l->pending_before[i];
+		if (g < 1 || g > (uint32) l->ngrants ||
+			dpmo_budget_charge_approx(&out[i], refund->epsilon, refund->delta) != DPMO_OK)
+			return false;
+	}
+	return true;
+}
+
 /* Replay of one record (postmaster, at startup): the same transitions the writers made. */
 static int
 ledger_apply(void *ctx, const dp_ledger_record *r)
 {
 	LedgerShared *l = (LedgerShared *) ctx;
 	uint32		i;
+	bool		pending = l->pending;
 
+	l->pending = false;			/* a refund settles only the charge right before it */
 	switch (r->type)
 	{
 		case DP_LEDGER_GRANT:
@@ -251,11 +285,33 @@ ledger_apply(void *ctx, const dp_ledger_record *r)
 			{
 				uint32		g = r->grants[i];
 
-				if (g < 1 || g > (uint32) l->ngrants ||
-					dpmo_budget_charge_approx(&l->grants[g - 1].budget, r->epsilon, r->delta) != DPMO_OK)
+				if (g < 1 || g > (uint32) l->ngrants)
+					return -1;
+				l->pending_before[i] = l->grants[g - 1].budget;
+				if (dpmo_budget_charge_approx(&l->grants[g - 1].budget, r->epsilon, r->delta) != DPMO_OK)
 					return -1;
 			}
+			l->pending_charge = *r;
+			l->pending = true;
 			return 0;
+		case DP_LEDGER_FORMAT3:
+			if (!l->format2 || l->format3)
+				return -1;
+			l->format3 = true;
+			l->pending = pending;
+			return 0;
+		case DP_LEDGER_REFUND:
+			{
+				dpmo_budget after[DP_LEDGER_MAX_GRANTS_PER_CHARGE];
+
+				l->pending = pending;
+				if (!ledger_settle(l, r, after))
+					return -1;
+				for (i = 0; i < r->ngrants; i++)
+					l->grants[r->grants[i] - 1].budget = after[i];
+				l->pending = false;
+				return 0;
+			}
 	}
 	return -1;
 }
@@ -859,7 +915,111 @@ ledger_charge(const dp_params *p)
 	}
 	ledger_append_locked(&rec, fname);
 	for (i = 0; i < n; i++)
+	{
+		ledger->pending_before[i] = ledger->grants[ids[i] - 1].budget;	/* as replay notes it */
 		ledger->grants[ids[i] - 1].budget = next[i];
+	}
+	ledger->pending_charge = rec;
+	ledger->pending = true;
+	my_charge_seq = rec.seq;
+	LWLockRelease(ledger->lock);
+}
+
+/*
+ * With the lock held in exclusive mode: appends r (its seq set here) for a refund, like append_one_locked
+ * but without raising an ERROR (the result the charge paid for is ready: a failed refund keeps the full
+ * charge, the safe side). False when nothing was written; a failed fdatasync PANICs, as for every record.
+ */
+static bool
+append_refund_locked(dp_ledger_record *r)
+{
+	struct stat st;
+	int			rc;
+
+	if (fstat(ledger_fd, &st) != 0 || st.st_size < ledger->size)
+		return false;			/* the next charge finds out and refuses */
+	r->seq = ledger->next_seq;
+	r->time_us = now_unix_us();
+	rc = dp_ledger_append(ledger_fd, ledger->size, r);
+	if (rc == -2)
+		ereport(PANIC,
+				(errcode_for_file_access(),
+				 errmsg("dpmo: could not fdatasync the privacy ledger: %m")));
+	if (rc != 0)
+	{
+		ereport(LOG_SERVER_ONLY,
+				(errcode_for_file_access(),
+				 errmsg("dpmo: could not write a refund to the privacy ledger (the full charge stays): %m")));
+		return false;
+	}
+	ledger->size += DP_LEDGER_RECORD_SIZE;
+	ledger->next_seq++;
+	if (anchor_write(r->seq, r->crc, ledger->timeline) != 0)
+		ereport(LOG_SERVER_ONLY,
+				(errcode_for_file_access(),
+				 errmsg("dpmo: could not update the privacy ledger's anchor %s after record %llu: %m",
+						ANCHOR_FILE, (unsigned long long) r->seq)));
+	return true;
+}
+
+/*
+ * Pay what you get (dp_discover_top_k), after a successful run: settles this backend's last charge at
+ * (epsilon, delta), what the run spent, with a refund record (preceded by the file's format-3 record when
+ * it has none; dp_ledger.h) — only while that charge is still the ledger's last record, in the same file
+ * generation and timeline, and when the grants' budgets before the charge can pay (epsilon, delta).
+ * Otherwise nothing is written and the full charge stays. Never raises an ERROR.
+ */
+static void
+ledger_refund(double epsilon, double delta)
+{
+	uint64		mine = my_charge_seq;
+	dp_ledger_record rec;
+	dpmo_budget after[DP_LEDGER_MAX_GRANTS_PER_CHARGE];
+	uint32		i;
+
+	my_charge_seq = 0;			/* one refund per charge, whatever happens below */
+	if (mine == 0 || ledger == NULL || ledger_fd < 0)
+		return;
+	LWLockAcquire(ledger->lock, LW_EXCLUSIVE);
+	if (!ledger->ok || ledger_fd_generation != ledger->generation ||
+		ledger->timeline != GetWALInsertionTimeLine() || !ledger->pending ||
+		ledger->pending_charge.seq != mine || ledger->next_seq != mine + 1)
+	{
+		LWLockRelease(ledger->lock);
+		return;
+	}
+	dp_ledger_refund_record(&ledger->pending_charge, epsilon, delta, &rec);
+	{
+		bool		had3 = ledger->format3;
+
+		ledger->format3 = true; /* for the check: appended below when missing */
+		if (!ledger_settle(ledger, &rec, after))
+		{
+			ledger->format3 = had3;
+			LWLockRelease(ledger->lock);
+			return;
+		}
+		ledger->format3 = had3;
+	}
+	if (!ledger->format3)
+	{
+		dp_ledger_record f;
+
+		memset(&f, 0, sizeof f);
+		f.type = DP_LEDGER_FORMAT3;
+		if (!append_refund_locked(&f))
+		{
+			LWLockRelease(ledger->lock);
+			return;
+		}
+		ledger->format3 = true;
+	}
+	if (append_refund_locked(&rec))
+	{
+		for (i = 0; i < rec.ngrants; i++)
+			ledger->grants[rec.grants[i] - 1].budget = after[i];
+		ledger->pending = false;
+	}
 	LWLockRelease(ledger->lock);
 }
 
@@ -1376,7 +1536,7 @@ dpmo_pg_ledger(PG_FUNCTION_ARGS)
 	int64		size,
 				off;
 	int			fd;
-	static const char *const kinds[] = {"", "grant", "top-up", "charge", "created", "format"};
+	static const char *const kinds[] = {"", "grant", "top-up", "charge", "created", "format", "refund", "format"};
 
 	ledger_require("dp_ledger", true);
 	InitMaterializedSRF(fcinfo, 0);
@@ -1409,7 +1569,7 @@ dpmo_pg_ledger(PG_FUNCTION_ARGS)
 			nulls[4] = true;
 		v[5] = Float8GetDatum(r.epsilon);
 		v[9] = Float8GetDatum(r.delta);
-		if (r.type == DP_LEDGER_CHARGE)
+		if (r.type == DP_LEDGER_CHARGE || r.type == DP_LEDGER_REFUND)
 		{
 			v[6] = CStringGetTextDatum(r.mechanism);
 			dbname = get_database_name(r.database);
@@ -1421,7 +1581,7 @@ dpmo_pg_ledger(PG_FUNCTION_ARGS)
 				g[i] = Int32GetDatum((int32) r.grants[i]);
 			v[8] = PointerGetDatum(construct_array(g, (int) r.ngrants, INT4OID, 4, true, TYPALIGN_INT));
 		}
-		else if (r.type == DP_LEDGER_FORMAT)
+		else if (r.type == DP_LEDGER_FORMAT || r.type == DP_LEDGER_FORMAT3)
 		{
 			v[6] = CStringGetTextDatum(r.mechanism);
 			nulls[7] = nulls[8] = true;
@@ -1509,6 +1669,8 @@ dpmo_pg_ledger_init(PG_FUNCTION_ARGS)
 	ledger->size = 0;
 	ledger->next_seq = 1;
 	ledger->format2 = false;	/* the new file gets its own format record */
+	ledger->format3 = false;
+	ledger->pending = false;
 	ledger->ngrants = 0;
 	memset(ledger->grants, 0, sizeof ledger->grants);
 	ledger_set_problem(ledger, LEDGER_OK, "%s", "");
@@ -2215,6 +2377,18 @@ finalize(FunctionCallInfo fcinfo, int64 *k_out)
 		ledger_charge(&s->h.p);
 		if (dp_discover_run(&s->h.p, &d, s->ids, rng_get(), &err) != DP_OK)
 			raise_dp(&err);
+		{
+			double		spent_epsilon,
+						spent_delta;
+
+			/* pay what you get: settle the charge at what the run spent (dp_ledger.h) */
+			if (dp_discover_refund_due(&s->h.p, &d, &spent_epsilon, &spent_delta))
+			{
+				if (guc_test_seeding && guc_test_crash_before_refund)
+					ereport(PANIC, (errmsg("dpmo: test crash between a charge and its refund")));
+				ledger_refund(spent_epsilon, spent_delta);
+			}
+		}
 		ids = palloc(sizeof(int64) * Max(d.count, 1));
 		for (i = 0; i < (int64) d.count; i++)
 			ids[i] = (int64) d.out[i];
@@ -2367,6 +2541,10 @@ _PG_init(void)
 		DefineCustomBoolVariable("dpmo.test_seeding",
 								 "Lets a superuser make the generator reproducible (tests only).",
 								 NULL, &guc_test_seeding, false, PGC_POSTMASTER, 0, NULL, NULL, NULL);
+		DefineCustomBoolVariable("dpmo.test_crash_before_refund",
+								 "On a server started with dpmo.test_seeding: dp_discover_top_k PANICs after its "
+								 "run, between its charge and its refund (tests only).",
+								 NULL, &guc_test_crash_before_refund, false, PGC_SUSET, 0, NULL, NULL, NULL);
 		preloaded = true;
 		prev_shmem_request_hook = shmem_request_hook;
 		shmem_request_hook = ledger_shmem_request;

@@ -6,6 +6,8 @@
  *                                              refuses every charge with delta > 0)
  *   dpmo-ledger show LEDGER             total, spent and remaining epsilon (and delta, when any was granted)
  *   dpmo-ledger audit LEDGER            every record: number, time (UTC), kind, epsilon, mechanism, delta
+ *                                       (a refund's epsilon and delta are what the charge just before it
+ *                                       settles at: what the call spent, pay what you get)
  *
  * The ledger a connection uses by default is "<database file>.dpmo-ledger". Whoever can write that file is
  * the authority that grants budgets (the host), not the SQL that an analyst runs.
@@ -27,7 +29,7 @@ static int usage(void) {
 }
 
 static int print_record(void *ctx, const dp_ledger_record *r) {
-    static const char *const kinds[] = {"", "grant", "top-up", "charge", "created", "format"};
+    static const char *const kinds[] = {"", "grant", "top-up", "charge", "created", "format", "refund", "format"};
     char eps[40], del[40], when[40];
     time_t secs = (time_t)(r->time_us / 1000000);
     struct tm tm;

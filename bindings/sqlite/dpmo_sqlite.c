@@ -467,6 +467,19 @@ static bool charge(sqlite3_context *ctx, conn_state *c, const dp_params *p) {
     }
 }
 
+/*
+ * Pay what you get (dp_discover_top_k), after a successful run: settles the charge at what the run spent
+ * (dp_ledger.h: a refund record, only while the charge is the ledger's last record). Any failure here
+ * leaves the full charge (the safe side) and does not hold back the result it paid for.
+ */
+static void refund_unspent(conn_state *c, const dp_params *p, const dp_discovery *d) {
+    double epsilon, delta;
+    bool refunded;
+    char why[300];
+    if (dp_discover_refund_due(p, d, &epsilon, &delta))
+        (void)sq_ledger_refund(&c->ledger, epsilon, delta, &refunded, why, sizeof why);
+}
+
 /* Writes ids[0..n) as a JSON array of integers (subtype JSON) as the result. */
 static void result_ids(sqlite3_context *ctx, const int64_t *ids, int64_t n) {
     sqlite3_str *js = sqlite3_str_new(NULL);
@@ -498,8 +511,12 @@ static void discover_final(sqlite3_context *ctx, fn_data *fd, agg_state *s) {
                 dpmo_status_message((uint32_t)rs));
         report(ctx, &err);
     } else if (charge(ctx, fd->conn, &s->p)) {
-        if (dp_discover_run(&s->p, &d, s->ids, rng, &err) != DP_OK) report(ctx, &err);
-        else result_ids(ctx, (const int64_t *)d.out, (int64_t)d.count);
+        if (dp_discover_run(&s->p, &d, s->ids, rng, &err) != DP_OK) {
+            report(ctx, &err);
+        } else {
+            refund_unspent(fd->conn, &s->p, &d);
+            result_ids(ctx, (const int64_t *)d.out, (int64_t)d.count);
+        }
     }
     dp_discover_free(&d, &SQ_ALLOC);
 }

@@ -34,7 +34,44 @@ typedef struct replay {
     bool has_budget;
     bool format2; /* the file holds its format record: version-2 records may follow */
     dpmo_budget budget;
+    bool format3; /* the file holds its format-3 record: refunds may follow */
+    bool pending; /* the last record is a charge (or the format-3 record right after one) */
+    dp_ledger_record charge; /* that charge */
+    dpmo_budget before;      /* the budget before it */
 } replay;
+
+static replay replay_of(const sq_ledger *l) {
+    replay s;
+    memset(&s, 0, sizeof s);
+    s.has_budget = l->has_budget;
+    s.format2 = l->format2;
+    s.budget = l->budget;
+    s.format3 = l->format3;
+    s.pending = l->pending;
+    s.charge = l->pending_charge;
+    s.before = l->pending_before;
+    return s;
+}
+
+static void keep_replay(sq_ledger *l, const replay *s) {
+    l->has_budget = s->has_budget;
+    l->format2 = s->format2;
+    l->budget = s->budget;
+    l->format3 = s->format3;
+    l->pending = s->pending;
+    l->pending_charge = s->charge;
+    l->pending_before = s->before;
+}
+
+/*
+ * The budget after `refund` settles the pending charge (dp_ledger.h): the budget before the charge, charged
+ * the refund's (epsilon, delta), as dpmo_budget's pay-what-you-get settlement. -1 when it cannot be one.
+ */
+static int settle(const replay *s, const dp_ledger_record *refund, dpmo_budget *out) {
+    if (!s->format3 || !s->pending || !dp_ledger_refund_matches(&s->charge, refund)) return -1;
+    *out = s->before;
+    return dpmo_budget_charge_approx(out, refund->epsilon, refund->delta) == DPMO_OK ? 0 : -1;
+}
 
 /* Adds a grant or top-up of (epsilon, delta) to b (initialised when !has): -1 when it cannot be one. */
 static int add_grant(dpmo_budget *b, bool has, double epsilon, double delta) {
@@ -48,9 +85,11 @@ static int add_grant(dpmo_budget *b, bool has, double epsilon, double delta) {
 
 static int apply(void *ctx, const dp_ledger_record *r) {
     replay *s = ctx;
+    bool pending = s->pending;
     /* A file whose record 1 (its create record) is version 2 needs no format record: a reader older than
      * version 2 refuses it as soon as another record follows (an invalid record that is not the last). */
     if (r->seq == 1 && r->magic == DP_LEDGER_MAGIC_V2) s->format2 = true;
+    s->pending = false; /* a refund settles only the charge right before it (the format-3 record aside) */
     switch (r->type) {
     case DP_LEDGER_GRANT:
     case DP_LEDGER_TOP_UP:
@@ -58,13 +97,30 @@ static int apply(void *ctx, const dp_ledger_record *r) {
         s->has_budget = true;
         return 0;
     case DP_LEDGER_CHARGE:
-        if (!s->has_budget || dpmo_budget_charge_approx(&s->budget, r->epsilon, r->delta) != DPMO_OK) return -1;
+        if (!s->has_budget) return -1;
+        s->before = s->budget;
+        if (dpmo_budget_charge_approx(&s->budget, r->epsilon, r->delta) != DPMO_OK) return -1;
+        s->charge = *r;
+        s->pending = true;
         return 0;
+    case DP_LEDGER_REFUND: {
+        dpmo_budget after;
+        s->pending = pending;
+        if (settle(s, r, &after) != 0) return -1;
+        s->budget = after;
+        s->pending = false;
+        return 0;
+    }
     case DP_LEDGER_CREATE:
         return r->seq == 1 ? 0 : -1;
     case DP_LEDGER_FORMAT:
         if (s->format2) return -1;
         s->format2 = true;
+        return 0;
+    case DP_LEDGER_FORMAT3:
+        if (r->seq == 1 || !s->format2 || s->format3) return -1;
+        s->format3 = true;
+        s->pending = pending;
         return 0;
     default:
         return -1;
@@ -143,6 +199,9 @@ static sq_result open_file(sq_ledger *l, bool create, char *why, size_t why_len)
     l->next_seq = 1;
     l->has_budget = false;
     l->format2 = false;
+    l->format3 = false;
+    l->pending = false;
+    l->charged_seq = 0;
     return SQ_OK;
 }
 
@@ -202,7 +261,7 @@ static sq_result catch_up(sq_ledger *l, bool exclusive, char *why, size_t why_le
         snprintf(why, why_len, "the privacy ledger is shorter than the records already read");
         return SQ_FAILED;
     }
-    replay s = {l->has_budget, l->format2, l->budget};
+    replay s = replay_of(l);
     uint64_t seq = l->next_seq;
     int64_t end = l->offset;
     dp_ledger_scan_result r = dp_ledger_scan(l->fd, l->offset, &seq, &end, exclusive, apply, &s, why, why_len);
@@ -225,9 +284,7 @@ static sq_result catch_up(sq_ledger *l, bool exclusive, char *why, size_t why_le
         seq = 2;
         s.format2 = true; /* a version-2 record 1, as apply() would note */
     }
-    l->has_budget = s.has_budget;
-    l->format2 = s.format2;
-    l->budget = s.budget;
+    keep_replay(l, &s);
     l->next_seq = seq;
     l->offset = end;
     return SQ_OK;
@@ -328,8 +385,67 @@ sq_result sq_ledger_charge(sq_ledger *l, double epsilon, double delta, const cha
         flock(l->fd, LOCK_UN);
         return SQ_FAILED;
     }
+    l->pending_before = l->budget; /* as replay would note */
+    l->pending_charge = rec;
+    l->pending = true;
+    l->charged_seq = rec.seq;
     l->budget = next;
     dpmo_budget_remaining_approx(&l->budget, left, delta_left);
+    flock(l->fd, LOCK_UN);
+    return SQ_OK;
+}
+
+sq_result sq_ledger_refund(sq_ledger *l, double epsilon, double delta, bool *refunded, char *why, size_t why_len) {
+    dp_ledger_record rec;
+    dpmo_budget after;
+    uint64_t mine = l->charged_seq;
+    *refunded = false;
+    l->charged_seq = 0; /* one refund per charge, whatever happens below */
+    if (mine == 0 || l->broken) return SQ_OK;
+    sq_result r = lock(l, LOCK_EX, false, why, why_len);
+    if (r != SQ_OK) return r;
+    /* only while this connection's charge is still the last record of the file */
+    if (!l->pending || l->pending_charge.seq != mine || l->next_seq != mine + 1) {
+        flock(l->fd, LOCK_UN);
+        return SQ_OK;
+    }
+    dp_ledger_refund_record(&l->pending_charge, epsilon, delta, &rec);
+    replay s = replay_of(l);
+    s.format3 = true; /* appended below when missing */
+    if (settle(&s, &rec, &after) != 0) {
+        flock(l->fd, LOCK_UN);
+        return SQ_OK;
+    }
+    int w = 0;
+    if (!l->format3) {
+        dp_ledger_record f;
+        memset(&f, 0, sizeof f);
+        f.type = DP_LEDGER_FORMAT3;
+        f.seq = l->next_seq;
+        f.time_us = now_us();
+        w = dp_ledger_append(l->fd, l->offset, &f);
+        if (w == 0) {
+            l->format3 = true;
+            l->offset += DP_LEDGER_RECORD_SIZE;
+            l->next_seq++;
+        }
+    }
+    if (w == 0) {
+        rec.seq = l->next_seq;
+        rec.time_us = now_us();
+        w = dp_ledger_append(l->fd, l->offset, &rec);
+    }
+    if (w != 0) {
+        if (w == -2) l->broken = true; /* its fate is unknown: refuse until reopened */
+        fail(why, why_len, w == -2 ? "cannot sync the privacy ledger" : "cannot write to the privacy ledger");
+        flock(l->fd, LOCK_UN);
+        return SQ_FAILED;
+    }
+    l->offset += DP_LEDGER_RECORD_SIZE;
+    l->next_seq++;
+    l->budget = after;
+    l->pending = false;
+    *refunded = true;
     flock(l->fd, LOCK_UN);
     return SQ_OK;
 }
@@ -388,7 +504,10 @@ static int each_apply(void *ctx, const dp_ledger_record *r) {
 sq_result sq_ledger_each(const char *path, int (*fn)(void *ctx, const dp_ledger_record *r), void *ctx, char *why,
                          size_t why_len) {
     sq_ledger l;
-    each_ctx e = {fn, ctx, {false, false, {0, 0, 0, 0}}};
+    each_ctx e;
+    memset(&e, 0, sizeof e);
+    e.fn = fn;
+    e.ctx = ctx;
     uint64_t seq = 1;
     int64_t end = 0;
     sq_result r = sq_ledger_open(&l, path, false, why, why_len);

@@ -20,6 +20,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "dp_ledger.h"
 #include "dpmo.h"
 
 typedef enum sq_result {
@@ -42,6 +43,11 @@ typedef struct sq_ledger {
     bool format2; /* the file holds its format record (dp_ledger.h) */
     dpmo_budget budget; /* (epsilon, delta): delta_total 0 for a pure-epsilon budget */
     bool broken; /* after an fdatasync failure: every charge refused until reopened */
+    bool format3; /* the file holds its format-3 record (refunds may follow) */
+    bool pending; /* the last record replayed is a charge (or the format-3 record right after one) */
+    dp_ledger_record pending_charge; /* that charge, valid while `pending` */
+    dpmo_budget pending_before; /* the budget before that charge */
+    uint64_t charged_seq; /* the record number of this connection's last charge (0: none) */
 } sq_ledger;
 
 /* Prepares a ledger for path (copied). create: create the file when missing, holding its create record (and
@@ -61,12 +67,22 @@ sq_result sq_ledger_remaining(sq_ledger *l, double *remaining, double *total, do
 sq_result sq_ledger_charge(sq_ledger *l, double epsilon, double delta, const char *mechanism, double *left,
                            double *delta_left, char *why, size_t why_len);
 
+/*
+ * Pay what you get: settles this connection's last charge at (epsilon, delta), what the run it paid for
+ * spent, by appending a refund record (preceded by the file's format-3 record when it has none), durably
+ * (dp_ledger.h). Done only when that charge is still the last record of the file, (epsilon, delta) is at
+ * most the charge and below it, and the budget before the charge can pay (epsilon, delta); otherwise
+ * nothing is written and the full charge stays (*refunded false). The budget afterwards is exactly what
+ * dpmo_budget's settlement gives: the budget before the charge, charged (epsilon, delta). SQ_FAILED (with
+ * why) only on a lock, replay or write failure: the full charge stays then too.
+ */
+sq_result sq_ledger_refund(sq_ledger *l, double epsilon, double delta, bool *refunded, char *why, size_t why_len);
+
 /* Adds (epsilon, delta) to the budget of the ledger at path (creating the file), durably. epsilon finite
  * and > 0, delta in [0, 1) (0: none added), the total delta below 1. */
 sq_result sq_ledger_grant(const char *path, double epsilon, double delta, char *why, size_t why_len);
 
 /* Calls fn for every record of the ledger at path, in order (under LOCK_SH). */
-struct dp_ledger_record;
 sq_result sq_ledger_each(const char *path, int (*fn)(void *ctx, const struct dp_ledger_record *r), void *ctx,
                          char *why, size_t why_len);
 

@@ -15,8 +15,9 @@
 //! `DPMO_GENERALIZE_MAX_ATTRIBUTES`, a hierarchy deeper than `DPMO_GENERALIZE_MAX_HEIGHT` or N above
 //! `DPMO_GENERALIZE_MAX_CHAIN_PRODUCT` → `DPMO_CAPACITY_EXCEEDED`; a hierarchy with no node →
 //! `DPMO_EMPTY_INPUT`; a parent id out of range, a forest or a cycle → `DPMO_INVALID_ARGUMENT`; a short
-//! leaf scratch → `DPMO_SCRATCH_TOO_SMALL`; a node id of a record out of range → `DPMO_INVALID_ARGUMENT`;
-//! an output overlapping an input or another output → `DPMO_OVERLAPPING_BUFFERS`.
+//! leaf scratch → `DPMO_SCRATCH_TOO_SMALL`; a node id of a record out of range → `DPMO_INVALID_ARGUMENT`
+//! (except in `dpmo_generalize_release`, whose records are private: there such an id reads as the root ⊥ of
+//! its hierarchy); an output overlapping an input or another output → `DPMO_OVERLAPPING_BUFFERS`.
 
 use crate::budget::{budget_region, dpmo_budget, Charged};
 use crate::buffers::{check_disjoint, check_out, input, output, Region};
@@ -658,14 +659,20 @@ pub unsafe extern "C" fn dpmo_generalize_derive(
 /// per-record weights.
 /// Scratch: `counts`, `scores` and `candidates` each N entries (`dpmo_lattice_check`); `out_rows`: m · k
 /// ids. `budget` (nullable) is charged (ε + ε_F, δ + δ_F) after the arguments are checked and before the
-/// records are read; a failure caused by the records or their weights (an id out of range, a non-finite or
-/// negative weight) keeps the charge. m = 0 is a database like any other: nothing released, charged as
-/// always. The generator advances by one key (four words) whatever the records: every draw comes from
+/// records are read. m = 0 is a database like any other: nothing released, charged as always.
+///
+/// The records and their per-record weights are private, so nothing in them is an error (a status that
+/// depends on them would be a free probe): a node id out of range reads as the root ⊥ of its hierarchy
+/// (the core's `Hierarchy::node_or_root`), and a per-record weight that is not finite and ≥ 0 reads as 0
+/// (`public_weight`). Each is a map of each record by itself, so neighbouring databases stay neighbours and
+/// the guarantee below holds for the database so read; the status, the budget and the generator's state
+/// are those of the database with ⊥ (or 0) in its place. Shared weights (k of them) are public arguments. The generator advances by one key (four words) whatever the records: every draw comes from
 /// that key's private stream.
 ///
 /// Errors (besides the common ones): those of `dpmo_generalize_derive`; t below the smallest admissible t
 /// → `DPMO_INVALID_ARGUMENT`; `weights_len` not 0, k or m · k, or NULL weights
-/// with a nonzero length → `DPMO_LENGTH_MISMATCH`; `out_rows_len` < m · k → `DPMO_LENGTH_MISMATCH`; a
+/// with a nonzero length → `DPMO_LENGTH_MISMATCH`; a shared weight (`weights_len` = k) not finite →
+/// `DPMO_NON_FINITE_INPUT`, negative → `DPMO_INVALID_ARGUMENT`; `out_rows_len` < m · k → `DPMO_LENGTH_MISMATCH`; a
 /// short scratch → `DPMO_SCRATCH_TOO_SMALL`; an invalid generator or budget; the budget left smaller than
 /// (ε + ε_F, δ + δ_F) (a pure-ε budget has no δ) → `DPMO_BUDGET_EXHAUSTED` (nothing else happens); every
 /// argument error, an invalid generator included, is reported before the budget is charged.
@@ -756,6 +763,9 @@ pub unsafe extern "C" fn dpmo_generalize_release(
                 } else {
                     RiskWeights::ModelI(weights_slice)
                 };
+                // Shared weights (k) are public: refused before the charge. Per-record ones (m · k) are
+                // private: only their length is checked, and a bad one reads as 0 (`public_weight`).
+                risk.check(db.len() / k, k)?;
                 // SAFETY: `rng` is non-null and aligned (checked); the caller promises a readable state.
                 dpmo_core::rng::GeneratorState { words: (*rng).opaque }.kind()?;
                 // Every argument is checked: charge the budget before the records are read. Every failure

@@ -9,6 +9,13 @@
 //! A record value may be any node, not only a leaf: a value at an internal node is a record that is already
 //! generalized there (for instance a missing value recorded as ⊥).
 //!
+//! **Record values out of range.** Records are private, so a node id ≥ n_i in a record cannot be an error
+//! of the private release (the status would depend on the data: a free probe of whether some record holds
+//! a bad id). [`release`](super::release) and [`record_probabilities`](super::record_probabilities) apply
+//! a public rule instead, [`Hierarchy::node_or_root`]: such a value reads as ⊥, the most general value (the
+//! value of a record whose attribute is unknown). The public functions of this module that take records
+//! (counts, chain products) still refuse them: they release nothing and are not differentially private.
+//!
 //! **Element order of a⁺.** An element x ∈ a⁺ is given by its levels l_i ∈ [0, depth(a_i)] (l_i = 0 is a_i
 //! itself, l_i = depth(a_i) is ⊥). Elements are numbered in mixed radix with the last attribute fastest:
 //! index = Σ_i l_i · stride_i, stride_{k−1} = 1, stride_i = stride_{i+1} · (depth(a_{i+1}) + 1). Index 0 is
@@ -124,6 +131,24 @@ impl<'a> Hierarchy<'a> {
     /// Always false: a valid hierarchy has a root.
     pub fn is_empty(&self) -> bool {
         self.parents.is_empty()
+    }
+
+    /// The public rule for a value read from a private record: v itself when it is a node (v < n), else
+    /// the root ⊥. Applied per attribute, it maps each record to a valid record by a function of that
+    /// record and the public hierarchy alone, T(a); so T(D) and T(D′) differ in at most one record whenever
+    /// D and D′ do (T of the added record), and every guarantee for adding or removing one record of a
+    /// valid database holds for T(D) unchanged: Theorem 4's analysis (m, the sampling, the √N sensitivity
+    /// of the counts — T(a)⁺ is the chain product of a valid record) is that of the valid database T(D).
+    /// ⊥ rather than dropping the record: it is what the hierarchy already means by an unknown value (a
+    /// record with a value there is a valid one), it keeps m (and hence m̄ and the output length m · k) a
+    /// plain count of the rows given, and needs no pass over the data before the release.
+    #[inline]
+    pub fn node_or_root(&self, v: u32) -> u32 {
+        if (v as usize) < self.parents.len() {
+            v
+        } else {
+            self.root
+        }
     }
 
     /// The root ⊥.
@@ -334,6 +359,16 @@ impl<'a> Lattice<'a> {
         Ok(records.len() / self.k)
     }
 
+    /// The number of records of a row-major array (m × k node ids) without looking at the ids: private
+    /// records whose values are read through [`Hierarchy::node_or_root`]. Errors: a length that is not a
+    /// multiple of k → [`Error::LengthMismatch`] (public: the caller's m · k).
+    pub(crate) fn record_count(&self, records: &[u32]) -> Result<usize, Error> {
+        if !records.len().is_multiple_of(self.k) {
+            return Err(Error::LengthMismatch);
+        }
+        Ok(records.len() / self.k)
+    }
+
     /// Whether x ⪰ y: x_i ⪰_i y_i for every attribute. Errors: as [`check_element`](Self::check_element).
     pub fn generalizes(&self, x: &[u32], y: &[u32]) -> Result<bool, Error> {
         self.check_element(x)?;
@@ -408,7 +443,8 @@ impl<'a> Lattice<'a> {
         Ok(c.total)
     }
 
-    /// The chains a_i⁺ of a checked record.
+    /// The chains a_i⁺ of a record, each value read by [`Hierarchy::node_or_root`] (the identity on a
+    /// checked record).
     pub(crate) fn chains(&self, record: &[u32]) -> Chains {
         let mut c = Chains {
             k: self.k,
@@ -418,7 +454,7 @@ impl<'a> Lattice<'a> {
             total: 1,
         };
         for (i, (h, &a)) in self.hierarchies().iter().zip(record).enumerate() {
-            let mut x = a;
+            let mut x = h.node_or_root(a);
             let mut l = 0;
             loop {
                 c.nodes[i][l] = x;
@@ -437,14 +473,14 @@ impl<'a> Lattice<'a> {
         c
     }
 
-    /// The counts of [`count_chain_product`](Self::count_chain_product) into `out` (length |a⁺|), for checked
-    /// inputs.
+    /// The counts of [`count_chain_product`](Self::count_chain_product) into `out` (length |a⁺|), each
+    /// value of `records` read by [`Hierarchy::node_or_root`] (the identity on checked records).
     pub(crate) fn count_into(&self, c: &Chains, records: &[u32], out: &mut [u64]) {
         out.fill(0);
         for t in records.chunks_exact(self.k) {
             let mut j = 0;
             for (i, (h, &ti)) in self.hierarchies().iter().zip(t).enumerate() {
-                j += c.stride[i] * c.lca_level(h, i, ti);
+                j += c.stride[i] * c.lca_level(h, i, h.node_or_root(ti));
             }
             out[j] += 1;
         }

@@ -138,7 +138,8 @@ fn check(
     if scratch.counts.len() < n || scratch.scores.len() < n || scratch.candidates.len() < n {
         return Err(Error::ScratchTooSmall);
     }
-    let m = lattice.check_records(records)?;
+    // The records are private: an id out of range is read as ⊥ (`Hierarchy::node_or_root`), not refused.
+    let m = lattice.record_count(records)?;
     if m == 0 && !allow_empty {
         return Err(Error::EmptyInput);
     }
@@ -215,8 +216,12 @@ fn build_candidates(
 ///
 /// Errors (all before any random draw; nothing is written): `params` made for a lattice with another N →
 /// [`Error::InvalidArgument`]; a scratch slice shorter than N → [`Error::ScratchTooSmall`]; `out` shorter
-/// than m · k → [`Error::LengthMismatch`]; those of
-/// [`Lattice::check_records`] and [`RiskWeights::check`].
+/// than m · k → [`Error::LengthMismatch`]; `records` not m · k ids → [`Error::LengthMismatch`]; those of
+/// [`RiskWeights::check`] (shared weights only). Nothing in the records or their per-record weights is an
+/// error: records are private, so a node id out of range reads as the root ⊥ of its hierarchy
+/// ([`Hierarchy::node_or_root`](super::Hierarchy::node_or_root), which says why this keeps the guarantee) and a
+/// per-record weight that is not finite and ≥ 0 as 0 ([`public_weight`](super::public_weight)); the status
+/// never depends on them.
 #[allow(clippy::too_many_arguments)]
 pub fn release<R: Rng + ?Sized>(
     rng: &mut R,

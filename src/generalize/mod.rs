@@ -40,7 +40,9 @@
 //! The guarantee is for adding or removing one record (the paper's D₋ₐ₀), with the total
 //! (ε + ε_F, δ + δ_F) of [`Parameters::guarantee`]. Condition (10) needs t ≳ 2 ln(2N/δ)/(β τ₁²): the
 //! mechanism is meant for databases much larger than t. The hierarchies, the settings and n₀ are public;
-//! the records and their Model I weights are private.
+//! the records and their per-record Model I weights are private: a node id out of range reads as ⊥
+//! ([`Hierarchy::node_or_root`]) and a per-record weight that is not finite and ≥ 0 as 0 ([`public_weight`]),
+//! so that no status of the release depends on them.
 
 pub mod frequency;
 pub mod hierarchy;
@@ -57,7 +59,7 @@ pub use hierarchy::{
 };
 pub use mechanism::{record_probabilities, release, release_scratch_len, ReleaseScratch};
 pub use models::{
-    chain_product_scores, lagrangian, lagrangian_optimum, max_utility, phi, risk, threshold_optimum, utility,
-    ChainScores, RiskModel, RiskWeights, UtilityMeasure,
+    chain_product_scores, lagrangian, lagrangian_optimum, max_utility, phi, public_weight, risk, threshold_optimum,
+    utility, ChainScores, RiskModel, RiskWeights, UtilityMeasure,
 };
 pub use parameters::{beta_admissible, min_beta, Objective, Parameters, Settings, MAX_KAPPA};

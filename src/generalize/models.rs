@@ -100,14 +100,15 @@ impl<'a> RiskModel<'a> {
         }
     }
 
-    /// w_i(v) for attribute i of `h` (checked inputs).
+    /// w_i(v) for attribute i of `h` (checked ids; a weight is read by [`public_weight`], the identity on
+    /// checked weights).
     fn weight(&self, h: &Hierarchy<'_>, i: usize, k: usize, v: u32) -> f64 {
         match self {
             RiskModel::ModelI(w) => {
                 if v == h.root() {
                     0.0
                 } else {
-                    w[i]
+                    public_weight(w[i])
                 }
             }
             RiskModel::ModelII => 1.0 / k as f64,
@@ -115,16 +116,34 @@ impl<'a> RiskModel<'a> {
     }
 }
 
+/// The public rule for a per-record Model I weight (private data, like the record it belongs to): the weight
+/// itself when it is finite and ≥ 0, else 0 (the attribute carries no risk). Like
+/// [`Hierarchy::node_or_root`](super::Hierarchy::node_or_root) it maps each record (with its weights) by a
+/// function of that record alone, so neighbouring databases stay neighbours and the release's guarantee holds
+/// for the database so read; and no status depends on the weights. Shared weights (k of them, one set for
+/// every record) are public arguments: [`RiskWeights::check`] refuses bad ones.
+#[inline]
+pub fn public_weight(w: f64) -> f64 {
+    if w.is_finite() && w >= 0.0 {
+        w
+    } else {
+        0.0
+    }
+}
+
 impl<'a> RiskWeights<'a> {
-    /// Checks the weights for m records of k attributes. Errors: as [`RiskModel::check`], with lengths k or
-    /// m · k accepted.
+    /// Checks the weights for m records of k attributes: lengths k (shared: public, checked as
+    /// [`RiskModel::check`]) or m · k (per record: private, only the length is checked; each weight is read
+    /// by [`public_weight`]). Errors: another length → [`Error::LengthMismatch`]; a non-finite shared weight →
+    /// [`Error::NonFiniteInput`]; a negative one → [`Error::InvalidArgument`].
     pub fn check(&self, m: usize, k: usize) -> Result<(), Error> {
         match self {
+            RiskWeights::ModelI(w) if w.len() == k => check_weights(w),
             RiskWeights::ModelI(w) => {
-                if w.len() != k && Some(w.len()) != m.checked_mul(k) {
+                if Some(w.len()) != m.checked_mul(k) {
                     return Err(Error::LengthMismatch);
                 }
-                check_weights(w)
+                Ok(())
             }
             RiskWeights::ModelII => Ok(()),
         }

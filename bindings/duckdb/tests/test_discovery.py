@@ -4,7 +4,7 @@ import subprocess
 
 import pytest
 
-from conftest import TOOL, charges, database, error, grant
+from conftest import LIBDPMO, TOOL, audit, charges, connect, database, error, grant
 
 REFUSED = ("the privacy budget has no delta (it was granted with epsilon only) but delta = 1e-06 is requested; "
            "nothing was charged")
@@ -81,3 +81,88 @@ def test_pure_epsilon_refuses_and_argument_errors_charge_nothing(tmp):
         error(con, q)
     assert charges(db + ".dpmo-ledger") == []
     assert con.execute("SELECT dp_budget_remaining(), dp_budget_remaining_delta()").fetchone() == (6.0, 1e-3)
+
+
+class CBudget:
+    """libdpmo's dpmo_budget: the reference the ledger must equal to the bit (pay what you get included)."""
+
+    def __init__(self, epsilon, delta):
+        import ctypes
+
+        class Raw(ctypes.Structure):
+            _fields_ = [("total", ctypes.c_double), ("spent", ctypes.c_double), ("delta_total", ctypes.c_double),
+                        ("delta_spent", ctypes.c_double)]
+
+        self.c = ctypes
+        self.lib = ctypes.CDLL(LIBDPMO)
+        self.b = Raw()
+        assert self.lib.dpmo_budget_init_approx(ctypes.byref(self.b), ctypes.c_double(epsilon),
+                                                ctypes.c_double(delta)) == 0
+
+    def charge(self, epsilon, delta):
+        c = self.c
+        assert self.lib.dpmo_budget_charge_approx(c.byref(self.b), c.c_double(epsilon), c.c_double(delta)) == 0
+
+    def remaining(self):
+        c = self.c
+        e, d = c.c_double(), c.c_double()
+        assert self.lib.dpmo_budget_remaining_approx(c.byref(self.b), c.byref(e), c.byref(d)) == 0
+        return e.value, d.value
+
+
+def top_k_spent(epsilon, k, released):
+    """What dpmo_discover_top_k spends: mul_up(div_down(epsilon, k), released + 1) when it stopped at the
+    threshold candidate (released < k), epsilon otherwise; exact, with fractions."""
+    import math
+    from fractions import Fraction
+    if released == k:
+        return epsilon
+    e0 = epsilon / k
+    if Fraction(e0) > Fraction(epsilon) / k:
+        e0 = math.nextafter(e0, 0.0)
+    s = e0 * (released + 1)
+    if Fraction(s) < Fraction(e0) * (released + 1):
+        s = math.nextafter(s, math.inf)
+    return s
+
+
+@pytest.mark.parametrize("threads", [1, 4])
+def test_top_k_pays_what_it_gets_exactly_as_the_c_budget_and_refunds_replay(tmp, threads):
+    # one popular item (400 units): k = 5 stops at the threshold candidate after it and is charged
+    # (epsilon/5 (l + 1), delta) — a refund record settles the up-front charge; k = 1 releases k: full charge
+    db, con = database(tmp)
+    ledger = db + ".dpmo-ledger"
+    grant(ledger, 8, 1e-3)
+    ref = CBudget(8.0, 1e-3)
+    con.execute("SET threads = %d" % threads)
+    con.execute("CREATE TABLE ev AS SELECT i AS u, 7::BIGINT AS i, i % 4 AS g FROM range(1600) r(i)")
+    con.execute("INSERT INTO ev SELECT i, 100 + i, i % 4 FROM range(30) r(i)")
+    left = lambda c: c.execute("SELECT dp_budget_remaining(), dp_budget_remaining_delta()").fetchone()
+    got = con.execute("SELECT dp_discover_top_k(u, i, 1.0, 1e-6, 5, 1) FROM ev").fetchone()[0]
+    assert got[:1] == [7] and len(got) < 5
+    ref.charge(top_k_spent(1.0, 5, len(got)), 1e-6)
+    assert left(con) == ref.remaining()  # exact: no tolerance
+    stopped = 8.0 - left(con)[0]
+    assert con.execute("SELECT dp_discover_top_k(u, i, 1.0, 1e-6, 1, 1) FROM ev").fetchone()[0] == [7]
+    ref.charge(1.0, 1e-6)
+    assert left(con) == ref.remaining()
+    assert stopped < 8.0 - stopped - left(con)[0] == 1.0  # the early stop was charged less than the full run
+    # one charge and one refund per group, in a grouped (parallel) plan
+    rows = con.execute("SELECT g, dp_discover_top_k(u, i, 0.5, 1e-6, 4, 1) FROM ev GROUP BY g ORDER BY g").fetchall()
+    assert [g for g, _ in rows] == [0, 1, 2, 3]
+    for _, out in rows:
+        assert out[:1] == [7]
+        ref.charge(top_k_spent(0.5, 4, len(out)), 1e-6)
+    assert left(con) == ref.remaining()
+    kinds = [r[0] for r in audit(ledger)]
+    assert kinds.count("charge") == 6 and kinds.count("refund") == 5 and kinds.count("format") == 1
+    # the listing: each refund right after its charge, settling it at what the run spent
+    rows = audit(ledger)
+    first = kinds.index("refund")
+    assert rows[first - 2][:2] == ("charge", 1.0) and rows[first - 1][0] == "format"
+    assert rows[first][1] == top_k_spent(1.0, 5, len(got)) and rows[first][2] == "dp_discover_top_k/durfee_rogers"
+    # replayed by a new connection (a restarted process)
+    con.close()
+    con = connect(db)
+    assert left(con) == ref.remaining()
+    con.close()

@@ -12,7 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "dp_ledger.h"
@@ -81,6 +83,75 @@ static long v1_reader(const char *path) {
     close(fd);
     return 0;
 }
+
+/*
+ * The format-2 reader (dpmo 0.3 before refunds, as on main before format 3): its record check (types 1 to 5;
+ * create and format records with epsilon and delta +0; a version-1 create record with the format text is
+ * a format record) and SQLite's replay rule (a create record only as record 1, one format record), copied.
+ * Returns as v1_reader: 0 whole file read, -n record n cut off as torn, +n the file refused at record n.
+ */
+static long v2_reader(const char *path) {
+    int fd = open(path, O_RDONLY);
+    unsigned char raw[312];
+    long n = 0, total = size_of(path) / 312 + (size_of(path) % 312 != 0);
+    int format2 = 0;
+    ssize_t got;
+    while ((got = pread(fd, raw, sizeof raw, (off_t)(n * 312))) > 0) {
+        dp_ledger_record r;
+        uint32_t magic, type;
+        int valid = got == 312;
+        n++;
+        memcpy(&magic, raw, 4);
+        memcpy(&type, raw + 4, 4);
+        if (valid && magic == DP_LEDGER_MAGIC) {
+            v1 o;
+            memcpy(&o, raw, sizeof o);
+            valid = o.crc == dp_crc32c(&o, offsetof(v1, crc)) && type >= 1 && type <= 4;
+            if (valid && type == 4 && strcmp(o.mechanism, DP_LEDGER_FORMAT_TEXT) == 0) type = 5;
+            memset(&r, 0, sizeof r);
+            r.seq = o.seq;
+        } else if (valid) {
+            memcpy(&r, raw, sizeof r);
+            valid = magic == DP_LEDGER_MAGIC_V2 && r.crc == dp_crc32c(&r, offsetof(dp_ledger_record, crc)) &&
+                    type >= 1 && type <= 5 && type != 5 && (type != 4 || (r.epsilon == 0.0 && r.delta == 0.0)) &&
+                    (type == 4 || (isfinite(r.epsilon) && r.epsilon > 0));
+        }
+        if (!valid) {
+            close(fd);
+            return n == total ? -n : n;
+        }
+        if (n == 1 && magic == DP_LEDGER_MAGIC_V2) format2 = 1;
+        if ((type == 4 && r.seq != 1) || (type == 5 && format2)) {
+            close(fd);
+            return n;
+        }
+        if (type == 5) format2 = 1;
+    }
+    close(fd);
+    return 0;
+}
+
+/* Appends r (its seq the next number) at the end of the file at path, as a writer would (sealed, synced). */
+static void append_raw(const char *path, dp_ledger_record *r) {
+    int fd = open(path, O_RDWR);
+    long long end = size_of(path);
+    r->seq = (uint64_t)(end / 312) + 1;
+    if (dp_ledger_append(fd, end, r) != 0) abort();
+    close(fd);
+}
+
+/* The record number n of the file at path, decoded. */
+static dp_ledger_record record_at(const char *path, long n) {
+    unsigned char raw[312];
+    dp_ledger_record r;
+    int fd = open(path, O_RDONLY);
+    memset(&r, 0, sizeof r);
+    if (pread(fd, raw, sizeof raw, (off_t)((n - 1) * 312)) == 312) dp_ledger_decode(raw, &r);
+    close(fd);
+    return r;
+}
+
+static int same_budget(const dpmo_budget *a, const dpmo_budget *b) { return memcmp(a, b, sizeof *a) == 0; }
 
 static sq_result charge(sq_ledger *l, double eps, double delta, double *left, double *dleft) {
     return sq_ledger_charge(l, eps, delta, "test/delta", left, dleft, why, sizeof why);
@@ -213,6 +284,202 @@ int main(int argc, char **argv) {
     check(charge(&l, 0.125, 0.0, &left, &dleft) == SQ_FAILED && strstr(why, "is invalid and is not the last one"),
           "a damaged version-2 record that is not the last refuses every charge");
     sq_ledger_close(&l);
+
+    /* 7. Pay what you get: a refund settles the charge right before it at what the run spent; the budget
+     * is then exactly dpmo_budget's after its settlement (the budget before the charge, charged the amount
+     * spent), in memory and replayed. Amounts a top-k with k = 3 at (0.75, 2^-20) spends after ℓ = 0, 1. */
+    {
+        const double eps = 0.75, del = ldexp(1, -20), third = 0.75 / 3; /* ε/k·(ℓ + 1) as the core: ε₀ = ε/k */
+        dpmo_budget ref, snap;
+        bool refunded = false;
+        snprintf(path, sizeof path, "%s/refund.ledger", argv[1]);
+        sq_ledger_grant(path, 4.0, ldexp(1, -10), why, sizeof why);
+        dpmo_budget_init_approx(&ref, 4.0, ldexp(1, -10));
+        sq_ledger_open(&l, path, false, why, sizeof why);
+        check(charge(&l, eps, del, &left, &dleft) == SQ_OK, "charge (0.75, 2^-20) before the run");
+        snap = ref;
+        dpmo_budget_charge_approx(&ref, eps, del);
+        check(same_budget(&l.budget, &ref), "charged: the budget is the C budget's after the full charge");
+        long long at_charge = size_of(path);
+        check(sq_ledger_refund(&l, third, del, &refunded, why, sizeof why) == SQ_OK && refunded &&
+                  size_of(path) == at_charge + 2 * 312,
+              "the run stopped at ⊥ with ℓ = 0: refunded (the format-3 record, then the refund record)");
+        ref = snap; /* dpmo_budget's settlement: the budget before the charge, charged what was spent */
+        dpmo_budget_charge_approx(&ref, third, del);
+        check(same_budget(&l.budget, &ref), "the budget is the C budget's after the settlement, to the bit");
+        sq_ledger_remaining(&l, &left, &total, &dleft, &dtotal, why, sizeof why);
+        double rl, rd;
+        dpmo_budget_remaining_approx(&ref, &rl, &rd);
+        check(left == rl && dleft == rd, "remaining epsilon and delta equal the C budget's (exact, no tolerance)");
+        dp_ledger_record f3 = record_at(path, at_charge / 312 + 1), rf = record_at(path, at_charge / 312 + 2);
+        check(f3.type == DP_LEDGER_FORMAT3 && rf.type == DP_LEDGER_REFUND && rf.epsilon == third && rf.delta == del &&
+                  strcmp(rf.mechanism, "test/delta") == 0,
+              "the records: format 3, then the refund (the amount spent, the charge's mechanism)");
+        check(sq_ledger_refund(&l, third, del, &refunded, why, sizeof why) == SQ_OK && !refunded &&
+                  size_of(path) == at_charge + 2 * 312,
+              "a second refund of the same charge writes nothing");
+        /* a second call, ℓ = 1: one format-3 record per file */
+        check(charge(&l, eps, del, &left, &dleft) == SQ_OK, "a second charge");
+        snap = ref;
+        dpmo_budget_charge_approx(&ref, eps, del);
+        check(sq_ledger_refund(&l, 2 * third, del, &refunded, why, sizeof why) == SQ_OK && refunded &&
+                  size_of(path) == at_charge + 4 * 312,
+              "its refund (ℓ = 1) is one record: no second format-3 record");
+        ref = snap;
+        dpmo_budget_charge_approx(&ref, 2 * third, del);
+        check(same_budget(&l.budget, &ref), "the budget is the C budget's after both settlements");
+        /* refunds never exceed the charge: more than charged, or nothing less, is not written */
+        check(charge(&l, 0.125, del, &left, &dleft) == SQ_OK, "a third charge (0.125, 2^-20)");
+        long long at3 = size_of(path);
+        snap = l.budget;
+        check(sq_ledger_refund(&l, 0.25, del, &refunded, why, sizeof why) == SQ_OK && !refunded &&
+                  size_of(path) == at3 && same_budget(&l.budget, &snap),
+              "a refund above its charge is not written (the full charge stays)");
+        check(charge(&l, 0.125, del, &left, &dleft) == SQ_OK, "a fourth charge");
+        at3 = size_of(path);
+        snap = l.budget;
+        check(sq_ledger_refund(&l, 0.125, del, &refunded, why, sizeof why) == SQ_OK && !refunded &&
+                  size_of(path) == at3,
+              "a refund of nothing (the amount charged) is not written");
+        sq_ledger_close(&l);
+        /* replay after a restart: a new connection gives the same budget, to the bit */
+        dpmo_budget now = snap;
+        sq_ledger_open(&l, path, false, why, sizeof why);
+        sq_ledger_remaining(&l, &left, &total, &dleft, &dtotal, why, sizeof why);
+        check(same_budget(&l.budget, &now), "a new connection replays the refunds: the same budget, to the bit");
+        /* another connection's charge after ours: our refund is not written (the full charge stays) */
+        sq_ledger other;
+        sq_ledger_open(&other, path, false, why, sizeof why);
+        check(charge(&l, 0.0625, del, &left, &dleft) == SQ_OK, "a charge by connection 1");
+        check(charge(&other, 0.0625, del, &left, &dleft) == SQ_OK, "then one by connection 2");
+        at3 = size_of(path);
+        check(sq_ledger_refund(&l, 0.03125, del, &refunded, why, sizeof why) == SQ_OK && !refunded &&
+                  size_of(path) == at3,
+              "connection 1's charge is no longer the last record: no refund (the full charge stays)");
+        check(sq_ledger_refund(&other, 0.03125, del, &refunded, why, sizeof why) == SQ_OK && refunded,
+              "connection 2's is: refunded");
+        sq_ledger_close(&other);
+        sq_ledger_close(&l);
+
+        /* a crash between the charge and the refund: the full charge stays, and nobody can refund it later */
+        sq_ledger_open(&l, path, false, why, sizeof why);
+        sq_ledger_remaining(&l, &left, &total, &dleft, &dtotal, why, sizeof why);
+        double left_before = left;
+        fflush(stdout);
+        pid_t child = fork();
+        if (child == 0) {
+            sq_ledger c;
+            double a, b;
+            sq_ledger_open(&c, path, false, why, sizeof why);
+            if (sq_ledger_charge(&c, 0.5, del, "test/crash", &a, &b, why, sizeof why) != SQ_OK) _exit(3);
+            raise(SIGKILL); /* killed after the charge is durable, before the refund */
+            _exit(4);
+        }
+        int status = 0;
+        waitpid(child, &status, 0);
+        check(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL, "a process charges 0.5 and is killed before its refund");
+        sq_ledger_remaining(&l, &left, &total, &dleft, &dtotal, why, sizeof why);
+        snprintf(why, sizeof why, "left %.17g before %.17g", left, left_before);
+        check(left < left_before - 0.49, "the full charge stays (conservative)");
+        at3 = size_of(path);
+        check(sq_ledger_refund(&l, 0.25, del, &refunded, why, sizeof why) == SQ_OK && !refunded && size_of(path) == at3,
+              "another connection cannot refund it (not its charge)");
+        sq_ledger_close(&l);
+
+        /* format-2 readers (before refunds) stop at the format-3 record and refuse: they never cut a refund */
+        snprintf(why, sizeof why, "v2 reader: %ld", v2_reader(path));
+        check(v2_reader(path) == at_charge / 312 + 1, "a format-2 reader refuses the file at its format-3 record");
+        check(truncate(path, at_charge + 312) == 0, "(cut after the format-3 record)");
+        snprintf(why, sizeof why, "v2 reader: %ld", v2_reader(path));
+        check(v2_reader(path) == at_charge / 312 + 1, "... also when it is the last record (refused, not cut)");
+        check(truncate(path, at_charge) == 0, "(cut before it)");
+        check(v2_reader(path) == 0, "the model reads the file without refunds whole (it is a reader of format 2)");
+    }
+
+    /* 8. Refund records are checked on replay: one that does not settle the charge right before it is
+     * corruption, and the ledger refuses every charge (fail closed). */
+    {
+        static const char *const names[] = {"a refund after a grant (no charge before it)",
+                                            "a refund above its charge",
+                                            "a second refund of the same charge",
+                                            "a refund naming another mechanism",
+                                            "a refund without the format-3 record",
+                                            "a refund after another record (a top-up) that follows the charge",
+                                            "a refund of nothing (the amount charged)",
+                                            "a second format-3 record",
+                                            "a refund above its charge in epsilon (below it in delta)"};
+        for (int v = 0; v < 9; v++) {
+            dp_ledger_record c, f, r;
+            snprintf(path, sizeof path, "%s/corrupt%d.ledger", argv[1], v);
+            sq_ledger_grant(path, 1.0, ldexp(1, -10), why, sizeof why);
+            memset(&c, 0, sizeof c);
+            c.type = DP_LEDGER_CHARGE;
+            c.epsilon = 0.5;
+            c.delta = ldexp(1, -20);
+            dp_ledger_set_name(c.mechanism, "dp_discover_top_k/units");
+            memset(&f, 0, sizeof f);
+            f.type = DP_LEDGER_FORMAT3;
+            if (v != 0) append_raw(path, &c);
+            if (v != 4) append_raw(path, &f);
+            if (v == 5) {
+                dp_ledger_record t;
+                memset(&t, 0, sizeof t);
+                t.type = DP_LEDGER_TOP_UP;
+                t.epsilon = 1.0;
+                t.grant_id = 1;
+                append_raw(path, &t);
+            }
+            dp_ledger_refund_record(&c, v == 1 ? 0.75 : v == 6 ? 0.5 : 0.25, c.delta, &r);
+            if (v == 3) dp_ledger_set_name(r.mechanism, "dp_select/exponential");
+            if (v == 8) {
+                r.epsilon = 0.75;
+                r.delta = c.delta / 2;
+            }
+            if (v == 7) {
+                dp_ledger_record f2;
+                memset(&f2, 0, sizeof f2);
+                f2.type = DP_LEDGER_FORMAT3;
+                append_raw(path, &f2);
+            } else {
+                append_raw(path, &r);
+            }
+            if (v == 2) {
+                dp_ledger_refund_record(&c, 0.25, c.delta, &r);
+                append_raw(path, &r);
+            }
+            /* a valid record after it, so that it is never a torn last record */
+            dp_ledger_record t;
+            memset(&t, 0, sizeof t);
+            t.type = DP_LEDGER_TOP_UP;
+            t.epsilon = 1.0;
+            t.grant_id = 1;
+            append_raw(path, &t);
+            long long sz = size_of(path);
+            sq_ledger_open(&l, path, false, why, sizeof why);
+            sq_result rr = charge(&l, 0.125, 0.0, &left, &dleft);
+            check(rr == SQ_FAILED && strstr(why, "does not fit the ledger's state") && size_of(path) == sz, names[v]);
+            sq_ledger_close(&l);
+        }
+        /* the well-formed control: the same file with a matching refund replays */
+        dp_ledger_record c, f, r;
+        snprintf(path, sizeof path, "%s/control.ledger", argv[1]);
+        sq_ledger_grant(path, 1.0, ldexp(1, -10), why, sizeof why);
+        memset(&c, 0, sizeof c);
+        c.type = DP_LEDGER_CHARGE;
+        c.epsilon = 0.5;
+        c.delta = ldexp(1, -20);
+        dp_ledger_set_name(c.mechanism, "dp_discover_top_k/units");
+        memset(&f, 0, sizeof f);
+        f.type = DP_LEDGER_FORMAT3;
+        append_raw(path, &c);
+        append_raw(path, &f);
+        dp_ledger_refund_record(&c, 0.25, c.delta, &r);
+        append_raw(path, &r);
+        sq_ledger_open(&l, path, false, why, sizeof why);
+        check(charge(&l, 0.125, 0.0, &left, &dleft) == SQ_OK && left == 0.625,
+              "control: a matching refund replays (1 − 0.25 − 0.125 left)");
+        sq_ledger_close(&l);
+    }
 
     printf("%s\n", failures ? "FAILED" : "PASSED");
     return failures ? 1 : 0;

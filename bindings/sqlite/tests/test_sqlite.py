@@ -430,6 +430,128 @@ class Discovery(unittest.TestCase):
         self.assertEqual(self.charges(), [])
 
 
+class CBudget:
+    """libdpmo's dpmo_budget, the reference the ledger must equal to the bit (pay what you get included)."""
+
+    class Raw(ctypes.Structure):
+        _fields_ = [("total", ctypes.c_double), ("spent", ctypes.c_double), ("delta_total", ctypes.c_double),
+                    ("delta_spent", ctypes.c_double)]
+
+    def __init__(self, epsilon, delta):
+        self.lib = ctypes.CDLL(LIBDPMO_SO)
+        self.b = CBudget.Raw()
+        assert self.lib.dpmo_budget_init_approx(ctypes.byref(self.b), ctypes.c_double(epsilon),
+                                                ctypes.c_double(delta)) == 0
+
+    def charge(self, epsilon, delta):
+        assert self.lib.dpmo_budget_charge_approx(ctypes.byref(self.b), ctypes.c_double(epsilon),
+                                                  ctypes.c_double(delta)) == 0
+
+    def remaining(self):
+        e, d = ctypes.c_double(), ctypes.c_double()
+        assert self.lib.dpmo_budget_remaining_approx(ctypes.byref(self.b), ctypes.byref(e), ctypes.byref(d)) == 0
+        return e.value, d.value
+
+
+def top_k_spent(epsilon, k, released):
+    """What dpmo_discover_top_k spends (pay what you get): mul_up(div_down(epsilon, k), released + 1) when it
+    stopped at the threshold candidate (released < k), epsilon otherwise; exact, with fractions."""
+    from fractions import Fraction
+    if released == k:
+        return epsilon
+    e0 = epsilon / k
+    if Fraction(e0) > Fraction(epsilon) / k:
+        e0 = math.nextafter(e0, 0.0)
+    s = e0 * (released + 1)
+    if Fraction(s) < Fraction(e0) * (released + 1):
+        s = math.nextafter(s, math.inf)
+    return s
+
+
+class PayWhatYouGet(unittest.TestCase):
+    """dp_discover_top_k charges (epsilon, delta) before the run and, when the run stops at the threshold
+    candidate after l < k items, settles the charge at (epsilon/k (l + 1), delta) with a refund record: the
+    budget left is then exactly libdpmo's dpmo_budget after the same calls, in this and every later
+    connection."""
+
+    def setUp(self):
+        if not os.path.exists(LIBDPMO_SO):
+            self.skipTest("libdpmo.so not built")
+        self.dir = scratch_dir()
+        self.db = os.path.join(self.dir, "p.db")
+        self.con = connect(self.db)
+        self.con.execute("CREATE TABLE ev(u INTEGER, i INTEGER)")
+        # one popular item (400 units) and 30 items of one unit each
+        self.con.executemany("INSERT INTO ev VALUES (?, ?)", [(u, 7) for u in range(400)] + [(u, 100 + u) for u in range(30)])
+        assert HOST.dpmo_sqlite_grant_approx((self.db + ".dpmo-ledger").encode(), 4.0, 1e-3, None) == 0
+        self.ref = CBudget(4.0, 1e-3)
+
+    def tearDown(self):
+        self.con.close()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def left(self, con=None):
+        return (con or self.con).execute("SELECT dp_budget_remaining(), dp_budget_remaining_delta()").fetchone()
+
+    def audit(self):
+        tool = os.path.join(os.path.dirname(EXT), "dpmo-ledger")
+        out = subprocess.run([tool, "audit", self.db + ".dpmo-ledger"], capture_output=True, text=True, check=True)
+        return [line.split("|")[2:] for line in out.stdout.splitlines()]
+
+    def test_a_run_stopped_at_bottom_pays_less_and_the_ledger_equals_the_c_budget(self):
+        # k = 5, one popular item: the run stops at the threshold candidate after it (l = 1, almost surely)
+        got = json.loads(self.con.execute("SELECT dp_discover_top_k(u, i, 1.0, 1e-6, 5, 1) FROM ev").fetchone()[0])
+        self.assertEqual(got[:1], [7])
+        self.assertLess(len(got), 5)
+        spent = top_k_spent(1.0, 5, len(got))
+        self.assertLess(spent, 1.0)
+        self.ref.charge(spent, 1e-6)
+        self.assertEqual(self.left(), self.ref.remaining())  # exact: no tolerance
+        stopped_cost = 4.0 - self.left()[0]
+        # k = 1: the popular item comes out, k items: the full charge stays, no refund
+        got = json.loads(self.con.execute("SELECT dp_discover_top_k(u, i, 1.0, 1e-6, 1, 1) FROM ev").fetchone()[0])
+        self.assertEqual(got, [7])
+        self.ref.charge(1.0, 1e-6)
+        self.assertEqual(self.left(), self.ref.remaining())
+        full_cost = 4.0 - stopped_cost - self.left()[0]
+        self.assertEqual(full_cost, 1.0)
+        self.assertLess(stopped_cost, full_cost)  # the early stop was charged less
+        # the listing: the charge of (1, 1e-6), the format-3 record, the refund settling it at what was spent
+        rows = self.audit()
+        self.assertEqual([r[0] for r in rows], ["created", "grant", "charge", "format", "refund", "charge"])
+        self.assertEqual(rows[2][1:], ["1", "dp_discover_top_k/durfee_rogers", "1e-06"])
+        self.assertEqual(rows[4][1:], [repr(spent), "dp_discover_top_k/durfee_rogers", "1e-06"])
+
+    def test_refunds_are_replayed_by_a_new_connection_and_after_a_restart(self):
+        for k in (5, 4, 3):
+            got = json.loads(self.con.execute(
+                "SELECT dp_discover_top_k(u, i, 1.0, 1e-6, %d, 1) FROM ev" % k).fetchone()[0])
+            self.ref.charge(top_k_spent(1.0, k, len(got)), 1e-6)
+        self.assertEqual(self.left(), self.ref.remaining())
+        self.con.close()
+        self.con = connect(self.db)  # a new connection (a restarted process) replays the file
+        self.assertEqual(self.left(), self.ref.remaining())
+        tool = os.path.join(os.path.dirname(EXT), "dpmo-ledger")
+        out = subprocess.run([tool, "show", self.db + ".dpmo-ledger"], capture_output=True, text=True, check=True)
+        e, d = self.ref.remaining()
+        self.assertIn("remaining %s" % repr(e), out.stdout)
+        self.assertEqual(sum(1 for r in self.audit() if r[0] == "refund"), 3)
+        self.assertEqual(sum(1 for r in self.audit() if r[0] == "format"), 1)
+
+    def test_two_connections_each_settle_their_own_charge(self):
+        # two connections of one ledger: each refund settles its own charge (a charge that is no longer the
+        # ledger's last record keeps its full amount: tests/ledger_delta.c)
+        other = connect(self.db)
+        try:
+            got = json.loads(self.con.execute("SELECT dp_discover_top_k(u, i, 1.0, 1e-6, 5, 1) FROM ev").fetchone()[0])
+            self.ref.charge(top_k_spent(1.0, 5, len(got)), 1e-6)
+            got = json.loads(other.execute("SELECT dp_discover_top_k(u, i, 0.5, 1e-6, 4, 1) FROM ev").fetchone()[0])
+            self.ref.charge(top_k_spent(0.5, 4, len(got)), 1e-6)
+            self.assertEqual(self.left(), self.ref.remaining())
+            self.assertEqual(self.left(other), self.ref.remaining())
+        finally:
+            other.close()
+
 @unittest.skipUnless(FIXTURE_DB, "FIXTURE_DB not set")
 class Fixture(unittest.TestCase):
     """The enron300 fixture (bindings/testdata), loaded by run.sh into an SQLite database."""
