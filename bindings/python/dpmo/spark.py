@@ -515,49 +515,123 @@ _MAX_REPETITIONS = 4096  # the repetition field of the stream numbers (tests onl
 
 
 def _by_unit(frame: Any, parts: int) -> Any:
-    """Every event of a unit in one task: Spark's hash partitioning on the unit (a test replaces this to show
-    that a unit split over tasks breaks the law: tests/test_spark_discovery.py)."""
+    """Every event of a unit in one task: Spark's hash partitioning on the unit. The bounding's windows are
+    partitioned by the unit, which this partitioning already satisfies, so it is the only shuffle of the
+    events before the bounding (any other partitioning makes Spark add its own shuffle by unit: the result
+    is the same, only slower)."""
     return frame.repartition(parts, "unit")
 
 
-def _bound_units(key: StreamKey, l: int, c: int, lo: float, hi: float, has_values: bool, weight_grid: int,
-                 reps: int):
-    """The task function of the bounding: the core's ``bound`` of the task's units (each unit whole), from
-    the task's stream of ``key``; one row per kept (unit, item) and repetition."""
+def _unit_window(order: List[Any]) -> Any:
+    """The window of one unit (per repetition) in the bounding, ordered by ``order`` (a test replaces it with a
+    window per (unit, item), the broken variant that lets a unit keep every item)."""
+    from pyspark.sql.window import Window
 
-    def fn(batches: Iterator[Any]) -> Iterator[Any]:
-        import pyarrow as pa
-        import pyarrow.compute as pc
-        from pyspark import TaskContext
+    w = Window.partitionBy("rep", "unit")
+    return w.orderBy(*order) if order else w
 
-        tables = list(batches)
-        if not tables:
-            return
-        t = pa.Table.from_batches(tables)
-        if t.num_rows == 0:
-            return
-        # A canonical order first: the unit and item codes, hence every choice, are then a function of the
-        # task's multiset of events and the key, whatever order the shuffle delivered them in (a retried or
-        # recomputed task makes the same choices, so no unit is ever bounded twice with different choices).
-        order = [("unit", "ascending"), ("item", "ascending")] + ([("value", "ascending")] if has_values else [])
-        t = t.sort_by(order)
-        j = TaskContext.get().partitionId()
-        units = arrow_unit_codes(t.column("unit"))
-        enc = pc.dictionary_encode(t.column("item").combine_chunks(), null_encoding="encode")
-        codes = enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-        vals = t.column("value").to_numpy(zero_copy_only=False).astype(np.float64) if has_values else None
-        for r in range(reps):
-            rng = key.rng(stream_number(DISCOVERY_BOUNDING, 0, 0, r, j))
-            items, events, tags, sums, weights = _native._bound_contributions(
-                rng, units, codes, vals, l, c, lo, hi, weight_grid
-            )
-            yield pa.RecordBatch.from_arrays(
-                [pa.array(np.full(len(items), r, np.int32)), enc.dictionary.take(pa.array(items)), pa.array(events),
-                 pa.array(tags), pa.array(sums), pa.array(weights)],
-                names=["rep", "item", "events", "tag", "sum", "weight"],
-            )
 
-    return fn
+def _salts(key: StreamKey, reps: int) -> List[int]:
+    """The secret salts of the bounding's hash, one per repetition, from the key's own stream (a fresh key:
+    fresh salts; a simulation key: reproducible ones), as signed 64-bit integers."""
+    out = []
+    for r in range(reps):
+        u = key.rng(stream_number(DISCOVERY_BOUNDING, 0, 0, r, 0)).sample("uniform", 4)
+        x = 0
+        for v in u:  # 16 bits from each uniform on the 2^-53 grid
+            x = (x << 16) | (int(v * 65536.0) & 0xFFFF)
+        out.append(x - (1 << 64) if x >= 1 << 63 else x)
+    return out
+
+
+def _weights(grid: int, l: int) -> List[int]:
+    """The core's weight of a unit keeping s items, w_s = ⌊√(⌊G²/s⌋)⌋ (``discover::weighted::weight``), for
+    s = 1..L, exactly (integer square root)."""
+    import math
+
+    return [math.isqrt(grid * grid // s) for s in range(1, l + 1)]
+
+
+def _bound_frame(ev: Any, key: StreamKey, l: int, c: int, lo: float, hi: float, sums: bool, weight_grid: int,
+                 reps: int) -> Any:
+    """The contribution bounding of the unknown-domain pipeline in Spark SQL (no Python worker): the frame
+    ``ev`` (unit, item[, value]), already partitioned by unit (:func:`_by_unit`), becomes one row per kept
+    (rep, unit, item) with ``events`` (kept events, ≤ C), ``tag`` (the unit's kept items |S_u| ≤ L),
+    ``sum`` (the kept values in grid units, the core's quantisation) and ``weight`` (w_{|S_u|}, or 0).
+
+    The rule (per repetition r, with its secret salt σ_r):
+
+    * items: of a unit's distinct items, keep the L with the smallest ``xxhash64(σ_r, 0, unit, item)``
+      (ties by item);
+    * events (sums only): label a (unit, item)'s events (q, d) — q its quantised value, d = 1, 2, ... among
+      the events with that value (equal values are interchangeable, so the labelled multiset is a function
+      of the events) — and keep the C with the smallest ``xxhash64(σ_r, 1, unit, item, q, d)`` (ties by the
+      label). For counts, min(n, C) events, no choice needed.
+
+    What the privacy of the bounding needs, and this rule gives: the rows a unit keeps are a function of
+    that unit's own events and σ_r only — never of another unit's events, of the order the shuffle delivers
+    rows in, of the partitioning or of a retried task — so adding or removing one unit changes at most L
+    kept (unit, item) rows, each with at most C events, which is what the sensitivities of the releases
+    assume. Uniformity is not needed for privacy: it is what makes the law the core's. With the hash a
+    random function the kept items are a uniformly random L-subset of the unit's items and the kept events
+    a uniformly random C-subset (exchangeability of i.i.d. keys), the law of the core's ``bound``
+    (Algorithm S, partial Fisher–Yates); xxhash64 under a secret 64-bit salt is a stand-in for that random
+    function (not a cryptographic one: an analyst who could craft many units to learn about σ_r still
+    learns nothing about another unit, whose kept rows stay a function of its own events). Whenever no unit
+    exceeds L items (and no (unit, item) C events, for sums) nothing is chosen and the bounded data — hence
+    the released law — equals the core's exactly; ``tests/test_spark_discovery.py`` checks both."""
+    from pyspark.sql import functions as F
+
+    spark = ev.sparkSession
+    salts = _salts(key, reps)
+    if reps == 1:
+        x = ev.withColumn("rep", F.lit(0)).withColumn("salt", F.lit(salts[0]).cast("long"))
+    else:
+        table = spark.createDataFrame(list(enumerate(salts)), "rep int, salt long")
+        x = ev.crossJoin(F.broadcast(table))
+    if sums:
+        g = float(_native._value_grid(lo, hi))
+        v = F.col("value")
+        clamped = F.least(F.greatest(v, F.lit(lo)), F.lit(hi))
+        # The core's quantise: NaN (and null) → 0, clamp to [lo, hi], ÷ g (a power of two: exact), truncate.
+        q = F.when(v.isNull() | F.isnan(v), F.lit(0)).otherwise((clamped / F.lit(g)).cast("long"))
+        x = x.withColumn("q", q)
+        from pyspark.sql.window import Window
+
+        dup = Window.partitionBy("rep", "unit", "item", "q").orderBy("q")
+        x = x.withColumn("d", F.row_number().over(dup))
+        h_ev = F.xxhash64("salt", F.lit(1), "unit", "item", "q", "d")
+        w_ev = Window.partitionBy("rep", "unit", "item").orderBy(h_ev, "q", "d")
+        x = x.withColumn("_e", F.row_number().over(w_ev)).where(F.col("_e") <= c)
+        pairs = x.groupBy("rep", "unit", "item").agg(
+            F.count(F.lit(1)).alias("events"), F.sum("q").alias("sum"), F.first("salt").alias("salt")
+        )
+    else:
+        pairs = x.groupBy("rep", "unit", "item").agg(
+            F.least(F.count(F.lit(1)), F.lit(c)).alias("events"), F.lit(0).cast("long").alias("sum"),
+            F.first("salt").alias("salt"),
+        )
+    h = F.xxhash64("salt", F.lit(0), "unit", "item")
+    w = _unit_window([h, F.col("item")])
+    whole = _unit_window([])  # no order: the whole unit is the frame
+    kept = (
+        pairs.withColumn("_rank", F.row_number().over(w))
+        .withColumn("_items", F.count(F.lit(1)).over(whole))
+        .where(F.col("_rank") <= l)
+        .withColumn("tag", F.least(F.col("_items"), F.lit(l)).cast("long"))
+    )
+    if weight_grid:
+        ws = _weights(int(weight_grid), l)
+        if l <= 4096:
+            weight = F.element_at(F.array(*[F.lit(x).cast("long") for x in ws]), F.col("tag").cast("int"))
+            kept = kept.withColumn("weight", weight)
+        else:
+            table = spark.createDataFrame([(s + 1, x) for s, x in enumerate(ws)], "tag long, weight long")
+            kept = kept.join(F.broadcast(table), "tag", "left")
+    else:
+        kept = kept.withColumn("weight", F.lit(0).cast("long"))
+    return kept.select("rep", "unit", "item", F.col("events").cast("long").alias("events"), "tag",
+                       F.col("sum").cast("long").alias("sum"), "weight")
 
 
 def _decide_items(key: StreamKey, mechanism: str, epsilon: float, delta: float, l: int):
@@ -699,10 +773,8 @@ def discover_partitions(
     if budget is not None:
         budget.charge(eps, dlt)
     itype = events.schema[item].dataType.simpleString()
-    kept = _discovery_frame(events, unit, item, None, partitions).mapInArrow(
-        _bound_units(key, l, 1, 0.0, 0.0, False, grid if mechanism == "weighted_gaussian" else 0, reps),
-        f"rep int, item {itype}, events long, tag long, sum long, weight long",
-    )
+    kept = _bound_frame(_discovery_frame(events, unit, item, None, partitions), key, l, 1, 0.0, 0.0, False,
+                        grid if mechanism == "weighted_gaussian" else 0, reps)
     stat = F.sum("weight") if mechanism == "weighted_gaussian" else F.count(F.lit(1))
     stats = kept.groupBy("rep", "item").agg(stat.cast("long").alias("stat"))
     rows = stats.mapInArrow(_decide_items(key, mechanism, eps, dlt, l), f"rep int, item {itype}").collect()
@@ -774,16 +846,13 @@ def select_top_k_from_events(
         rng = Rng()
     key = _prepare(events, unit, item, key, rng.reproducible, allow_simulation, budget, int(_repetitions))
     reps = int(_repetitions)
-    spark = events.sparkSession
-    check_executors(spark)
+    # No executor check: this release runs no Python on the executors (the bounding and the scores are Spark
+    # SQL; the peeling runs on the driver), so executors without dpmo can run it.
     prepaid = _native._prepay(budget, key.reproducible or rng.reproducible, eps, dlt) if budget is not None else None
     idtype = events.schema[item].dataType
-    itype = idtype.simpleString()
     lo, hi = clamp if clamp is not None else (0.0, 0.0)
-    kept = _discovery_frame(events, unit, item, value, partitions).mapInArrow(
-        _bound_units(key, l, c, lo, hi, value is not None, 0, reps),
-        f"rep int, item {itype}, events long, tag long, sum long, weight long",
-    )
+    kept = _bound_frame(_discovery_frame(events, unit, item, value if score == "sum" else None, partitions),
+                        key, l, c, lo, hi, score == "sum", 0, reps)
     if score == "units":
         s = F.count(F.lit(1)).cast("decimal(38,0)")
     elif score == "events":

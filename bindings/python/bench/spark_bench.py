@@ -1,0 +1,258 @@
+"""`make python-bench`, Spark part (issue 24, item 4): dpmo.spark side by side with plain Spark and PipelineDP on
+one local[2] session, CPU time of ALL the processes (the driver's Python, the JVM it starts, the Python workers
+the JVM forks: the whole process tree under this script, /proc), interleaved rounds, ratios from the same run.
+
+Rows (each printed with a ``target: ... met/missed`` line):
+
+(a) the full DP pipeline, ``dpmo.spark.select_top_k_from_events`` (bounding + scores + top-k̄ + peeling)
+    against a plain ``groupBy(item).count()`` collected, on the same cached events — target ≤ 5×;
+(b) ``dpmo.spark.select`` on cached aggregates (a public candidate list) against collecting the scores to
+    the driver and calling ``dpmo.select_exponential`` there — target ≤ 2×;
+(c) dpmo's partition selection (``dpmo.spark.discover_partitions``) and its full top-k pipeline against
+    PipelineDP 0.3.1 on the same Spark (``SparkRDDBackend``: partition selection + privacy-id count, the
+    same L, ε, δ) — target: dpmo faster.
+
+    python spark_bench.py [--events N] [--items N] [--rounds R] [--pipeline-dp-events N]
+
+Defaults: 10^7 events over 10^6 users and 10^5 items (Zipf-like), 3 rounds. PipelineDP runs on the same
+events unless --pipeline-dp-events says fewer (it maps every event through Python; the ratio is then taken
+against dpmo on the same smaller events, never across sizes). The load of the machine (1-minute load average
+before and after) is printed: other processes share the cores.
+"""
+
+import argparse
+import os
+import statistics
+import sys
+import time
+import warnings
+
+import numpy as np
+
+import dpmo
+
+CLK = os.sysconf("SC_CLK_TCK")
+
+
+def tree_cpu(root=None):
+    """CPU seconds (user + system) of the process `root` and all its descendants, living or reaped (a reaped
+    child's time is in its parent's cutime/cstime, so nothing is counted twice or lost)."""
+    root = os.getpid() if root is None else root
+    stats = {}
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open(f"/proc/{d}/stat") as f:
+                s = f.read()
+        except OSError:
+            continue
+        rest = s[s.rindex(")") + 2:].split()
+        # fields after the name: state ppid ... utime(14) stime(15) cutime(16) cstime(17), 1-based from pid
+        stats[int(d)] = (int(rest[1]), sum(int(x) for x in rest[11:15]))
+    children = {}
+    for pid, (ppid, _) in stats.items():
+        children.setdefault(ppid, []).append(pid)
+    total, todo = 0, [root]
+    while todo:
+        p = todo.pop()
+        if p in stats:
+            total += stats[p][1]
+        todo.extend(children.get(p, []))
+    return total / CLK
+
+
+def measure(fn):
+    c0, w0 = tree_cpu(), time.perf_counter()
+    out = fn()
+    return tree_cpu() - c0, time.perf_counter() - w0, out
+
+
+def loadavg():
+    with open("/proc/loadavg") as f:
+        return f.read().split()[0]
+
+
+def run_rounds(cases, rounds):
+    """cases: name -> fn. Interleaved: round r runs every case once, in a rotated order."""
+    cpu = {k: [] for k in cases}
+    wall = {k: [] for k in cases}
+    names = list(cases)
+    for r in range(rounds):
+        for i in range(len(names)):
+            name = names[(i + r) % len(names)]
+            c, w, _ = measure(cases[name])
+            cpu[name].append(c)
+            wall[name].append(w)
+    return cpu, wall
+
+
+def report(cpu, wall, base):
+    b = statistics.median(cpu[base])
+    for name in cpu:
+        c = statistics.median(cpu[name])
+        print(f"  {name:<58} CPU {c:7.2f} s  wall {statistics.median(wall[name]):6.2f} s  x{c / b:6.2f}"
+              f"   (CPU per round: {', '.join(f'{x:.2f}' for x in cpu[name])})")
+
+
+def ratio_per_round(cpu, a, b):
+    return [x / y for x, y in zip(cpu[a], cpu[b])]
+
+
+def verdict(label, ratios, limit, below=True):
+    med = statistics.median(ratios)
+    ok = med <= limit if below else med < limit
+    print(f"  target: {label}: x{med:.2f} (rounds {', '.join(f'{r:.2f}' for r in ratios)}) "
+          f"({'met' if ok else 'missed'})")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--events", type=int, default=10**7)
+    ap.add_argument("--items", type=int, default=10**5)
+    ap.add_argument("--users", type=int, default=10**6)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--pipeline-dp-events", type=int, default=None)
+    ap.add_argument("--partitions", type=int, default=8)
+    a = ap.parse_args()
+    warnings.filterwarnings("ignore")
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    try:
+        from pyspark.sql import SparkSession
+        from pyspark.sql import functions as F
+    except Exception as e:  # pragma: no cover
+        print(f"  (pyspark unavailable: {e})")
+        return
+    from dpmo import spark as dps
+
+    print(f"\n## Spark side by side (issue 24 item 4): {a.events:,} events, {a.users:,} users, {a.items:,} items "
+          f"(Zipf-like), local[2], {a.partitions} shuffle partitions; CPU of every process (driver, JVM, Python "
+          f"workers), median of {a.rounds} interleaved rounds; load average {loadavg()} at the start")
+    spark = (
+        SparkSession.builder.master("local[2]")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.driver.memory", "4g")
+        .config("spark.sql.shuffle.partitions", str(a.partitions))
+        .config("spark.default.parallelism", str(a.partitions))
+        .getOrCreate()
+    )
+    spark.sparkContext.setLogLevel("ERROR")
+
+    def events(n):
+        return (
+            spark.range(0, n, 1, a.partitions)
+            .select(
+                (F.xxhash64("id") % a.users).alias("user"),
+                F.floor(F.pow(F.lit(float(a.items)), F.rand(11))).cast("long").alias("item"),
+                (-F.log(F.rand(12) + F.lit(1e-12)) * 20.0).alias("amount"),
+            )
+            .cache()
+        )
+
+    ev = events(a.events)
+    ev.count()
+    L, EPS, DELTA, K = 4, 1.0, 1e-6, 10
+
+    def group_count(frame):
+        return lambda: frame.groupBy("item").count().collect()
+
+    def dpmo_top_k(frame):
+        return lambda: dps.select_top_k_from_events(frame, unit="user", item="item", k=K, k_bar=4 * K,
+                                                    max_items=L, epsilon=EPS, delta=DELTA)
+
+    def dpmo_partitions(frame):
+        return lambda: dps.discover_partitions(frame, unit="user", item="item", max_items=L, epsilon=EPS,
+                                               delta=DELTA, mechanism="truncated_geometric")
+
+    # (a)
+    print("\n(a) the full DP pipeline against a plain groupBy(item).count()")
+    cases = {
+        "groupBy(item).count().collect()": group_count(ev),
+        f"dpmo.spark.select_top_k_from_events (k={K}, k_bar={4 * K}, L={L})": dpmo_top_k(ev),
+        "dpmo.spark.discover_partitions (truncated geometric, L=4)": dpmo_partitions(ev),
+    }
+    cpu, wall = run_rounds(cases, a.rounds)
+    names = list(cases)
+    report(cpu, wall, names[0])
+    verdict("full DP pipeline (select_top_k_from_events) <= 5x groupBy(item).count()",
+            ratio_per_round(cpu, names[1], names[0]), 5.0)
+
+    # (b)
+    print("\n(b) dpmo.spark.select against collect-and-select on the driver (10^4 public candidates, cached counts)")
+    n_cands = min(a.items, 10**4)
+    agg = dps.bound_and_aggregate(ev, unit="user", candidate="item", candidate_list=list(range(n_cands)),
+                                  max_candidates=L, partitions=a.partitions)
+    agg.frame.cache().count()
+    rng = dpmo.Rng()
+
+    def collect_and_select():
+        pdf = agg.scores("count").toPandas().sort_values("candidate_index")
+        return dpmo.select_exponential(rng, pdf["score"].to_numpy(), sensitivity=agg.count_sensitivity,
+                                       epsilon=EPS)
+
+    cases = {
+        "collect scores + dpmo.select_exponential on the driver": collect_and_select,
+        "dpmo.spark.select (k=1, Gumbel = exact EM)": lambda: dps.select(agg, score="count", epsilon=EPS, rng=rng),
+        "dpmo.spark.select (k=1, Exponential = exact PF)": lambda: dps.select(agg, score="count", epsilon=EPS,
+                                                                              noise="exponential", rng=rng),
+    }
+    cpu, wall = run_rounds(cases, a.rounds)
+    names = list(cases)
+    report(cpu, wall, names[0])
+    verdict("dpmo.spark.select (EM) <= 2x collect-and-select", ratio_per_round(cpu, names[1], names[0]), 2.0)
+    agg.frame.unpersist()
+
+    # (c)
+    print("\n(c) against PipelineDP 0.3.1 on Spark (SparkRDDBackend: partition selection + privacy-id count)")
+    try:
+        import pipeline_dp
+    except ImportError:
+        print("  PipelineDP not installed (requirements-bench.txt installs it into the bench venv)")
+        print("  target: dpmo faster than PipelineDP on Spark: (missed: not measured)")
+        spark.stop()
+        return
+    small = ev
+    if a.pipeline_dp_events and a.pipeline_dp_events < a.events:
+        small = events(a.pipeline_dp_events)
+        small.count()
+    n_small = small.count()
+
+    def pipeline_dp_run():
+        accountant = pipeline_dp.NaiveBudgetAccountant(total_epsilon=EPS, total_delta=DELTA)
+        engine = pipeline_dp.DPEngine(accountant, pipeline_dp.SparkRDDBackend(spark.sparkContext))
+        params = pipeline_dp.AggregateParams(
+            noise_kind=pipeline_dp.NoiseKind.LAPLACE,
+            metrics=[pipeline_dp.Metrics.PRIVACY_ID_COUNT],
+            max_partitions_contributed=L,
+            max_contributions_per_partition=1,
+            partition_selection_strategy=pipeline_dp.PartitionSelectionStrategy.TRUNCATED_GEOMETRIC,
+        )
+        extractors = pipeline_dp.DataExtractors(
+            privacy_id_extractor=lambda r: r[0], partition_extractor=lambda r: r[1], value_extractor=lambda r: 0
+        )
+        rdd = small.select("user", "item").rdd.map(tuple)
+        result = engine.aggregate(rdd, params, extractors)
+        accountant.compute_budgets()
+        return result.collect()
+
+    print(f"  on {n_small:,} events")
+    cases = {
+        "PipelineDP SparkRDDBackend (partition selection + count)": pipeline_dp_run,
+        "dpmo.spark.discover_partitions (truncated geometric)": dpmo_partitions(small),
+        f"dpmo.spark.select_top_k_from_events (k={K})": dpmo_top_k(small),
+    }
+    cpu, wall = run_rounds(cases, a.rounds)
+    names = list(cases)
+    report(cpu, wall, names[0])
+    verdict("dpmo.spark.discover_partitions faster than PipelineDP (ratio < 1)",
+            ratio_per_round(cpu, names[1], names[0]), 1.0, below=False)
+    verdict("dpmo.spark.select_top_k_from_events faster than PipelineDP (ratio < 1)",
+            ratio_per_round(cpu, names[2], names[0]), 1.0, below=False)
+    print(f"  load average {loadavg()} at the end")
+    spark.stop()
+
+
+if __name__ == "__main__":
+    print(f"dpmo {dpmo.__version__} Spark benchmark (Python {sys.version.split()[0]})")
+    main()
