@@ -11,21 +11,25 @@ The pipeline, for events (unit, candidate, value) in a DataFrame and a public ca
     top3 = dps.select(agg, score="count", epsilon=0.5, k=3, budget=budget)    # labels, in pick order
 
 * **Bounding** (:func:`bound_and_aggregate`): events on candidates outside the list are dropped (a broadcast
-  join); the events are repartitioned by unit, so all of a unit's events meet in one task, which bounds them
-  as :func:`dpmo.bound_contributions` does (at most L candidates per unit, C events per (unit, candidate),
-  values clamped), with a generator derived for that task from a fresh :class:`dpmo.StreamKey` (never from
-  data); a ``groupBy`` sums the partial counts and sums (exact integers), and a join with the range 0..n−1
-  gives every listed candidate a row (0 without events). Counts have ℓ∞ sensitivity C, sums C·max(|lo|, |hi|).
+  join); the events are repartitioned by unit and bounded in Spark SQL — no Python worker — by
+  :func:`_bound_frame`'s rule: of a unit's candidates the L with the smallest keyed hash under a secret salt
+  drawn from a fresh :class:`dpmo.StreamKey`, of a (unit, candidate)'s events at most C (for sums the C with
+  the smallest keyed hash), values clamped onto the core's grid; a ``groupBy`` sums the counts and sums
+  (exact integers), and a join with the range 0..n−1 gives every listed candidate a row (0 without events).
+  Counts have ℓ∞ sensitivity C, sums C·max(|lo|, |hi|). The rows a unit keeps depend on its own events and
+  the salt only, which is what the sensitivities need; with the hash a random function they are the
+  uniformly random subsets of the core's ``bound`` (the law of :func:`dpmo.bound_contributions`).
 * **Selection** (:func:`select`, :func:`select_scores`): the exact distributed report-noisy-max of
   :mod:`dpmo.distributed` — Gumbel noise (≡ the exponential mechanism) or Exponential noise (≡
-  permute-and-flip) — over the candidates' partitions: one pass for the k largest scores, then per round one
-  pass of coins (permute-and-flip) or a few passes of proposals (exponential mechanism). The scores stay
-  on the executors; only a handful of numbers per partition reach the driver. The budget is charged once
-  per release, on the driver.
+  permute-and-flip). Up to ``driver_limit`` candidates (2²⁰ by default) the scores are collected in one Arrow
+  job and the selection runs on the driver (the decomposition is exact: the same law on one partition);
+  above it they stay on the executors: one pass for the k largest scores, then per round one pass of coins
+  (permute-and-flip) or a few passes of proposals (exponential mechanism), only a handful of numbers per
+  partition reaching the driver. The budget is charged once per release, on the driver.
 * **No candidate list** (:func:`discover_partitions`, :func:`select_top_k_from_events`): the unknown-domain
-  pipeline of :mod:`dpmo.discovery` with the single-node law — bounding per unit on the executors, partition
-  decisions per item on the executors (the core's samplers), or the top k̄ + 1 scores peeled on the driver
-  (Durfee & Rogers, pay what you get). DP-SIPS is refused on Spark.
+  pipeline of :mod:`dpmo.discovery` — the same SQL bounding per unit, partition decisions per item on the
+  executors (the core's samplers), or the top k̄ + 1 scores peeled on the driver (Durfee & Rogers, pay what
+  you get). DP-SIPS is refused on Spark.
 * **Multi-objective** (:func:`select_multi`): the n × m utilities are aggregated on the cluster and collected;
   PrivPareto or PrivAgg runs on the driver with the core (n · m · 8 bytes on the driver; see the README for
   the n up to which this is sensible).
@@ -35,15 +39,17 @@ enable Spark's RPC encryption and authentication (``spark.authenticate``, ``spar
 
 Guards (each a test in ``tests/test_spark.py``):
 
-* **The unit is what Spark groups on.** The bounding runs in the task that Spark's hash partitioning on
-  the unit column sends a unit to, and tells units apart by their exact bytes (Arrow dictionary codes). A
-  string column with a non-binary collation (``UTF8_LCASE``, ``UNICODE_CI``, ``..._RTRIM``, ...) makes
-  ``"ann"`` and ``"Ann"`` one unit to Spark and two to the bounding — one person could then contribute
-  C events per spelling — so it is refused, as is any unit type other than integers, binary-collated
-  strings and binary (cast the column, e.g. ``lower(user)`` for a case-insensitive unit).
-* **Executors are checked before anything is charged.** Every release (:func:`select`,
-  :func:`select_scores`, :func:`select_multi`) first runs :func:`check_executors`, a tiny job whose tasks
-  import dpmo and report its version; a failure raises ``UnsupportedError`` with the budget untouched.
+* **The unit is what Spark groups on.** The bounding's windows are partitioned by the unit column, so Spark's
+  equality is the bounding's. A string column with a non-binary collation (``UTF8_LCASE``, ``UNICODE_CI``,
+  ``..._RTRIM``, ...) is still refused, as is any unit type other than integers, binary-collated strings
+  and binary (cast the column, e.g. ``lower(user)`` for a case-insensitive unit): one rule for units
+  everywhere (the former bounding in Python told ``"ann"`` and ``"Ann"`` apart where Spark did not).
+* **Executors are checked before anything is charged.** A release that runs dpmo on the executors
+  (:func:`discover_partitions`'s decisions, :func:`select_scores` above ``driver_limit``) first runs
+  :func:`check_executors`, a tiny job whose tasks import dpmo and report its version; a failure raises
+  ``UnsupportedError`` with the budget untouched. The others (:func:`bound_and_aggregate`, :func:`select`
+  up to ``driver_limit``, :func:`select_multi`, :func:`select_top_k_from_events`) run no Python on the
+  executors, and collect what they select from before they charge.
 * **Simulation keys.** A reproducible key (``StreamKey.for_simulation``) is refused by the bounding unless
   ``allow_simulation=True``, and aggregates made with one are refused by a budget that does not allow
   simulation.
@@ -227,36 +233,6 @@ def check_executors(spark: Any = None, *, tasks: Optional[int] = None) -> None:
         )
 
 
-def _bound_partition(key: StreamKey, n: int, l: int, c: int, lo: float, hi: float, has_values: bool):
-    def fn(batches: Iterator[Any]) -> Iterator[Any]:
-        import pyarrow as pa
-        from pyspark import TaskContext
-
-        tables = list(batches)
-        if not tables:
-            return
-        t = pa.Table.from_batches(tables)
-        if t.num_rows == 0:
-            return
-        # A canonical order first, so the unit codes (hence the streams, hence every choice) depend on the
-        # task's multiset of events only: a recomputed task makes the same choices.
-        order = [("unit", "ascending"), ("candidate_index", "ascending")]
-        t = t.sort_by(order + ([("value", "ascending")] if has_values else []))
-        j = TaskContext.get().partitionId()
-        units = arrow_unit_codes(t.column("unit"))
-        cands = t.column("candidate_index").to_numpy(zero_copy_only=False).astype(np.int64)
-        vals = t.column("value").to_numpy(zero_copy_only=False).astype(np.float64) if has_values else None
-        rng = key.rng(stream_number(BOUNDING, 0, 0, 0, j))
-        counts, sums, _ = _native._bound_events(rng, units, cands, vals, n, l, c, lo, hi)
-        nz = np.flatnonzero(counts)
-        yield pa.RecordBatch.from_arrays(
-            [pa.array(nz.astype(np.int64)), pa.array(counts[nz]), pa.array(sums[nz])],
-            names=["candidate_index", "count", "sum_units"],
-        )
-
-    return fn
-
-
 def bound_and_aggregate(
     events: Any,
     *,
@@ -292,6 +268,10 @@ def bound_and_aggregate(
         raise InvalidArgumentError(_INVALID, "the candidate list has duplicates")
     if not cands:
         raise InvalidArgumentError(_INVALID, "the candidate list is empty")
+    if value is not None:
+        _native._value_grid(lo, hi)  # the core's magnitude check of the clamp (InvalidArgumentError)
+    if min(int(max_candidates), len(cands)) > 1 << 20:
+        raise InvalidArgumentError(_INVALID, "max_candidates above 2**20 (with more candidates than that)")
     check_unit_type(events.schema[unit].dataType, unit)
     if key is not None and key.reproducible and not allow_simulation:
         refuse_simulation("the stream key")
@@ -303,14 +283,17 @@ def bound_and_aggregate(
     cols = [F.col(unit).alias("unit"), F.col(candidate).alias("label")]
     if value is not None:
         cols.append(F.col(value).cast("double").alias("value"))
-    ev = events.select(*cols).join(F.broadcast(lookup), "label", "inner").drop("label")
-    parts = int(partitions) if partitions else default_parallelism(spark)
-    ev = ev.repartition(parts, "unit")
-    bounded = ev.mapInArrow(
-        _bound_partition(key, n, int(max_candidates), int(max_per_candidate), lo, hi, value is not None),
-        "candidate_index long, count long, sum_units long",
+    ev = (
+        events.select(*cols)
+        .join(F.broadcast(lookup), "label", "inner")
+        .select("unit", F.col("candidate_index").alias("item"), *(["value"] if value is not None else []))
     )
-    agg = bounded.groupBy("candidate_index").agg(F.sum("count").alias("count"), F.sum("sum_units").alias("sum_units"))
+    parts = int(partitions) if partitions else default_parallelism(spark)
+    kept = _bound_frame(_by_unit(ev, parts), key, int(max_candidates), int(max_per_candidate), lo, hi,
+                        value is not None, 0, 1, BOUNDING)
+    agg = kept.groupBy(F.col("item").alias("candidate_index")).agg(
+        F.sum("events").alias("count"), F.sum("sum").alias("sum_units")
+    )
     full = (
         spark.range(n)
         .withColumnRenamed("id", "candidate_index")
@@ -379,6 +362,31 @@ def _spark_map(packed: Any):
     return run
 
 
+DRIVER_LIMIT = 1 << 20
+
+
+def _collect_scores(scores: Any, total: int) -> tuple:
+    """The (candidate_index, score) columns of ``scores`` on the driver, through Arrow (one job, no Python
+    worker for the aggregates of :func:`bound_and_aggregate`). A failing job raises before anything is
+    charged: :func:`check_executors` first says whether the executors cannot run dpmo (a scores frame made
+    with a Python UDF needs it), else the job's own error is raised."""
+    from pyspark.sql import functions as F
+
+    try:
+        t = scores.select(F.col("candidate_index").cast("long").alias("c"), F.col("score").cast("double").alias("s")).toArrow()
+    except Exception:
+        check_executors(scores.sparkSession)
+        raise
+    c = t.column("c").to_numpy(zero_copy_only=False)
+    s = t.column("s").to_numpy(zero_copy_only=False)
+    if len(c) != total or (total and (c.min() < 0 or c.max() >= total or np.unique(c).size != total)):
+        raise LengthMismatchError(
+            "The lengths of the arguments do not agree with each other.",
+            "the frame must hold each index 0..n-1 exactly once",
+        )
+    return c.astype(np.int64), s.astype(np.float64)
+
+
 def select_scores(
     scores: Any,
     *,
@@ -391,14 +399,32 @@ def select_scores(
     rng: Optional[Rng] = None,
     key: Optional[StreamKey] = None,
     repetitions: int = 1,
+    driver_limit: int = DRIVER_LIMIT,
 ) -> np.ndarray:
     """The exact distributed report-noisy-max (:func:`dpmo.distributed.select_partitioned`) over a DataFrame
     ``scores`` (candidate_index long, score double) holding each index 0..``total``−1 exactly once. Returns
-    the k chosen indices in pick order. :func:`check_executors` runs first: nothing is charged when the
-    executors cannot run dpmo."""
-    check_executors(scores.sparkSession)
+    the k chosen indices in pick order.
+
+    Where it runs: with ``total`` ≤ ``driver_limit`` (default 2²⁰ candidates, 16 MiB of scores) the scores
+    are collected to the driver in one Arrow job and the same ``select_partitioned`` runs there over one
+    partition — the decomposition is exact, so the law is the same whatever the partitions — with no Python
+    on the executors and one Spark job instead of one per pass; the collect happens before the charge, so a
+    failing job costs nothing. Above it (or ``driver_limit=0``) the scores stay on the executors: one cached
+    pass for the k largest scores, then per round a pass of coins or proposals (see :mod:`dpmo.distributed`),
+    after :func:`check_executors` (nothing is charged when the executors cannot run dpmo)."""
     if rng is None:
         rng = Rng()
+    if int(total) <= int(driver_limit):
+        # The arguments first (nothing collected, nothing charged, on bad arguments), then the data.
+        from .distributed import _check, local_partitions
+
+        _check(epsilon, sensitivity, int(k), int(total), noise)
+        c, s = _collect_scores(scores, int(total))
+        return select_partitioned(
+            rng, local_partitions(c, s, 1), int(total), sensitivity=sensitivity, epsilon=epsilon, k=int(k),
+            noise=noise, budget=budget, key=key, repetitions=repetitions,
+        )
+    check_executors(scores.sparkSession)
     packed = scores.select("candidate_index", "score").mapInArrow(_pack, "part int, cands binary, scores binary").cache()
     try:
         return select_partitioned(
@@ -427,9 +453,11 @@ def select(
     budget: Optional[Budget] = None,
     rng: Optional[Rng] = None,
     key: Optional[StreamKey] = None,
+    driver_limit: int = DRIVER_LIMIT,
 ) -> List[Any]:
     """Private top-k of the candidates by ``score`` ("count" or "sum") with the exact distributed
-    report-noisy-max at the score's ℓ∞ sensitivity. Returns the k candidate labels in pick order."""
+    report-noisy-max at the score's ℓ∞ sensitivity (on the driver up to ``driver_limit`` candidates: see
+    :func:`select_scores`). Returns the k candidate labels in pick order."""
     sens = aggregates.sensitivity(score)
     if budget is not None:
         budget._check_release(aggregates.reproducible)
@@ -443,6 +471,7 @@ def select(
         budget=budget,
         rng=rng,
         key=key,
+        driver_limit=driver_limit,
     )
     return [aggregates.candidate_list[int(i)] for i in picks]
 
@@ -480,7 +509,8 @@ def select_multi(
         raise NullPointerError("A required pointer argument is null.", "weights= is required for privagg")
     if budget is not None:
         budget._check_release(aggregates.reproducible)
-    check_executors(aggregates.frame.sparkSession)
+    # No executor check: the aggregates are Spark SQL and the selection runs on the driver (no Python on the
+    # executors); the utilities are collected before anything is charged.
     if rng is None:
         rng = Rng()
     n = len(aggregates.candidate_list)
@@ -531,12 +561,12 @@ def _unit_window(order: List[Any]) -> Any:
     return w.orderBy(*order) if order else w
 
 
-def _salts(key: StreamKey, reps: int) -> List[int]:
+def _salts(key: StreamKey, reps: int, purpose: int = DISCOVERY_BOUNDING) -> List[int]:
     """The secret salts of the bounding's hash, one per repetition, from the key's own stream (a fresh key:
     fresh salts; a simulation key: reproducible ones), as signed 64-bit integers."""
     out = []
     for r in range(reps):
-        u = key.rng(stream_number(DISCOVERY_BOUNDING, 0, 0, r, 0)).sample("uniform", 4)
+        u = key.rng(stream_number(purpose, 0, 0, r, 0)).sample("uniform", 4)
         x = 0
         for v in u:  # 16 bits from each uniform on the 2^-53 grid
             x = (x << 16) | (int(v * 65536.0) & 0xFFFF)
@@ -553,7 +583,7 @@ def _weights(grid: int, l: int) -> List[int]:
 
 
 def _bound_frame(ev: Any, key: StreamKey, l: int, c: int, lo: float, hi: float, sums: bool, weight_grid: int,
-                 reps: int) -> Any:
+                 reps: int, purpose: int = DISCOVERY_BOUNDING) -> Any:
     """The contribution bounding of the unknown-domain pipeline in Spark SQL (no Python worker): the frame
     ``ev`` (unit, item[, value]), already partitioned by unit (:func:`_by_unit`), becomes one row per kept
     (rep, unit, item) with ``events`` (kept events, ≤ C), ``tag`` (the unit's kept items |S_u| ≤ L),
@@ -583,7 +613,7 @@ def _bound_frame(ev: Any, key: StreamKey, l: int, c: int, lo: float, hi: float, 
     from pyspark.sql import functions as F
 
     spark = ev.sparkSession
-    salts = _salts(key, reps)
+    salts = _salts(key, reps, purpose)
     if reps == 1:
         x = ev.withColumn("rep", F.lit(0)).withColumn("salt", F.lit(salts[0]).cast("long"))
     else:
@@ -728,16 +758,19 @@ def discover_partitions(
     """Private partition selection on Spark: the items of the events DataFrame ``events`` (columns ``unit``
     and ``item``) to release, with no candidate list — the law of :func:`dpmo.discover_partitions`.
 
-    * **Bounding on the executors.** The events are repartitioned by unit (``partitions`` tasks, default the
-      session's default parallelism), so each task holds every event of its units, and bounds them with the
-      core's ``bound`` (at most L = ``max_items`` distinct items per unit, a uniformly random subset) from the
-      task's stream of a fresh :class:`dpmo.StreamKey`. Each kept (unit, item) row carries the unit's |S_u|
-      and, for the weighted Gaussian, its weight ⌊G/√|S_u|⌋ (the core's ``weight``).
+    * **Bounding in Spark SQL.** The events are repartitioned by unit (``partitions`` tasks, default the
+      session's default parallelism) and each unit keeps at most L = ``max_items`` distinct items: those
+      with the smallest keyed hash under a secret salt from a fresh :class:`dpmo.StreamKey`
+      (:func:`_bound_frame`: the kept rows of a unit are a function of its own events and the salt; with a
+      random hash, a uniformly random subset as the core's ``bound`` keeps). Each kept (unit, item) row
+      carries the unit's |S_u| and, for the weighted Gaussian, its weight ⌊G/√|S_u|⌋ (the core's
+      ``weight``, computed exactly on the driver for |S_u| = 1..L).
     * **Decisions on the executors.** A ``groupBy`` of the kept rows by item gives each item its statistic
       (distinct units, or the sum of the weights); each task of that shuffle decides its items with the
       core's exact sampler and plan (``select_partitions_from_statistics``) from its own stream; only the
-      released items reach the driver. The decisions are independent given the statistics, so the released
-      set has exactly the single-node law (``tests/test_spark_discovery.py`` checks it with χ²).
+      released items reach the driver. The decisions are independent given the statistics, so given the
+      bounded data the released set has exactly the single-node law (``tests/test_spark_discovery.py``
+      checks it with χ², and the bounding rule's own properties).
 
     ``mechanism``: ``"truncated_geometric"``, ``"laplace"``, ``"gaussian"`` or ``"weighted_gaussian"``.
     DP-SIPS (``"sips"``) is refused with ``UnsupportedError``: its later rounds re-weight every unit by the
@@ -810,7 +843,7 @@ def select_top_k_from_events(
     (without a candidate list) for the events DataFrame ``events`` (columns ``unit``, ``item`` and
     optionally ``value``).
 
-    * **Bounding on the executors**, as :func:`discover_partitions` (L = ``max_items`` items per unit, C =
+    * **Bounding in Spark SQL**, as :func:`discover_partitions` (L = ``max_items`` items per unit, C =
       ``max_per_item`` events per (unit, item), values clamped to ``bounds`` onto the core's grid).
     * **Scores on the cluster:** a ``groupBy`` by item gives each item with a kept contribution its score
       (distinct units, kept events, or the sum of the kept values in grid units, summed as ``decimal(38,0)``
@@ -820,8 +853,8 @@ def select_top_k_from_events(
     * **Peeling on the driver:** the core's threshold candidate ⊥ and exact peeling
       (``select_top_k_from_scores``) with ``rng`` (one key drawn), pay what you get.
 
-    Charging: arguments checked (nothing charged), then :func:`check_executors`, then (ε, δ) is charged to
-    ``budget`` before any event is read; when the peeling stops at ⊥ after ℓ < k items the charge becomes
+    Charging: arguments checked (nothing charged), then (ε, δ) is charged to ``budget`` before any event is
+    read (no executor check: no Python runs on the executors); when the peeling stops at ⊥ after ℓ < k items the charge becomes
     (ε/k · (ℓ + 1), δ), exactly as :func:`dpmo.select_top_k_from_events`. A job that fails keeps the full
     charge. A public candidate list is not taken here: use :func:`bound_and_aggregate` and :func:`select`.
 
