@@ -7,7 +7,7 @@ Rows (each printed with a ``target: ... met/missed`` line):
 (a) the full DP pipeline, ``dpmo.spark.select_top_k_from_events`` (bounding + scores + top-k̄ + peeling)
     against a plain ``groupBy(item).count()`` collected, on the same cached events — target ≤ 5×;
 (b) ``dpmo.spark.select`` on cached aggregates (a public candidate list) against collecting the scores to
-    the driver and calling ``dpmo.select_exponential`` there — target ≤ 2×;
+    the driver (``toArrow``) and calling ``dpmo.select_exponential`` there — target ≤ 2×;
 (c) dpmo's partition selection (``dpmo.spark.discover_partitions``) and its full top-k pipeline against
     PipelineDP 0.3.1 on the same Spark (``SparkRDDBackend``: partition selection + privacy-id count, the
     same L, ε, δ) — target: dpmo faster.
@@ -35,38 +35,73 @@ import dpmo
 CLK = os.sysconf("SC_CLK_TCK")
 
 
-def tree_cpu(root=None):
-    """CPU seconds (user + system) of the process `root` and all its descendants, living or reaped (a reaped
-    child's time is in its parent's cutime/cstime, so nothing is counted twice or lost)."""
-    root = os.getpid() if root is None else root
-    stats = {}
-    for d in os.listdir("/proc"):
-        if not d.isdigit():
-            continue
-        try:
-            with open(f"/proc/{d}/stat") as f:
-                s = f.read()
-        except OSError:
-            continue
-        rest = s[s.rindex(")") + 2:].split()
-        # fields after the name: state ppid ... utime(14) stime(15) cutime(16) cstime(17), 1-based from pid
-        stats[int(d)] = (int(rest[1]), sum(int(x) for x in rest[11:15]))
-    children = {}
-    for pid, (ppid, _) in stats.items():
-        children.setdefault(ppid, []).append(pid)
-    total, todo = 0, [root]
-    while todo:
-        p = todo.pop()
-        if p in stats:
-            total += stats[p][1]
-        todo.extend(children.get(p, []))
-    return total / CLK
+class CpuMeter:
+    """CPU seconds (user + system) of this process and every process that was ever its descendant: a thread
+    reads /proc every `interval` seconds and keeps, per process (pid and start time), the last CPU time seen.
+    A process that leaves the tree (a Python worker orphaned when its daemon is killed, reparented to init)
+    still counts; its children's cutime is not used (a reaped child would count twice). What can be missed:
+    a process that lives and dies between two readings, and a dying process's last `interval`. The thread's
+    own CPU time is subtracted (it would be charged to whichever case runs)."""
+
+    def __init__(self, interval=0.2):
+        import threading
+
+        self.seen = {}
+        self.own = 0.0
+        self.lock = threading.Lock()
+        self.interval = interval
+        self.root = os.getpid()
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._loop, daemon=True)
+        self.thread.start()
+
+    def _scan(self):
+        t0 = time.thread_time()
+        stats = {}
+        for d in os.listdir("/proc"):
+            if not d.isdigit():
+                continue
+            try:
+                with open(f"/proc/{d}/stat") as f:
+                    s = f.read()
+            except OSError:
+                continue
+            rest = s[s.rindex(")") + 2:].split()
+            # after the name: state(0) ppid(1) ... utime(11) stime(12) ... starttime(19)
+            stats[int(d)] = (int(rest[1]), int(rest[11]) + int(rest[12]), int(rest[19]))
+        children = {}
+        for pid, (ppid, _, _) in stats.items():
+            children.setdefault(ppid, []).append(pid)
+        with self.lock:
+            todo = [self.root]
+            while todo:
+                p = todo.pop()
+                if p in stats:
+                    self.seen.setdefault((p, stats[p][2]), 0)
+                todo.extend(children.get(p, []))
+            for (pid, start) in self.seen:
+                st = stats.get(pid)
+                if st is not None and st[2] == start:
+                    self.seen[(pid, start)] = max(self.seen[(pid, start)], st[1])
+            self.own += time.thread_time() - t0
+
+    def _loop(self):
+        while not self.stop.wait(self.interval):
+            self._scan()
+
+    def total(self):
+        self._scan()
+        with self.lock:
+            return sum(self.seen.values()) / CLK - self.own
+
+
+METER = None
 
 
 def measure(fn):
-    c0, w0 = tree_cpu(), time.perf_counter()
+    c0, w0 = METER.total(), time.perf_counter()
     out = fn()
-    return tree_cpu() - c0, time.perf_counter() - w0, out
+    return METER.total() - c0, time.perf_counter() - w0, out
 
 
 def loadavg():
@@ -108,14 +143,18 @@ def verdict(label, ratios, limit, below=True):
 
 
 def main():
+    quick = os.environ.get("DPMO_BENCH_QUICK") == "1"  # small sizes (as bench.py)
     ap = argparse.ArgumentParser()
-    ap.add_argument("--events", type=int, default=10**7)
+    ap.add_argument("--events", type=int, default=10**6 if quick else 10**7)
     ap.add_argument("--items", type=int, default=10**5)
     ap.add_argument("--users", type=int, default=10**6)
     ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--pipeline-dp-events", type=int, default=10**6)
+    ap.add_argument("--pipeline-dp-events", type=int, default=10**5 if quick else 10**6)
     ap.add_argument("--partitions", type=int, default=8)
+    ap.add_argument("--only", default="abc", help="the sections to run, e.g. 'a' or 'bc'")
     a = ap.parse_args()
+    global METER
+    METER = CpuMeter()
     warnings.filterwarnings("ignore")
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     try:
@@ -168,7 +207,17 @@ def main():
         return lambda: dps.discover_partitions(frame, unit="user", item="item", max_items=L, epsilon=EPS,
                                                delta=DELTA, mechanism="truncated_geometric")
 
-    # (a)
+    if "a" in a.only:
+        section_a(a, ev, warm, group_count, dpmo_top_k, dpmo_partitions, K, L)
+    if "b" in a.only:
+        section_b(a, ev, dps, L, EPS)
+    if "c" in a.only:
+        section_c(a, spark, ev, events, dpmo_partitions, dpmo_top_k, K, L, EPS, DELTA)
+    print(f"  load average {loadavg()} at the end")
+    spark.stop()
+
+
+def section_a(a, ev, warm, group_count, dpmo_top_k, dpmo_partitions, K, L):
     print("\n(a) the full DP pipeline against a plain groupBy(item).count()")
     # Warm-up (not counted): the JVM compiles the plans' code on its first runs.
     for fn in (group_count(warm), dpmo_top_k(warm), dpmo_partitions(warm)):
@@ -184,7 +233,9 @@ def main():
     verdict("full DP pipeline (select_top_k_from_events) <= 5x groupBy(item).count()",
             ratio_per_round(cpu, names[1], names[0]), 5.0)
 
-    # (b)
+
+
+def section_b(a, ev, dps, L, EPS):
     print("\n(b) dpmo.spark.select against collect-and-select on the driver (10^4 public candidates, cached counts)")
     n_cands = min(a.items, 10**4)
     agg = dps.bound_and_aggregate(ev, unit="user", candidate="item", candidate_list=list(range(n_cands)),
@@ -193,9 +244,12 @@ def main():
     rng = dpmo.Rng()
 
     def collect_and_select():
-        pdf = agg.scores("count").toPandas().sort_values("candidate_index")
-        return dpmo.select_exponential(rng, pdf["score"].to_numpy(), sensitivity=agg.count_sensitivity,
-                                       epsilon=EPS)
+        # The fastest collect a user has (Arrow, no pandas), the scores put in candidate order, one selection.
+        t = agg.scores("count").toArrow()
+        c = t.column("candidate_index").to_numpy()
+        scores = np.empty(len(c))
+        scores[c] = t.column("score").to_numpy()
+        return dpmo.select_exponential(rng, scores, sensitivity=agg.count_sensitivity, epsilon=EPS)
 
     cases = {
         "collect scores + dpmo.select_exponential on the driver": collect_and_select,
@@ -209,14 +263,15 @@ def main():
     verdict("dpmo.spark.select (EM) <= 2x collect-and-select", ratio_per_round(cpu, names[1], names[0]), 2.0)
     agg.frame.unpersist()
 
-    # (c)
+
+
+def section_c(a, spark, ev, events, dpmo_partitions, dpmo_top_k, K, L, EPS, DELTA):
     print("\n(c) against PipelineDP 0.3.1 on Spark (SparkRDDBackend: partition selection + privacy-id count)")
     try:
         import pipeline_dp
     except ImportError:
         print("  PipelineDP not installed (requirements-bench.txt installs it into the bench venv)")
         print("  target: dpmo faster than PipelineDP on Spark: (missed: not measured)")
-        spark.stop()
         return
     small = ev
     if a.pipeline_dp_events and a.pipeline_dp_events < a.events:
@@ -255,8 +310,6 @@ def main():
             ratio_per_round(cpu, names[1], names[0]), 1.0, below=False)
     verdict("dpmo.spark.select_top_k_from_events faster than PipelineDP (ratio < 1)",
             ratio_per_round(cpu, names[2], names[0]), 1.0, below=False)
-    print(f"  load average {loadavg()} at the end")
-    spark.stop()
 
 
 if __name__ == "__main__":

@@ -586,7 +586,8 @@ def _bound_frame(ev: Any, key: StreamKey, l: int, c: int, lo: float, hi: float, 
                  reps: int, purpose: int = DISCOVERY_BOUNDING) -> Any:
     """The contribution bounding of the unknown-domain pipeline in Spark SQL (no Python worker): the frame
     ``ev`` (unit, item[, value]), already partitioned by unit (:func:`_by_unit`), becomes one row per kept
-    (rep, unit, item) with ``events`` (kept events, ≤ C), ``tag`` (the unit's kept items |S_u| ≤ L),
+    (rep, unit, item) with ``events`` (kept events, ≤ C), ``tag`` (the unit's kept items |S_u| ≤ L, with
+    weights only; 0 otherwise),
     ``sum`` (the kept values in grid units, the core's quantisation) and ``weight`` (w_{|S_u|}, or 0).
 
     The rule (per repetition r, with its secret salt σ_r):
@@ -615,10 +616,14 @@ def _bound_frame(ev: Any, key: StreamKey, l: int, c: int, lo: float, hi: float, 
     spark = ev.sparkSession
     salts = _salts(key, reps, purpose)
     if reps == 1:
-        x = ev.withColumn("rep", F.lit(0)).withColumn("salt", F.lit(salts[0]).cast("long"))
+        # One release: the salt is a literal (no column shuffled or aggregated), the repetition a constant.
+        x = ev.withColumn("rep", F.lit(0))
+        salt = F.lit(salts[0]).cast("long")
     else:
         table = spark.createDataFrame(list(enumerate(salts)), "rep int, salt long")
         x = ev.crossJoin(F.broadcast(table))
+        salt = F.col("salt")
+    keys = ["rep", "unit", "item"] + ([] if reps == 1 else ["salt"])
     if sums:
         g = float(_native._value_grid(lo, hi))
         v = F.col("value")
@@ -630,27 +635,21 @@ def _bound_frame(ev: Any, key: StreamKey, l: int, c: int, lo: float, hi: float, 
 
         dup = Window.partitionBy("rep", "unit", "item", "q").orderBy("q")
         x = x.withColumn("d", F.row_number().over(dup))
-        h_ev = F.xxhash64("salt", F.lit(1), "unit", "item", "q", "d")
+        h_ev = F.xxhash64(salt, F.lit(1), "unit", "item", "q", "d")
         w_ev = Window.partitionBy("rep", "unit", "item").orderBy(h_ev, "q", "d")
         x = x.withColumn("_e", F.row_number().over(w_ev)).where(F.col("_e") <= c)
-        pairs = x.groupBy("rep", "unit", "item").agg(
-            F.count(F.lit(1)).alias("events"), F.sum("q").alias("sum"), F.first("salt").alias("salt")
-        )
+        pairs = x.groupBy(*keys).agg(F.count(F.lit(1)).alias("events"), F.sum("q").alias("sum"))
     else:
-        pairs = x.groupBy("rep", "unit", "item").agg(
-            F.least(F.count(F.lit(1)), F.lit(c)).alias("events"), F.lit(0).cast("long").alias("sum"),
-            F.first("salt").alias("salt"),
+        pairs = x.groupBy(*keys).agg(
+            F.least(F.count(F.lit(1)), F.lit(c)).alias("events"), F.lit(0).cast("long").alias("sum")
         )
-    h = F.xxhash64("salt", F.lit(0), "unit", "item")
-    w = _unit_window([h, F.col("item")])
-    whole = _unit_window([])  # no order: the whole unit is the frame
-    kept = (
-        pairs.withColumn("_rank", F.row_number().over(w))
-        .withColumn("_items", F.count(F.lit(1)).over(whole))
-        .where(F.col("_rank") <= l)
-        .withColumn("tag", F.least(F.col("_items"), F.lit(l)).cast("long"))
-    )
+    h = F.xxhash64(salt, F.lit(0), "unit", "item")
+    # row_number() <= L alone on this window: Spark (3.5+) plans it as a group limit that drops a unit's
+    # rows past the L-th as it streams the sorted rows, before the window operator.
+    kept = pairs.withColumn("_rank", F.row_number().over(_unit_window([h, F.col("item")]))).where(F.col("_rank") <= l)
     if weight_grid:
+        # |S_u| = min(d_u, L): the unit's kept rows, counted after the limit (at most L rows per unit).
+        kept = kept.withColumn("tag", F.count(F.lit(1)).over(_unit_window([])).cast("long"))
         ws = _weights(int(weight_grid), l)
         if l <= 4096:
             weight = F.element_at(F.array(*[F.lit(x).cast("long") for x in ws]), F.col("tag").cast("int"))
@@ -659,7 +658,8 @@ def _bound_frame(ev: Any, key: StreamKey, l: int, c: int, lo: float, hi: float, 
             table = spark.createDataFrame([(s + 1, x) for s, x in enumerate(ws)], "tag long, weight long")
             kept = kept.join(F.broadcast(table), "tag", "left")
     else:
-        kept = kept.withColumn("weight", F.lit(0).cast("long"))
+        # No weights: the mechanisms that read |S_u| are the weighted ones; 0 marks it as not computed.
+        kept = kept.withColumn("tag", F.lit(0).cast("long")).withColumn("weight", F.lit(0).cast("long"))
     return kept.select("rep", "unit", "item", F.col("events").cast("long").alias("events"), "tag",
                        F.col("sum").cast("long").alias("sum"), "weight")
 

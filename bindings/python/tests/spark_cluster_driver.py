@@ -74,7 +74,9 @@ def pipeline(spark, ns, out):
 
 
 def bare(ns, out):
-    """The outside tester's attack: the documented pipeline on executors without dpmo."""
+    """The outside tester's attack: the documented pipeline on executors without dpmo. The candidate-list
+    pipeline runs no Python on the executors (SQL bounding, selection on the driver): it works there. A
+    selection kept on the executors (driver_limit=0) needs dpmo there: checked first, nothing charged."""
     budget = ns["budget"]
     out["spent"] = budget.spent
     try:
@@ -83,10 +85,16 @@ def bare(ns, out):
     except dpmo.DpmoError as e:
         out["multi_error"] = error(e)
     out["spent_multi"] = budget.spent
+    try:
+        dps.select(ns["agg"], epsilon=0.5, budget=budget, driver_limit=0)
+        out["distributed_error"] = None
+    except dpmo.DpmoError as e:
+        out["distributed_error"] = error(e)
+    out["spent_distributed"] = budget.spent
     # The broken variant: the same release without the executor check charges, then fails on the executors.
     dps.check_executors = lambda *a, **k: None
     try:
-        dps.select(ns["agg"], epsilon=0.5, budget=budget)
+        dps.select(ns["agg"], epsilon=0.5, budget=budget, driver_limit=0)
         out["unchecked_error"] = None
     except Exception as e:  # noqa: BLE001 — a Py4J / Spark error
         out["unchecked_error"] = "No module named 'dpmo'" in str(e)

@@ -344,7 +344,7 @@ def test_the_sql_bounding_keeps_at_most_l_items_and_c_events_per_unit(spark, l, 
         assert per_unit[u] == min(u + 1, l)  # exactly min(|items|, L) items kept
     for rep, u, item, events, tag, s, w in rows:
         j = item - 10 * u
-        assert events == min(j + 1, c) and tag == min(u + 1, l) and w == 0
+        assert events == min(j + 1, c) and tag == 0 and w == 0  # |S_u| and weights: weighted mechanisms only
         assert 0 <= s <= events * (1 << 20)  # value 0.75 at most, in grid units of 2**-20
     # The broken variant: a window per (unit, item) keeps every item of every unit.
     from pyspark.sql.window import Window
