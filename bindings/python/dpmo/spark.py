@@ -12,7 +12,7 @@ The pipeline, for events (unit, candidate, value) in a DataFrame and a public ca
 
 * **Bounding** (:func:`bound_and_aggregate`): events on candidates outside the list are dropped (a broadcast
   join); the events are repartitioned by unit and bounded in Spark SQL — no Python worker — by
-  :func:`_bound_frame`'s rule: of a unit's candidates the L with the smallest keyed hash under a secret salt
+  :func:`_bound_frame`'s rule: of a unit's candidates the L with the smallest keyed hash under a fresh random salt
   drawn from a fresh :class:`dpmo.StreamKey`, of a (unit, candidate)'s events at most C (for sums the C with
   the smallest keyed hash), values clamped onto the core's grid; a ``groupBy`` sums the counts and sums
   (exact integers), and a join with the range 0..n−1 gives every listed candidate a row (0 without events).
@@ -562,8 +562,10 @@ def _unit_window(order: List[Any]) -> Any:
 
 
 def _salts(key: StreamKey, reps: int, purpose: int = DISCOVERY_BOUNDING) -> List[int]:
-    """The secret salts of the bounding's hash, one per repetition, from the key's own stream (a fresh key:
-    fresh salts; a simulation key: reproducible ones), as signed 64-bit integers."""
+    """The salts of the bounding's hash, one per repetition, from the key's own stream (a fresh key: fresh
+    salts; a simulation key: reproducible ones), as signed 64-bit integers. A salt is a literal of the query
+    plan, so whoever can read the plan (the Spark UI's SQL tab, event logs, ``explain()``) sees it: privacy
+    does not need it secret (see :func:`_bound_frame`), only drawn independently of the data."""
     out = []
     for r in range(reps):
         u = key.rng(stream_number(purpose, 0, 0, r, 0)).sample("uniform", 4)
@@ -590,7 +592,7 @@ def _bound_frame(ev: Any, key: StreamKey, l: int, c: int, lo: float, hi: float, 
     weights only; 0 otherwise),
     ``sum`` (the kept values in grid units, the core's quantisation) and ``weight`` (w_{|S_u|}, or 0).
 
-    The rule (per repetition r, with its secret salt σ_r):
+    The rule (per repetition r, with its salt σ_r, drawn independently of the data):
 
     * items: of a unit's distinct items, keep the L with the smallest ``xxhash64(σ_r, 0, unit, item)``
       (ties by item);
@@ -606,9 +608,11 @@ def _bound_frame(ev: Any, key: StreamKey, l: int, c: int, lo: float, hi: float, 
     assume. Uniformity is not needed for privacy: it is what makes the law the core's. With the hash a
     random function the kept items are a uniformly random L-subset of the unit's items and the kept events
     a uniformly random C-subset (exchangeability of i.i.d. keys), the law of the core's ``bound``
-    (Algorithm S, partial Fisher–Yates); xxhash64 under a secret 64-bit salt is a stand-in for that random
-    function (not a cryptographic one: an analyst who could craft many units to learn about σ_r still
-    learns nothing about another unit, whose kept rows stay a function of its own events). Whenever no unit
+    (Algorithm S, partial Fisher–Yates); xxhash64 under a fresh 64-bit salt is a stand-in for that random
+    function (not a cryptographic one). The salt need not be secret: for every fixed σ_r the bounding is a
+    deterministic map under which one unit's events move at most L rows of at most C events, so the
+    releases' guarantees hold given any σ_r; an analyst who reads σ_r in the query plan (the Spark UI) or
+    crafts units to learn it learns which rows a unit would keep given its events, nothing about the events. Whenever no unit
     exceeds L items (and no (unit, item) C events, for sums) nothing is chosen and the bounded data — hence
     the released law — equals the core's exactly; ``tests/test_spark_discovery.py`` checks both."""
     from pyspark.sql import functions as F
@@ -760,7 +764,7 @@ def discover_partitions(
 
     * **Bounding in Spark SQL.** The events are repartitioned by unit (``partitions`` tasks, default the
       session's default parallelism) and each unit keeps at most L = ``max_items`` distinct items: those
-      with the smallest keyed hash under a secret salt from a fresh :class:`dpmo.StreamKey`
+      with the smallest keyed hash under a fresh random salt from a fresh :class:`dpmo.StreamKey`
       (:func:`_bound_frame`: the kept rows of a unit are a function of its own events and the salt; with a
       random hash, a uniformly random subset as the core's ``bound`` keeps). Each kept (unit, item) row
       carries the unit's |S_u| and, for the weighted Gaussian, its weight ⌊G/√|S_u|⌋ (the core's
