@@ -11,14 +11,11 @@ The pipeline, for events (unit, candidate, value) in a DataFrame and a public ca
     top3 = dps.select(agg, score="count", epsilon=0.5, k=3, budget=budget)    # labels, in pick order
 
 * **Bounding** (:func:`bound_and_aggregate`): events on candidates outside the list are dropped (a broadcast
-  join); the events are repartitioned by unit and bounded in Spark SQL — no Python worker — by
-  :func:`_bound_frame`'s rule: of a unit's candidates the L with the smallest keyed hash under a fresh random salt
-  drawn from a fresh :class:`dpmo.StreamKey`, of a (unit, candidate)'s events at most C (for sums the C with
-  the smallest keyed hash), values clamped onto the core's grid; a ``groupBy`` sums the counts and sums
-  (exact integers), and a join with the range 0..n−1 gives every listed candidate a row (0 without events).
-  Counts have ℓ∞ sensitivity C, sums C·max(|lo|, |hi|). The rows a unit keeps depend on its own events and
-  the salt only, which is what the sensitivities need; with the hash a random function they are the
-  uniformly random subsets of the core's ``bound`` (the law of :func:`dpmo.bound_contributions`).
+  join); the events are repartitioned by unit, so all of a unit's events meet in one task, which bounds them
+  as :func:`dpmo.bound_contributions` does (at most L candidates per unit, C events per (unit, candidate),
+  values clamped), with a generator derived for that task from a fresh :class:`dpmo.StreamKey` (never from
+  data); a ``groupBy`` sums the partial counts and sums (exact integers), and a join with the range 0..n−1
+  gives every listed candidate a row (0 without events). Counts have ℓ∞ sensitivity C, sums C·max(|lo|, |hi|).
 * **Selection** (:func:`select`, :func:`select_scores`): the exact distributed report-noisy-max of
   :mod:`dpmo.distributed` — Gumbel noise (≡ the exponential mechanism) or Exponential noise (≡
   permute-and-flip). Up to ``driver_limit`` candidates (2²⁰ by default) the scores are collected in one Arrow
@@ -27,9 +24,9 @@ The pipeline, for events (unit, candidate, value) in a DataFrame and a public ca
   (permute-and-flip) or a few passes of proposals (exponential mechanism), only a handful of numbers per
   partition reaching the driver. The budget is charged once per release, on the driver.
 * **No candidate list** (:func:`discover_partitions`, :func:`select_top_k_from_events`): the unknown-domain
-  pipeline of :mod:`dpmo.discovery` — the same SQL bounding per unit, partition decisions per item on the
-  executors (the core's samplers), or the top k̄ + 1 scores peeled on the driver (Durfee & Rogers, pay what
-  you get). DP-SIPS is refused on Spark.
+  pipeline of :mod:`dpmo.discovery` with the single-node law — bounding per unit on the executors, partition
+  decisions per item on the executors (the core's samplers), or the top k̄ + 1 scores peeled on the driver
+  (Durfee & Rogers, pay what you get). DP-SIPS is refused on Spark.
 * **Multi-objective** (:func:`select_multi`): the n × m utilities are aggregated on the cluster and collected;
   PrivPareto or PrivAgg runs on the driver with the core (n · m · 8 bytes on the driver; see the README for
   the n up to which this is sensible).
@@ -39,17 +36,17 @@ enable Spark's RPC encryption and authentication (``spark.authenticate``, ``spar
 
 Guards (each a test in ``tests/test_spark.py``):
 
-* **The unit is what Spark groups on.** The bounding's windows are partitioned by the unit column, so Spark's
-  equality is the bounding's. A string column with a non-binary collation (``UTF8_LCASE``, ``UNICODE_CI``,
-  ``..._RTRIM``, ...) is still refused, as is any unit type other than integers, binary-collated strings
-  and binary (cast the column, e.g. ``lower(user)`` for a case-insensitive unit): one rule for units
-  everywhere (the former bounding in Python told ``"ann"`` and ``"Ann"`` apart where Spark did not).
-* **Executors are checked before anything is charged.** A release that runs dpmo on the executors
-  (:func:`discover_partitions`'s decisions, :func:`select_scores` above ``driver_limit``) first runs
-  :func:`check_executors`, a tiny job whose tasks import dpmo and report its version; a failure raises
-  ``UnsupportedError`` with the budget untouched. The others (:func:`bound_and_aggregate`, :func:`select`
-  up to ``driver_limit``, :func:`select_multi`, :func:`select_top_k_from_events`) run no Python on the
-  executors, and collect what they select from before they charge.
+* **The unit is what Spark groups on.** The bounding runs in the task that Spark's hash partitioning on
+  the unit column sends a unit to, and tells units apart by their exact bytes (Arrow dictionary codes). A
+  string column with a non-binary collation (``UTF8_LCASE``, ``UNICODE_CI``, ``..._RTRIM``, ...) makes
+  ``"ann"`` and ``"Ann"`` one unit to Spark and two to the bounding — one person could then contribute
+  C events per spelling — so it is refused, as is any unit type other than integers, binary-collated
+  strings and binary (cast the column, e.g. ``lower(user)`` for a case-insensitive unit).
+* **Executors are checked before anything is charged.** :func:`select_multi`, the discovery functions and
+  :func:`select_scores` above ``driver_limit`` first run :func:`check_executors`, a tiny job whose tasks
+  import dpmo and report its version; a failure raises ``UnsupportedError`` with the budget untouched.
+  :func:`select_scores` up to ``driver_limit`` collects the scores before it charges, and runs the check
+  when the collection fails (the aggregates of :func:`bound_and_aggregate` are computed by dpmo there).
 * **Simulation keys.** A reproducible key (``StreamKey.for_simulation``) is refused by the bounding unless
   ``allow_simulation=True``, and aggregates made with one are refused by a budget that does not allow
   simulation.
@@ -233,6 +230,36 @@ def check_executors(spark: Any = None, *, tasks: Optional[int] = None) -> None:
         )
 
 
+def _bound_partition(key: StreamKey, n: int, l: int, c: int, lo: float, hi: float, has_values: bool):
+    def fn(batches: Iterator[Any]) -> Iterator[Any]:
+        import pyarrow as pa
+        from pyspark import TaskContext
+
+        tables = list(batches)
+        if not tables:
+            return
+        t = pa.Table.from_batches(tables)
+        if t.num_rows == 0:
+            return
+        # A canonical order first, so the unit codes (hence the streams, hence every choice) depend on the
+        # task's multiset of events only: a recomputed task makes the same choices.
+        order = [("unit", "ascending"), ("candidate_index", "ascending")]
+        t = t.sort_by(order + ([("value", "ascending")] if has_values else []))
+        j = TaskContext.get().partitionId()
+        units = arrow_unit_codes(t.column("unit"))
+        cands = t.column("candidate_index").to_numpy(zero_copy_only=False).astype(np.int64)
+        vals = t.column("value").to_numpy(zero_copy_only=False).astype(np.float64) if has_values else None
+        rng = key.rng(stream_number(BOUNDING, 0, 0, 0, j))
+        counts, sums, _ = _native._bound_events(rng, units, cands, vals, n, l, c, lo, hi)
+        nz = np.flatnonzero(counts)
+        yield pa.RecordBatch.from_arrays(
+            [pa.array(nz.astype(np.int64)), pa.array(counts[nz]), pa.array(sums[nz])],
+            names=["candidate_index", "count", "sum_units"],
+        )
+
+    return fn
+
+
 def bound_and_aggregate(
     events: Any,
     *,
@@ -268,10 +295,6 @@ def bound_and_aggregate(
         raise InvalidArgumentError(_INVALID, "the candidate list has duplicates")
     if not cands:
         raise InvalidArgumentError(_INVALID, "the candidate list is empty")
-    if value is not None:
-        _native._value_grid(lo, hi)  # the core's magnitude check of the clamp (InvalidArgumentError)
-    if min(int(max_candidates), len(cands)) > 1 << 20:
-        raise InvalidArgumentError(_INVALID, "max_candidates above 2**20 (with more candidates than that)")
     check_unit_type(events.schema[unit].dataType, unit)
     if key is not None and key.reproducible and not allow_simulation:
         refuse_simulation("the stream key")
@@ -283,17 +306,14 @@ def bound_and_aggregate(
     cols = [F.col(unit).alias("unit"), F.col(candidate).alias("label")]
     if value is not None:
         cols.append(F.col(value).cast("double").alias("value"))
-    ev = (
-        events.select(*cols)
-        .join(F.broadcast(lookup), "label", "inner")
-        .select("unit", F.col("candidate_index").alias("item"), *(["value"] if value is not None else []))
-    )
+    ev = events.select(*cols).join(F.broadcast(lookup), "label", "inner").drop("label")
     parts = int(partitions) if partitions else default_parallelism(spark)
-    kept = _bound_frame(_by_unit(ev, parts), key, int(max_candidates), int(max_per_candidate), lo, hi,
-                        value is not None, 0, 1, BOUNDING)
-    agg = kept.groupBy(F.col("item").alias("candidate_index")).agg(
-        F.sum("events").alias("count"), F.sum("sum").alias("sum_units")
+    ev = ev.repartition(parts, "unit")
+    bounded = ev.mapInArrow(
+        _bound_partition(key, n, int(max_candidates), int(max_per_candidate), lo, hi, value is not None),
+        "candidate_index long, count long, sum_units long",
     )
+    agg = bounded.groupBy("candidate_index").agg(F.sum("count").alias("count"), F.sum("sum_units").alias("sum_units"))
     full = (
         spark.range(n)
         .withColumnRenamed("id", "candidate_index")
@@ -367,9 +387,9 @@ DRIVER_LIMIT = 1 << 20
 
 def _collect_scores(scores: Any, total: int) -> tuple:
     """The (candidate_index, score) columns of ``scores`` on the driver, through Arrow (one job, no Python
-    worker for the aggregates of :func:`bound_and_aggregate`). A failing job raises before anything is
-    charged: :func:`check_executors` first says whether the executors cannot run dpmo (a scores frame made
-    with a Python UDF needs it), else the job's own error is raised."""
+    worker of its own; the aggregates of :func:`bound_and_aggregate` are computed by dpmo on the executors).
+    A failing job raises before anything is charged: :func:`check_executors` then says whether the
+    executors cannot run dpmo, else the job's own error is raised."""
     from pyspark.sql import functions as F
 
     try:
@@ -407,9 +427,9 @@ def select_scores(
 
     Where it runs: with ``total`` ≤ ``driver_limit`` (default 2²⁰ candidates, 16 MiB of scores) the scores
     are collected to the driver in one Arrow job and the same ``select_partitioned`` runs there over one
-    partition — the decomposition is exact, so the law is the same whatever the partitions — with no Python
-    on the executors and one Spark job instead of one per pass; the collect happens before the charge, so a
-    failing job costs nothing. Above it (or ``driver_limit=0``) the scores stay on the executors: one cached
+    partition — the decomposition is exact, so the law is the same whatever the partitions — with no dpmo
+    task of its own on the executors and one Spark job instead of one per pass; the collection happens
+    before the charge, so a failing job costs nothing. Above it (or ``driver_limit=0``) the scores stay on the executors: one cached
     pass for the k largest scores, then per round a pass of coins or proposals (see :mod:`dpmo.distributed`),
     after :func:`check_executors` (nothing is charged when the executors cannot run dpmo)."""
     if rng is None:
@@ -509,8 +529,7 @@ def select_multi(
         raise NullPointerError("A required pointer argument is null.", "weights= is required for privagg")
     if budget is not None:
         budget._check_release(aggregates.reproducible)
-    # No executor check: the aggregates are Spark SQL and the selection runs on the driver (no Python on the
-    # executors); the utilities are collected before anything is charged.
+    check_executors(aggregates.frame.sparkSession)
     if rng is None:
         rng = Rng()
     n = len(aggregates.candidate_list)
@@ -545,127 +564,49 @@ _MAX_REPETITIONS = 4096  # the repetition field of the stream numbers (tests onl
 
 
 def _by_unit(frame: Any, parts: int) -> Any:
-    """Every event of a unit in one task: Spark's hash partitioning on the unit. The bounding's windows are
-    partitioned by the unit, which this partitioning already satisfies, so it is the only shuffle of the
-    events before the bounding (any other partitioning makes Spark add its own shuffle by unit: the result
-    is the same, only slower)."""
+    """Every event of a unit in one task: Spark's hash partitioning on the unit (a test replaces this to show
+    that a unit split over tasks breaks the law: tests/test_spark_discovery.py)."""
     return frame.repartition(parts, "unit")
 
 
-def _unit_window(order: List[Any]) -> Any:
-    """The window of one unit (per repetition) in the bounding, ordered by ``order`` (a test replaces it with a
-    window per (unit, item), the broken variant that lets a unit keep every item)."""
-    from pyspark.sql.window import Window
+def _bound_units(key: StreamKey, l: int, c: int, lo: float, hi: float, has_values: bool, weight_grid: int,
+                 reps: int):
+    """The task function of the bounding: the core's ``bound`` of the task's units (each unit whole), from
+    the task's stream of ``key``; one row per kept (unit, item) and repetition."""
 
-    w = Window.partitionBy("rep", "unit")
-    return w.orderBy(*order) if order else w
+    def fn(batches: Iterator[Any]) -> Iterator[Any]:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+        from pyspark import TaskContext
 
+        tables = list(batches)
+        if not tables:
+            return
+        t = pa.Table.from_batches(tables)
+        if t.num_rows == 0:
+            return
+        # A canonical order first: the unit and item codes, hence every choice, are then a function of the
+        # task's multiset of events and the key, whatever order the shuffle delivered them in (a retried or
+        # recomputed task makes the same choices, so no unit is ever bounded twice with different choices).
+        order = [("unit", "ascending"), ("item", "ascending")] + ([("value", "ascending")] if has_values else [])
+        t = t.sort_by(order)
+        j = TaskContext.get().partitionId()
+        units = arrow_unit_codes(t.column("unit"))
+        enc = pc.dictionary_encode(t.column("item").combine_chunks(), null_encoding="encode")
+        codes = enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+        vals = t.column("value").to_numpy(zero_copy_only=False).astype(np.float64) if has_values else None
+        for r in range(reps):
+            rng = key.rng(stream_number(DISCOVERY_BOUNDING, 0, 0, r, j))
+            items, events, tags, sums, weights = _native._bound_contributions(
+                rng, units, codes, vals, l, c, lo, hi, weight_grid
+            )
+            yield pa.RecordBatch.from_arrays(
+                [pa.array(np.full(len(items), r, np.int32)), enc.dictionary.take(pa.array(items)), pa.array(events),
+                 pa.array(tags), pa.array(sums), pa.array(weights)],
+                names=["rep", "item", "events", "tag", "sum", "weight"],
+            )
 
-def _salts(key: StreamKey, reps: int, purpose: int = DISCOVERY_BOUNDING) -> List[int]:
-    """The salts of the bounding's hash, one per repetition, from the key's own stream (a fresh key: fresh
-    salts; a simulation key: reproducible ones), as signed 64-bit integers. A salt is a literal of the query
-    plan, so whoever can read the plan (the Spark UI's SQL tab, event logs, ``explain()``) sees it: privacy
-    does not need it secret (see :func:`_bound_frame`), only drawn independently of the data."""
-    out = []
-    for r in range(reps):
-        u = key.rng(stream_number(purpose, 0, 0, r, 0)).sample("uniform", 4)
-        x = 0
-        for v in u:  # 16 bits from each uniform on the 2^-53 grid
-            x = (x << 16) | (int(v * 65536.0) & 0xFFFF)
-        out.append(x - (1 << 64) if x >= 1 << 63 else x)
-    return out
-
-
-def _weights(grid: int, l: int) -> List[int]:
-    """The core's weight of a unit keeping s items, w_s = ⌊√(⌊G²/s⌋)⌋ (``discover::weighted::weight``), for
-    s = 1..L, exactly (integer square root)."""
-    import math
-
-    return [math.isqrt(grid * grid // s) for s in range(1, l + 1)]
-
-
-def _bound_frame(ev: Any, key: StreamKey, l: int, c: int, lo: float, hi: float, sums: bool, weight_grid: int,
-                 reps: int, purpose: int = DISCOVERY_BOUNDING) -> Any:
-    """The contribution bounding of the unknown-domain pipeline in Spark SQL (no Python worker): the frame
-    ``ev`` (unit, item[, value]), already partitioned by unit (:func:`_by_unit`), becomes one row per kept
-    (rep, unit, item) with ``events`` (kept events, ≤ C), ``tag`` (the unit's kept items |S_u| ≤ L, with
-    weights only; 0 otherwise),
-    ``sum`` (the kept values in grid units, the core's quantisation) and ``weight`` (w_{|S_u|}, or 0).
-
-    The rule (per repetition r, with its salt σ_r, drawn independently of the data):
-
-    * items: of a unit's distinct items, keep the L with the smallest ``xxhash64(σ_r, 0, unit, item)``
-      (ties by item);
-    * events (sums only): label a (unit, item)'s events (q, d) — q its quantised value, d = 1, 2, ... among
-      the events with that value (equal values are interchangeable, so the labelled multiset is a function
-      of the events) — and keep the C with the smallest ``xxhash64(σ_r, 1, unit, item, q, d)`` (ties by the
-      label). For counts, min(n, C) events, no choice needed.
-
-    What the privacy of the bounding needs, and this rule gives: the rows a unit keeps are a function of
-    that unit's own events and σ_r only — never of another unit's events, of the order the shuffle delivers
-    rows in, of the partitioning or of a retried task — so adding or removing one unit changes at most L
-    kept (unit, item) rows, each with at most C events, which is what the sensitivities of the releases
-    assume. Uniformity is not needed for privacy: it is what makes the law the core's. With the hash a
-    random function the kept items are a uniformly random L-subset of the unit's items and the kept events
-    a uniformly random C-subset (exchangeability of i.i.d. keys), the law of the core's ``bound``
-    (Algorithm S, partial Fisher–Yates); xxhash64 under a fresh 64-bit salt is a stand-in for that random
-    function (not a cryptographic one). The salt need not be secret: for every fixed σ_r the bounding is a
-    deterministic map under which one unit's events move at most L rows of at most C events, so the
-    releases' guarantees hold given any σ_r; an analyst who reads σ_r in the query plan (the Spark UI) or
-    crafts units to learn it learns which rows a unit would keep given its events, nothing about the events. Whenever no unit
-    exceeds L items (and no (unit, item) C events, for sums) nothing is chosen and the bounded data — hence
-    the released law — equals the core's exactly; ``tests/test_spark_discovery.py`` checks both."""
-    from pyspark.sql import functions as F
-
-    spark = ev.sparkSession
-    salts = _salts(key, reps, purpose)
-    if reps == 1:
-        # One release: the salt is a literal (no column shuffled or aggregated), the repetition a constant.
-        x = ev.withColumn("rep", F.lit(0))
-        salt = F.lit(salts[0]).cast("long")
-    else:
-        table = spark.createDataFrame(list(enumerate(salts)), "rep int, salt long")
-        x = ev.crossJoin(F.broadcast(table))
-        salt = F.col("salt")
-    keys = ["rep", "unit", "item"] + ([] if reps == 1 else ["salt"])
-    if sums:
-        g = float(_native._value_grid(lo, hi))
-        v = F.col("value")
-        clamped = F.least(F.greatest(v, F.lit(lo)), F.lit(hi))
-        # The core's quantise: NaN (and null) → 0, clamp to [lo, hi], ÷ g (a power of two: exact), truncate.
-        q = F.when(v.isNull() | F.isnan(v), F.lit(0)).otherwise((clamped / F.lit(g)).cast("long"))
-        x = x.withColumn("q", q)
-        from pyspark.sql.window import Window
-
-        dup = Window.partitionBy("rep", "unit", "item", "q").orderBy("q")
-        x = x.withColumn("d", F.row_number().over(dup))
-        h_ev = F.xxhash64(salt, F.lit(1), "unit", "item", "q", "d")
-        w_ev = Window.partitionBy("rep", "unit", "item").orderBy(h_ev, "q", "d")
-        x = x.withColumn("_e", F.row_number().over(w_ev)).where(F.col("_e") <= c)
-        pairs = x.groupBy(*keys).agg(F.count(F.lit(1)).alias("events"), F.sum("q").alias("sum"))
-    else:
-        pairs = x.groupBy(*keys).agg(
-            F.least(F.count(F.lit(1)), F.lit(c)).alias("events"), F.lit(0).cast("long").alias("sum")
-        )
-    h = F.xxhash64(salt, F.lit(0), "unit", "item")
-    # row_number() <= L alone on this window: Spark (3.5+) plans it as a group limit that drops a unit's
-    # rows past the L-th as it streams the sorted rows, before the window operator.
-    kept = pairs.withColumn("_rank", F.row_number().over(_unit_window([h, F.col("item")]))).where(F.col("_rank") <= l)
-    if weight_grid:
-        # |S_u| = min(d_u, L): the unit's kept rows, counted after the limit (at most L rows per unit).
-        kept = kept.withColumn("tag", F.count(F.lit(1)).over(_unit_window([])).cast("long"))
-        ws = _weights(int(weight_grid), l)
-        if l <= 4096:
-            weight = F.element_at(F.array(*[F.lit(x).cast("long") for x in ws]), F.col("tag").cast("int"))
-            kept = kept.withColumn("weight", weight)
-        else:
-            table = spark.createDataFrame([(s + 1, x) for s, x in enumerate(ws)], "tag long, weight long")
-            kept = kept.join(F.broadcast(table), "tag", "left")
-    else:
-        # No weights: the mechanisms that read |S_u| are the weighted ones; 0 marks it as not computed.
-        kept = kept.withColumn("tag", F.lit(0).cast("long")).withColumn("weight", F.lit(0).cast("long"))
-    return kept.select("rep", "unit", "item", F.col("events").cast("long").alias("events"), "tag",
-                       F.col("sum").cast("long").alias("sum"), "weight")
+    return fn
 
 
 def _decide_items(key: StreamKey, mechanism: str, epsilon: float, delta: float, l: int):
@@ -762,19 +703,16 @@ def discover_partitions(
     """Private partition selection on Spark: the items of the events DataFrame ``events`` (columns ``unit``
     and ``item``) to release, with no candidate list — the law of :func:`dpmo.discover_partitions`.
 
-    * **Bounding in Spark SQL.** The events are repartitioned by unit (``partitions`` tasks, default the
-      session's default parallelism) and each unit keeps at most L = ``max_items`` distinct items: those
-      with the smallest keyed hash under a fresh random salt from a fresh :class:`dpmo.StreamKey`
-      (:func:`_bound_frame`: the kept rows of a unit are a function of its own events and the salt; with a
-      random hash, a uniformly random subset as the core's ``bound`` keeps). Each kept (unit, item) row
-      carries the unit's |S_u| and, for the weighted Gaussian, its weight ⌊G/√|S_u|⌋ (the core's
-      ``weight``, computed exactly on the driver for |S_u| = 1..L).
+    * **Bounding on the executors.** The events are repartitioned by unit (``partitions`` tasks, default the
+      session's default parallelism), so each task holds every event of its units, and bounds them with the
+      core's ``bound`` (at most L = ``max_items`` distinct items per unit, a uniformly random subset) from the
+      task's stream of a fresh :class:`dpmo.StreamKey`. Each kept (unit, item) row carries the unit's |S_u|
+      and, for the weighted Gaussian, its weight ⌊G/√|S_u|⌋ (the core's ``weight``).
     * **Decisions on the executors.** A ``groupBy`` of the kept rows by item gives each item its statistic
       (distinct units, or the sum of the weights); each task of that shuffle decides its items with the
       core's exact sampler and plan (``select_partitions_from_statistics``) from its own stream; only the
-      released items reach the driver. The decisions are independent given the statistics, so given the
-      bounded data the released set has exactly the single-node law (``tests/test_spark_discovery.py``
-      checks it with χ², and the bounding rule's own properties).
+      released items reach the driver. The decisions are independent given the statistics, so the released
+      set has exactly the single-node law (``tests/test_spark_discovery.py`` checks it with χ²).
 
     ``mechanism``: ``"truncated_geometric"``, ``"laplace"``, ``"gaussian"`` or ``"weighted_gaussian"``.
     DP-SIPS (``"sips"``) is refused with ``UnsupportedError``: its later rounds re-weight every unit by the
@@ -810,8 +748,10 @@ def discover_partitions(
     if budget is not None:
         budget.charge(eps, dlt)
     itype = events.schema[item].dataType.simpleString()
-    kept = _bound_frame(_discovery_frame(events, unit, item, None, partitions), key, l, 1, 0.0, 0.0, False,
-                        grid if mechanism == "weighted_gaussian" else 0, reps)
+    kept = _discovery_frame(events, unit, item, None, partitions).mapInArrow(
+        _bound_units(key, l, 1, 0.0, 0.0, False, grid if mechanism == "weighted_gaussian" else 0, reps),
+        f"rep int, item {itype}, events long, tag long, sum long, weight long",
+    )
     stat = F.sum("weight") if mechanism == "weighted_gaussian" else F.count(F.lit(1))
     stats = kept.groupBy("rep", "item").agg(stat.cast("long").alias("stat"))
     rows = stats.mapInArrow(_decide_items(key, mechanism, eps, dlt, l), f"rep int, item {itype}").collect()
@@ -847,7 +787,7 @@ def select_top_k_from_events(
     (without a candidate list) for the events DataFrame ``events`` (columns ``unit``, ``item`` and
     optionally ``value``).
 
-    * **Bounding in Spark SQL**, as :func:`discover_partitions` (L = ``max_items`` items per unit, C =
+    * **Bounding on the executors**, as :func:`discover_partitions` (L = ``max_items`` items per unit, C =
       ``max_per_item`` events per (unit, item), values clamped to ``bounds`` onto the core's grid).
     * **Scores on the cluster:** a ``groupBy`` by item gives each item with a kept contribution its score
       (distinct units, kept events, or the sum of the kept values in grid units, summed as ``decimal(38,0)``
@@ -857,8 +797,8 @@ def select_top_k_from_events(
     * **Peeling on the driver:** the core's threshold candidate ⊥ and exact peeling
       (``select_top_k_from_scores``) with ``rng`` (one key drawn), pay what you get.
 
-    Charging: arguments checked (nothing charged), then (ε, δ) is charged to ``budget`` before any event is
-    read (no executor check: no Python runs on the executors); when the peeling stops at ⊥ after ℓ < k items the charge becomes
+    Charging: arguments checked (nothing charged), then :func:`check_executors`, then (ε, δ) is charged to
+    ``budget`` before any event is read; when the peeling stops at ⊥ after ℓ < k items the charge becomes
     (ε/k · (ℓ + 1), δ), exactly as :func:`dpmo.select_top_k_from_events`. A job that fails keeps the full
     charge. A public candidate list is not taken here: use :func:`bound_and_aggregate` and :func:`select`.
 
@@ -883,13 +823,16 @@ def select_top_k_from_events(
         rng = Rng()
     key = _prepare(events, unit, item, key, rng.reproducible, allow_simulation, budget, int(_repetitions))
     reps = int(_repetitions)
-    # No executor check: this release runs no Python on the executors (the bounding and the scores are Spark
-    # SQL; the peeling runs on the driver), so executors without dpmo can run it.
+    spark = events.sparkSession
+    check_executors(spark)
     prepaid = _native._prepay(budget, key.reproducible or rng.reproducible, eps, dlt) if budget is not None else None
     idtype = events.schema[item].dataType
+    itype = idtype.simpleString()
     lo, hi = clamp if clamp is not None else (0.0, 0.0)
-    kept = _bound_frame(_discovery_frame(events, unit, item, value if score == "sum" else None, partitions),
-                        key, l, c, lo, hi, score == "sum", 0, reps)
+    kept = _discovery_frame(events, unit, item, value, partitions).mapInArrow(
+        _bound_units(key, l, c, lo, hi, value is not None, 0, reps),
+        f"rep int, item {itype}, events long, tag long, sum long, weight long",
+    )
     if score == "units":
         s = F.count(F.lit(1)).cast("decimal(38,0)")
     elif score == "events":

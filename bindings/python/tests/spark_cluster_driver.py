@@ -74,9 +74,7 @@ def pipeline(spark, ns, out):
 
 
 def bare(ns, out):
-    """The outside tester's attack: the documented pipeline on executors without dpmo. The candidate-list
-    pipeline runs no Python on the executors (SQL bounding, selection on the driver): it works there. A
-    selection kept on the executors (driver_limit=0) needs dpmo there: checked first, nothing charged."""
+    """The outside tester's attack: the documented pipeline on executors without dpmo."""
     budget = ns["budget"]
     out["spent"] = budget.spent
     try:
@@ -85,13 +83,8 @@ def bare(ns, out):
     except dpmo.DpmoError as e:
         out["multi_error"] = error(e)
     out["spent_multi"] = budget.spent
-    try:
-        dps.select(ns["agg"], epsilon=0.5, budget=budget, driver_limit=0)
-        out["distributed_error"] = None
-    except dpmo.DpmoError as e:
-        out["distributed_error"] = error(e)
-    out["spent_distributed"] = budget.spent
     # The broken variant: the same release without the executor check charges, then fails on the executors.
+    # The selection kept on the executors (driver_limit=0): the driver path collects before it charges.
     dps.check_executors = lambda *a, **k: None
     try:
         dps.select(ns["agg"], epsilon=0.5, budget=budget, driver_limit=0)

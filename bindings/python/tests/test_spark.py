@@ -130,12 +130,9 @@ def test_a_unit_column_with_a_non_binary_collation_is_refused(spark, collation):
     assert "lower(" in info.value.detail
 
 
-def test_without_the_collation_check_the_sql_bounding_groups_as_spark_does(spark, monkeypatch):
-    """The attack the check above was made for: with a case-insensitive collation Spark sees one unit, and the
-    former bounding in Python (exact bytes) saw 8, so one person counted 8 times with C = 1. The bounding is
-    now Spark SQL (windows partitioned by the unit), so its equality is Spark's: even without the check the
-    unit counts once. The refusal stays (one rule for the unit's type everywhere, and the released labels
-    of discovery compare by bytes); lower() with the binary collation is the documented fix."""
+def test_without_the_collation_check_one_case_insensitive_unit_counts_eight_times(spark, monkeypatch):
+    """The broken variant the check above prevents, measured: Spark groups the 10 events as 1 unit, the
+    bounding (without the check) keeps one event per spelling; lower() with the binary collation is the fix."""
     from pyspark.sql import functions as F
 
     from dpmo import spark as dps
@@ -144,8 +141,8 @@ def test_without_the_collation_check_the_sql_bounding_groups_as_spark_does(spark
     assert events.groupBy("user").count().count() == 1  # one unit to Spark
     kw = dict(unit="user", candidate="item", candidate_list=["x"], max_candidates=1)
     monkeypatch.setattr(dps, "check_unit_type", lambda data_type, name: None)
-    unchecked = dps.bound_and_aggregate(events, **kw).frame.toPandas()
-    assert unchecked["count"].tolist() == [1]  # C = 1: one person moves the count by 1
+    broken = dps.bound_and_aggregate(events, **kw).frame.toPandas()
+    assert broken["count"].tolist() == [8]  # C = 1, yet one person moved the count by 8
     monkeypatch.undo()
     fixed = events.withColumn("user", F.lower(F.col("user")).cast("string collate UTF8_BINARY"))
     assert dps.bound_and_aggregate(fixed, **kw).frame.toPandas()["count"].tolist() == [1]
@@ -268,24 +265,20 @@ def test_a_release_whose_executors_cannot_import_dpmo_charges_nothing(spark, bro
     assert budget.spent == 1.0
 
 
-def test_candidate_list_releases_need_no_dpmo_on_the_executors(spark, broken_executors):
-    """bound_and_aggregate is Spark SQL and select (up to driver_limit candidates) and select_multi collect the
-    aggregates and select on the driver: no Python runs on the executors, so executors without dpmo run
-    them and they are charged as usual. The distributed path of select (driver_limit=0) runs dpmo on the
-    executors: it checks them first and charges nothing when they cannot."""
+def test_multi_objective_releases_check_the_executors_first(spark, broken_executors):
     from dpmo import spark as dps
 
     events = events_frame(spark, [1, 2, 3], ["x", "y", "x"], [1.0, 2.0, 3.0])
     agg = dps.bound_and_aggregate(events, unit="user", candidate="item", value="amount", bounds=(0.0, 3.0),
                                   candidate_list=["x", "y"], max_candidates=1)
-    budget = dpmo.Budget(2.0)
-    assert dps.select(agg, epsilon=0.5, budget=budget)[0] in ("x", "y")
-    assert dps.select_multi(agg, epsilon=0.5, budget=budget)[0] in ("x", "y")
-    assert budget.spent == 1.0
-    with pytest.raises(dpmo.UnsupportedError, match="cannot run dpmo") as info:
-        dps.select(agg, epsilon=0.5, budget=budget, driver_limit=0)
-    assert not info.value.charged
-    assert budget.spent == 1.0
+    budget = dpmo.Budget(1.0)
+    # select: on the driver (the default here) its collection fails and the check names the cause; on the
+    # executors (driver_limit=0) the check runs first.
+    for release in (dps.select_multi, dps.select, lambda a, **kw: dps.select(a, driver_limit=0, **kw)):
+        with pytest.raises(dpmo.UnsupportedError, match="cannot run dpmo") as info:
+            release(agg, epsilon=0.5, budget=budget)
+        assert not info.value.charged
+    assert budget.spent == 0.0
 
 
 def test_the_executor_check_passes_on_a_working_cluster(spark):

@@ -228,17 +228,15 @@ def test_the_documented_pipeline_on_a_standalone_cluster(cluster, archive):
 
 def test_executors_without_dpmo_charge_nothing(cluster):
     """The outside tester's attack: the documented pipeline on executors that cannot import dpmo had charged
-    0.5 before it failed. check_executors says so; the candidate-list pipeline now runs no Python on the
-    executors (SQL bounding, selection on the driver) and works there, charged as usual; a selection kept on
-    the executors (driver_limit=0) fails first, with the reason, and charges nothing; the same release
-    without the executor check (the broken variant) charges 0.5 and fails on the executors."""
+    0.5 before it failed. Every release now fails first, with the reason, and charges nothing; the same
+    release without the executor check (the broken variant) charges 0.5 and fails on the executors."""
     out = drive(cluster, "bare", cluster["master"])
-    for err in (out["check"], out["distributed_error"]):  # check_executors, select(driver_limit=0)
+    errors = [out["check"], out["pipeline_error"], out["multi_error"]]  # check_executors, select, select_multi
+    for err in errors:
         assert err is not None and err["class"] == "UnsupportedError" and err["charged"] is False, out
         assert "cannot run dpmo" in err["detail"] and "No module named 'dpmo'" in err["detail"], err
-    assert out["pipeline_error"] is None and out["multi_error"] is None, out
-    assert out["spent_distributed"] == out["spent_multi"] and out["spent_multi"] > out["spent"] > 0.0, out
-    assert out["unchecked_error"] is True and out["unchecked_spent"] == out["spent_distributed"] + 0.5, out
+    assert out["spent"] == 0.0 and out["spent_multi"] == 0.0
+    assert out["unchecked_error"] is True and out["unchecked_spent"] == 0.5
 
 
 def test_the_documented_pipeline_through_spark_connect(cluster, archive):
