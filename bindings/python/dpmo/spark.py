@@ -393,7 +393,8 @@ def _collect_scores(scores: Any, total: int) -> tuple:
     from pyspark.sql import functions as F
 
     try:
-        t = scores.select(F.col("candidate_index").cast("long").alias("c"), F.col("score").cast("double").alias("s")).toArrow()
+        cols = [F.col("candidate_index").cast("long").alias("c"), F.col("score").cast("double").alias("s")]
+        t = scores.select(*cols).toArrow()
     except Exception:
         check_executors(scores.sparkSession)
         raise
@@ -429,9 +430,10 @@ def select_scores(
     are collected to the driver in one Arrow job and the same ``select_partitioned`` runs there over one
     partition — the decomposition is exact, so the law is the same whatever the partitions — with no dpmo
     task of its own on the executors and one Spark job instead of one per pass; the collection happens
-    before the charge, so a failing job costs nothing. Above it (or ``driver_limit=0``) the scores stay on the executors: one cached
-    pass for the k largest scores, then per round a pass of coins or proposals (see :mod:`dpmo.distributed`),
-    after :func:`check_executors` (nothing is charged when the executors cannot run dpmo)."""
+    before the charge, so a failing job costs nothing. Above it (or ``driver_limit=0``) the scores stay on
+    the executors: one cached pass for the k largest scores, then per round a pass of coins or proposals
+    (see :mod:`dpmo.distributed`), after :func:`check_executors` (nothing is charged when the executors
+    cannot run dpmo)."""
     if rng is None:
         rng = Rng()
     if int(total) <= int(driver_limit):

@@ -67,7 +67,8 @@ def test_distributed_noisy_max_has_the_centralised_distribution(spark, driver_li
     def draws(noise):
         # Two releases of reps/2 repetitions each (a release holds at most 4096).
         return np.concatenate([dps.select_scores(frame, total=n, sensitivity=1.0, epsilon=1.5, noise=noise,
-                                                 repetitions=reps // 2, driver_limit=driver_limit)[:, 0] for _ in range(2)])
+                                                 repetitions=reps // 2, driver_limit=driver_limit)[:, 0]
+                               for _ in range(2)])
 
     obs = np.bincount(draws("gumbel"), minlength=n)
     assert chi2_pvalue(obs, em) > ALPHA and chi2_pvalue(obs, pf) < ALPHA
