@@ -1,6 +1,6 @@
 """`make bench` (Python part): dpmo's exact exponential mechanism and permute-and-flip against OpenDP and
 diffprivlib, in one run, CPU time per selection, interleaved rounds, ratios; the multi-objective selection
-on the driver; and the Spark pipeline on 10^7 synthetic events on local[2] (aggregation and selection time).
+on the driver. The Spark rows are bench/spark_bench.py (run next by the same make target).
 
 Run by `make -C bindings/python bench` (the bench venv has opendp and diffprivlib; numpy and pyspark come
 from the test deps venv). DPMO_BENCH_QUICK=1 runs small sizes only.
@@ -135,76 +135,9 @@ def bench_multi():
               f" PrivAgg global {t_ag * 1e3:8.1f} ms; utilities {n * 16 / 1e6:.1f} MB")
 
 
-def bench_spark():
-    events = 10**6 if QUICK else 10**7
-    print(f"\n## Spark pipeline, {events:,} synthetic events on local[2] (wall clock: the work is in the JVM and"
-          " the Python workers, on both cores)")
-    try:
-        import warnings
-
-        warnings.filterwarnings("ignore")
-        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-        from pyspark.sql import SparkSession
-        from pyspark.sql import functions as F
-    except Exception as e:  # pragma: no cover
-        print(f"  (pyspark unavailable: {e})")
-        return
-    from dpmo import spark as dps
-
-    spark = (
-        SparkSession.builder.master("local[2]")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.driver.memory", "6g")
-        .config("spark.sql.shuffle.partitions", "8")
-        .getOrCreate()
-    )
-    spark.sparkContext.setLogLevel("ERROR")
-    items = 10_000
-    # Users: 10^6; items: Zipf-like popularity over 10^4 items; amounts exponential.
-    ev = (
-        spark.range(events)
-        .select(
-            (F.xxhash64("id") % 1_000_000).alias("user"),
-            F.floor(F.pow(F.lit(float(items)), F.rand(11))).cast("long").alias("item"),
-            (-F.log(F.rand(12) + F.lit(1e-12)) * 20.0).alias("amount"),
-        )
-        .cache()
-    )
-    t = time.perf_counter()
-    ev.count()
-    t_gen = time.perf_counter() - t
-    catalogue = list(range(items))
-    t = time.perf_counter()
-    agg = dps.bound_and_aggregate(ev, unit="user", candidate="item", value="amount", candidate_list=catalogue,
-                                  max_candidates=5, bounds=(0.0, 100.0), partitions=8)
-    agg.frame.cache()
-    agg.frame.count()
-    t_agg = time.perf_counter() - t
-    budget = dpmo.Budget(3.0)
-    res = {}
-    for label, kw in [
-        ("select k=1, Gumbel (exact EM)", dict(noise="gumbel")),
-        ("select k=1, Exponential (exact PF)", dict(noise="exponential")),
-        ("select k=10, Exponential (exact PF)", dict(noise="exponential", k=10)),
-    ]:
-        t = time.perf_counter()
-        picks = dps.select(agg, score="count", epsilon=0.5, budget=budget, **kw)
-        res[label] = (time.perf_counter() - t, picks[:3])
-    t = time.perf_counter()
-    multi = dps.select_multi(agg, epsilon=0.5, k=1, budget=budget)
-    t_multi = time.perf_counter() - t
-    print(f"  generate + cache events        {t_gen:8.2f} s (not part of the pipeline)")
-    print(f"  bound + aggregate (10^4 cands)  {t_agg:8.2f} s")
-    for label, (secs, picks) in res.items():
-        print(f"  {label:<36} {secs:8.2f} s   picks {picks}")
-    print(f"  multi-objective (collect + PrivPareto on the driver) {t_multi:6.2f} s   pick {multi}")
-    print(f"  budget spent {budget.spent} of {budget.total}")
-    spark.stop()
-
-
 if __name__ == "__main__":
     print(f"dpmo {dpmo.__version__} Python benchmark (Python {sys.version.split()[0]}, CPU time unless said)")
     bench_selection()
     bench_multi()
-    bench_spark()
+    # The Spark rows (dpmo.spark against groupBy count, collect-and-select and PipelineDP, CPU of every
+    # process) are bench/spark_bench.py, which `make python-bench` runs next.

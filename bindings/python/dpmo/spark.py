@@ -18,10 +18,11 @@ The pipeline, for events (unit, candidate, value) in a DataFrame and a public ca
   gives every listed candidate a row (0 without events). Counts have ℓ∞ sensitivity C, sums C·max(|lo|, |hi|).
 * **Selection** (:func:`select`, :func:`select_scores`): the exact distributed report-noisy-max of
   :mod:`dpmo.distributed` — Gumbel noise (≡ the exponential mechanism) or Exponential noise (≡
-  permute-and-flip) — over the candidates' partitions: one pass for the k largest scores, then per round one
-  pass of coins (permute-and-flip) or a few passes of proposals (exponential mechanism). The scores stay
-  on the executors; only a handful of numbers per partition reach the driver. The budget is charged once
-  per release, on the driver.
+  permute-and-flip). Up to ``driver_limit`` candidates (2²⁰ by default) the scores are collected in one Arrow
+  job and the selection runs on the driver (the decomposition is exact: the same law on one partition);
+  above it they stay on the executors: one pass for the k largest scores, then per round one pass of coins
+  (permute-and-flip) or a few passes of proposals (exponential mechanism), only a handful of numbers per
+  partition reaching the driver. The budget is charged once per release, on the driver.
 * **No candidate list** (:func:`discover_partitions`, :func:`select_top_k_from_events`): the unknown-domain
   pipeline of :mod:`dpmo.discovery` with the single-node law — bounding per unit on the executors, partition
   decisions per item on the executors (the core's samplers), or the top k̄ + 1 scores peeled on the driver
@@ -41,9 +42,11 @@ Guards (each a test in ``tests/test_spark.py``):
   ``"ann"`` and ``"Ann"`` one unit to Spark and two to the bounding — one person could then contribute
   C events per spelling — so it is refused, as is any unit type other than integers, binary-collated
   strings and binary (cast the column, e.g. ``lower(user)`` for a case-insensitive unit).
-* **Executors are checked before anything is charged.** Every release (:func:`select`,
-  :func:`select_scores`, :func:`select_multi`) first runs :func:`check_executors`, a tiny job whose tasks
+* **Executors are checked before anything is charged.** :func:`select_multi`, the discovery functions and
+  :func:`select_scores` above ``driver_limit`` first run :func:`check_executors`, a tiny job whose tasks
   import dpmo and report its version; a failure raises ``UnsupportedError`` with the budget untouched.
+  :func:`select_scores` up to ``driver_limit`` collects the scores before it charges, and runs the check
+  when the collection fails (the aggregates of :func:`bound_and_aggregate` are computed by dpmo there).
 * **Simulation keys.** A reproducible key (``StreamKey.for_simulation``) is refused by the bounding unless
   ``allow_simulation=True``, and aggregates made with one are refused by a budget that does not allow
   simulation.
@@ -379,6 +382,32 @@ def _spark_map(packed: Any):
     return run
 
 
+DRIVER_LIMIT = 1 << 20
+
+
+def _collect_scores(scores: Any, total: int) -> tuple:
+    """The (candidate_index, score) columns of ``scores`` on the driver, through Arrow (one job, no Python
+    worker of its own; the aggregates of :func:`bound_and_aggregate` are computed by dpmo on the executors).
+    A failing job raises before anything is charged: :func:`check_executors` then says whether the
+    executors cannot run dpmo, else the job's own error is raised."""
+    from pyspark.sql import functions as F
+
+    try:
+        cols = [F.col("candidate_index").cast("long").alias("c"), F.col("score").cast("double").alias("s")]
+        t = scores.select(*cols).toArrow()
+    except Exception:
+        check_executors(scores.sparkSession)
+        raise
+    c = t.column("c").to_numpy(zero_copy_only=False)
+    s = t.column("s").to_numpy(zero_copy_only=False)
+    if len(c) != total or (total and (c.min() < 0 or c.max() >= total or np.unique(c).size != total)):
+        raise LengthMismatchError(
+            "The lengths of the arguments do not agree with each other.",
+            "the frame must hold each index 0..n-1 exactly once",
+        )
+    return c.astype(np.int64), s.astype(np.float64)
+
+
 def select_scores(
     scores: Any,
     *,
@@ -391,14 +420,33 @@ def select_scores(
     rng: Optional[Rng] = None,
     key: Optional[StreamKey] = None,
     repetitions: int = 1,
+    driver_limit: int = DRIVER_LIMIT,
 ) -> np.ndarray:
     """The exact distributed report-noisy-max (:func:`dpmo.distributed.select_partitioned`) over a DataFrame
     ``scores`` (candidate_index long, score double) holding each index 0..``total``−1 exactly once. Returns
-    the k chosen indices in pick order. :func:`check_executors` runs first: nothing is charged when the
-    executors cannot run dpmo."""
-    check_executors(scores.sparkSession)
+    the k chosen indices in pick order.
+
+    Where it runs: with ``total`` ≤ ``driver_limit`` (default 2²⁰ candidates, 16 MiB of scores) the scores
+    are collected to the driver in one Arrow job and the same ``select_partitioned`` runs there over one
+    partition — the decomposition is exact, so the law is the same whatever the partitions — with no dpmo
+    task of its own on the executors and one Spark job instead of one per pass; the collection happens
+    before the charge, so a failing job costs nothing. Above it (or ``driver_limit=0``) the scores stay on
+    the executors: one cached pass for the k largest scores, then per round a pass of coins or proposals
+    (see :mod:`dpmo.distributed`), after :func:`check_executors` (nothing is charged when the executors
+    cannot run dpmo)."""
     if rng is None:
         rng = Rng()
+    if int(total) <= int(driver_limit):
+        # The arguments first (nothing collected, nothing charged, on bad arguments), then the data.
+        from .distributed import _check, local_partitions
+
+        _check(epsilon, sensitivity, int(k), int(total), noise)
+        c, s = _collect_scores(scores, int(total))
+        return select_partitioned(
+            rng, local_partitions(c, s, 1), int(total), sensitivity=sensitivity, epsilon=epsilon, k=int(k),
+            noise=noise, budget=budget, key=key, repetitions=repetitions,
+        )
+    check_executors(scores.sparkSession)
     packed = scores.select("candidate_index", "score").mapInArrow(_pack, "part int, cands binary, scores binary").cache()
     try:
         return select_partitioned(
@@ -427,9 +475,11 @@ def select(
     budget: Optional[Budget] = None,
     rng: Optional[Rng] = None,
     key: Optional[StreamKey] = None,
+    driver_limit: int = DRIVER_LIMIT,
 ) -> List[Any]:
     """Private top-k of the candidates by ``score`` ("count" or "sum") with the exact distributed
-    report-noisy-max at the score's ℓ∞ sensitivity. Returns the k candidate labels in pick order."""
+    report-noisy-max at the score's ℓ∞ sensitivity (on the driver up to ``driver_limit`` candidates: see
+    :func:`select_scores`). Returns the k candidate labels in pick order."""
     sens = aggregates.sensitivity(score)
     if budget is not None:
         budget._check_release(aggregates.reproducible)
@@ -443,6 +493,7 @@ def select(
         budget=budget,
         rng=rng,
         key=key,
+        driver_limit=driver_limit,
     )
     return [aggregates.candidate_list[int(i)] for i in picks]
 

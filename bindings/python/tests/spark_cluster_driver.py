@@ -84,9 +84,10 @@ def bare(ns, out):
         out["multi_error"] = error(e)
     out["spent_multi"] = budget.spent
     # The broken variant: the same release without the executor check charges, then fails on the executors.
+    # The selection kept on the executors (driver_limit=0): the driver path collects before it charges.
     dps.check_executors = lambda *a, **k: None
     try:
-        dps.select(ns["agg"], epsilon=0.5, budget=budget)
+        dps.select(ns["agg"], epsilon=0.5, budget=budget, driver_limit=0)
         out["unchecked_error"] = None
     except Exception as e:  # noqa: BLE001 — a Py4J / Spark error
         out["unchecked_error"] = "No module named 'dpmo'" in str(e)

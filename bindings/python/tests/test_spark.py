@@ -50,7 +50,10 @@ def test_bounding_on_spark_bounds_one_unit(spark):
     assert full["count"].tolist() == expected
 
 
-def test_distributed_noisy_max_has_the_centralised_distribution(spark):
+@pytest.mark.parametrize("driver_limit", [0, 1 << 20], ids=["on-executors", "on-driver"])
+def test_distributed_noisy_max_has_the_centralised_distribution(spark, driver_limit):
+    """Both paths of select_scores: the scores kept on the executors (driver_limit=0) and collected to the
+    driver (the default for few candidates) have the law of the exponential mechanism / permute-and-flip."""
     from dpmo import spark as dps
 
     scores = np.array([0.0, 1.0, 2.0, 3.0, 3.0, -1.0, 0.5])
@@ -64,7 +67,8 @@ def test_distributed_noisy_max_has_the_centralised_distribution(spark):
     def draws(noise):
         # Two releases of reps/2 repetitions each (a release holds at most 4096).
         return np.concatenate([dps.select_scores(frame, total=n, sensitivity=1.0, epsilon=1.5, noise=noise,
-                                                 repetitions=reps // 2)[:, 0] for _ in range(2)])
+                                                 repetitions=reps // 2, driver_limit=driver_limit)[:, 0]
+                               for _ in range(2)])
 
     obs = np.bincount(draws("gumbel"), minlength=n)
     assert chi2_pvalue(obs, em) > ALPHA and chi2_pvalue(obs, pf) < ALPHA
@@ -250,13 +254,16 @@ def test_a_release_whose_executors_cannot_import_dpmo_charges_nothing(spark, bro
         dps.check_executors(spark)
     assert not info.value.charged
     with pytest.raises(dpmo.UnsupportedError, match="cannot run dpmo"):
-        dps.select_scores(frame, total=3, sensitivity=1.0, epsilon=0.5, budget=budget)
+        dps.select_scores(frame, total=3, sensitivity=1.0, epsilon=0.5, budget=budget, driver_limit=0)
     assert budget.spent == 0.0
+    # On the driver (candidates up to driver_limit) the release runs no Python on the executors: it works.
+    assert dps.select_scores(frame, total=3, sensitivity=1.0, epsilon=0.5, budget=budget)[0] in (0, 1, 2)
+    assert budget.spent == 0.5
     # The broken variant, without the check: the release charged, then failed on the executors.
     packed = frame.mapInArrow(dps._pack, "part int, cands binary, scores binary")
     with pytest.raises(Exception, match="no dpmo on this executor"):
         dd.select_partitioned(dpmo.Rng(), dps._spark_map(packed), 3, sensitivity=1.0, epsilon=0.5, budget=budget)
-    assert budget.spent == 0.5
+    assert budget.spent == 1.0
 
 
 def test_multi_objective_releases_check_the_executors_first(spark, broken_executors):
@@ -266,7 +273,9 @@ def test_multi_objective_releases_check_the_executors_first(spark, broken_execut
     agg = dps.bound_and_aggregate(events, unit="user", candidate="item", value="amount", bounds=(0.0, 3.0),
                                   candidate_list=["x", "y"], max_candidates=1)
     budget = dpmo.Budget(1.0)
-    for release in (dps.select_multi, dps.select):
+    # select: on the driver (the default here) its collection fails and the check names the cause; on the
+    # executors (driver_limit=0) the check runs first.
+    for release in (dps.select_multi, dps.select, lambda a, **kw: dps.select(a, driver_limit=0, **kw)):
         with pytest.raises(dpmo.UnsupportedError, match="cannot run dpmo") as info:
             release(agg, epsilon=0.5, budget=budget)
         assert not info.value.charged
