@@ -55,7 +55,7 @@ Guards (each a test in ``tests/test_spark.py``):
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterator, List, Optional, Sequence
+from typing import Any, Callable, Iterator, List, Optional, Sequence
 
 import numpy as np
 
@@ -388,16 +388,12 @@ DRIVER_LIMIT = 1 << 20
 def _collect_scores(scores: Any, total: int) -> tuple:
     """The (candidate_index, score) columns of ``scores`` on the driver, through Arrow (one job, no Python
     worker of its own; the aggregates of :func:`bound_and_aggregate` are computed by dpmo on the executors).
-    A failing job raises before anything is charged: :func:`check_executors` then says whether the
-    executors cannot run dpmo, else the job's own error is raised."""
+    It runs after the charge (see :func:`select_scores`): a frame whose rows depend on the private data
+    must not answer "does it hold the n candidates?" for free."""
     from pyspark.sql import functions as F
 
-    try:
-        cols = [F.col("candidate_index").cast("long").alias("c"), F.col("score").cast("double").alias("s")]
-        t = scores.select(*cols).toArrow()
-    except Exception:
-        check_executors(scores.sparkSession)
-        raise
+    cols = [F.col("candidate_index").cast("long").alias("c"), F.col("score").cast("double").alias("s")]
+    t = scores.select(*cols).toArrow()
     c = t.column("c").to_numpy(zero_copy_only=False)
     s = t.column("s").to_numpy(zero_copy_only=False)
     if len(c) != total or (total and (c.min() < 0 or c.max() >= total or np.unique(c).size != total)):
@@ -429,8 +425,11 @@ def select_scores(
     Where it runs: with ``total`` ≤ ``driver_limit`` (default 2²⁰ candidates, 16 MiB of scores) the scores
     are collected to the driver in one Arrow job and the same ``select_partitioned`` runs there over one
     partition — the decomposition is exact, so the law is the same whatever the partitions — with no dpmo
-    task of its own on the executors and one Spark job instead of one per pass; the collection happens
-    before the charge, so a failing job costs nothing. Above it (or ``driver_limit=0``) the scores stay on
+    task of its own and one Spark job instead of one per pass. Both paths run :func:`check_executors`
+    first (the frame itself may need dpmo on the executors, e.g. :func:`bound_and_aggregate`'s), then
+    charge, then read the scores: a frame that turns out not to hold each index once, or a job that fails
+    on a value, keeps its charge, since the frame's rows may depend on the private data (a free refusal
+    would answer a yes/no question about them). Above it (or ``driver_limit=0``) the scores stay on
     the executors: one cached pass for the k largest scores, then per round a pass of coins or proposals
     (see :mod:`dpmo.distributed`), after :func:`check_executors` (nothing is charged when the executors
     cannot run dpmo)."""
@@ -441,9 +440,17 @@ def select_scores(
         from .distributed import _check, local_partitions
 
         _check(epsilon, sensitivity, int(k), int(total), noise)
-        c, s = _collect_scores(scores, int(total))
+        check_executors(scores.sparkSession)
+        collected: List[Any] = []
+
+        def on_driver(fn: Callable[[int, np.ndarray, np.ndarray], Any]) -> List[Any]:
+            # Called by select_partitioned after its charge: the scores are read only then.
+            if not collected:
+                collected.append(local_partitions(*_collect_scores(scores, int(total)), 1))
+            return collected[0](fn)
+
         return select_partitioned(
-            rng, local_partitions(c, s, 1), int(total), sensitivity=sensitivity, epsilon=epsilon, k=int(k),
+            rng, on_driver, int(total), sensitivity=sensitivity, epsilon=epsilon, k=int(k),
             noise=noise, budget=budget, key=key, repetitions=repetitions,
         )
     check_executors(scores.sparkSession)

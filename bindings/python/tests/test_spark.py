@@ -253,16 +253,36 @@ def test_a_release_whose_executors_cannot_import_dpmo_charges_nothing(spark, bro
     with pytest.raises(dpmo.UnsupportedError, match="no dpmo on this executor") as info:
         dps.check_executors(spark)
     assert not info.value.charged
-    with pytest.raises(dpmo.UnsupportedError, match="cannot run dpmo"):
-        dps.select_scores(frame, total=3, sensitivity=1.0, epsilon=0.5, budget=budget, driver_limit=0)
+    # Both paths check first: on the executors (driver_limit=0) and on the driver (the frame itself may need
+    # dpmo on the executors, as bound_and_aggregate's does).
+    for limit in (0, 1 << 20):
+        with pytest.raises(dpmo.UnsupportedError, match="cannot run dpmo"):
+            dps.select_scores(frame, total=3, sensitivity=1.0, epsilon=0.5, budget=budget, driver_limit=limit)
     assert budget.spent == 0.0
-    # On the driver (candidates up to driver_limit) the release runs no Python on the executors: it works.
-    assert dps.select_scores(frame, total=3, sensitivity=1.0, epsilon=0.5, budget=budget)[0] in (0, 1, 2)
-    assert budget.spent == 0.5
     # The broken variant, without the check: the release charged, then failed on the executors.
     packed = frame.mapInArrow(dps._pack, "part int, cands binary, scores binary")
     with pytest.raises(Exception, match="no dpmo on this executor"):
         dd.select_partitioned(dpmo.Rng(), dps._spark_map(packed), 3, sensitivity=1.0, epsilon=0.5, budget=budget)
+    assert budget.spent == 0.5
+
+
+@pytest.mark.parametrize("driver_limit", [0, 1 << 20], ids=["on-executors", "on-driver"])
+def test_a_frame_that_does_not_hold_the_candidates_keeps_its_charge(spark, driver_limit):
+    """The attack: the analyst filters the scores frame on a private condition and asks for n candidates;
+    a refusal before the charge would answer "did the condition drop a row?" for free. The frame is read
+    after the charge on both paths, so the LENGTH_MISMATCH costs ε."""
+    import pandas as pd
+
+    from dpmo import spark as dps
+
+    frame = spark.createDataFrame(pd.DataFrame({"candidate_index": [0, 1, 2], "score": [1.0, 2.0, 0.0]}))
+    probe = frame.filter("score < 1.5")  # a private condition dropped candidate 1
+    budget = dpmo.Budget(1.0)
+    with pytest.raises(dpmo.LengthMismatchError):
+        dps.select_scores(probe, total=3, sensitivity=1.0, epsilon=0.5, budget=budget, driver_limit=driver_limit)
+    assert budget.spent == 0.5
+    assert dps.select_scores(frame, total=3, sensitivity=1.0, epsilon=0.5, budget=budget,
+                             driver_limit=driver_limit)[0] in (0, 1, 2)
     assert budget.spent == 1.0
 
 
@@ -273,8 +293,7 @@ def test_multi_objective_releases_check_the_executors_first(spark, broken_execut
     agg = dps.bound_and_aggregate(events, unit="user", candidate="item", value="amount", bounds=(0.0, 3.0),
                                   candidate_list=["x", "y"], max_candidates=1)
     budget = dpmo.Budget(1.0)
-    # select: on the driver (the default here) its collection fails and the check names the cause; on the
-    # executors (driver_limit=0) the check runs first.
+    # select: the check runs first on both paths (on the driver, the default here, and on the executors).
     for release in (dps.select_multi, dps.select, lambda a, **kw: dps.select(a, driver_limit=0, **kw)):
         with pytest.raises(dpmo.UnsupportedError, match="cannot run dpmo") as info:
             release(agg, epsilon=0.5, budget=budget)
