@@ -5,8 +5,10 @@
 SET search_path = public, dpmo;
 CREATE ROLE bnd_analyst;
 CREATE ROLE bnd_pure;
+CREATE ROLE bnd_small;
 SELECT dp_budget_grant('bnd_analyst', 1e9, NULL, 0.5);
 SELECT dp_budget_grant('bnd_pure', 5);
+SELECT dp_budget_grant('bnd_small', 1, NULL, 1e-3);
 
 -- Memory: one unit streams 10^6 events over 10^5 items (L = C = 4). The events alone are 16 MB; the peak RSS
 -- of this backend (VmHWM) grows by less than 8 MB.
@@ -61,10 +63,15 @@ INSERT INTO sev SELECT r, -3, 1.0 FROM generate_series(0, 299) r, generate_serie
 INSERT INTO sev SELECT 1000, 99, 1e9 FROM generate_series(1, 50);
 INSERT INTO sev SELECT r, 5, NULL FROM generate_series(0, 499) r;
 INSERT INTO sev SELECT r, 6, 'NaN' FROM generate_series(500, 799) r;
-GRANT SELECT ON sev TO bnd_analyst, bnd_pure;
+GRANT SELECT ON sev TO bnd_analyst, bnd_pure, bnd_small;
 SET SESSION AUTHORIZATION bnd_pure;
 SELECT dp_discover_top_k_events(u, i, 1.0, 1e-6, 1, 1, 1) FROM sev;
 SELECT dp_discover_top_k_sum(u, i, v, 1.0, 1e-6, 1, 1, 1, 0, 1) FROM sev;
+SELECT dp_budget_remaining() AS pure_left;
+RESET SESSION AUTHORIZATION;
+SET SESSION AUTHORIZATION bnd_small;
+SELECT dp_discover_top_k_sum(u, i, v, 2, 1e-6, 1, 1, 1, 0, 1) FROM sev;
+SELECT dp_budget_remaining() AS small_left;
 RESET SESSION AUTHORIZATION;
 SET SESSION AUTHORIZATION bnd_analyst;
 CREATE TEMP TABLE spent AS SELECT dp_budget_remaining() AS eps, dp_budget_remaining_delta() AS dlt;
@@ -74,7 +81,6 @@ SELECT dp_discover_top_k_events(u, i, 1, 1e-6, 1, 1, 1 + u::int) FROM sev;
 SELECT dp_discover_top_k_sum(u, i, v, 1, 1e-6, 1, 1, 1, -1, 1) FROM sev;
 SELECT dp_discover_top_k_sum(u, i, v, 1, 1e-6, 1, 1, 1, 0, 'Infinity') FROM sev;
 SELECT dp_discover_top_k_sum(u, i, v, 1, 1e-6, 1, 1, 1, 0, NULL) FROM sev;
-SELECT dp_discover_top_k_sum(u, i, v, 2e9, 1e-6, 1, 1, 1, 0, 1) FROM sev;
 SELECT dp_budget_remaining() = eps AS epsilon_unchanged, dp_budget_remaining_delta() = dlt AS delta_unchanged FROM spent;
 -- released and charged
 SELECT dp_discover_top_k_events(u, i, 2.0, 1e-9, 2, 4, 3) FROM sev;
@@ -88,5 +94,6 @@ FROM (SELECT r, dp_discover_top_k_events(u, i, 200.0, 1e-10, 5, 4, 3) AS t FROM 
 SELECT count(*) FILTER (WHERE 99 = ANY(t)) AS with_99, count(*) FILTER (WHERE -3 = ANY(t)) AS with_minus_3
 FROM (SELECT r, dp_discover_top_k_sum(u, i, v, 200.0, 1e-10, 5, 4, 3, 0, 1) AS t FROM generate_series(1, 50) r, sev GROUP BY r) s;
 RESET SESSION AUTHORIZATION;
-SELECT mechanism, count(*), sum(epsilon) FROM dp_audit WHERE role = 'bnd_analyst' GROUP BY mechanism ORDER BY mechanism;
-SELECT count(*) AS pure_charges FROM dp_audit WHERE role = 'bnd_pure';
+SELECT mechanism, count(*) FILTER (WHERE epsilon > 0) AS charges FROM dp_audit WHERE role = 'bnd_analyst'
+GROUP BY mechanism ORDER BY mechanism;
+SELECT count(*) AS refused_charges FROM dp_audit WHERE role IN ('bnd_pure', 'bnd_small');
