@@ -915,7 +915,7 @@ nomem:
  * dp_discover_prepare applies the same reduction to whatever reaches the final function. The reduction R
  * keeps, per unit u,
  *   - at most L = max_items of u's distinct items: the L smallest by the order (h(u, i), i), where h is
- *     SipHash-2-4 under a key fixed in this file (dp_discover_key): "bottom-L by a keyed hash". The item
+ *     SipHash-2-4 under a key fixed in this file (DP_DISCOVER_KEY0, _KEY1): "bottom-L by a keyed hash". The item
  *     breaks ties, so two items whose hashes collide still have an order and L is never exceeded;
  *   - per kept (u, i): one row (the units score and partition selection, where one contribution is all
  *     that counts); for the events score one row holding min(events, C); for the sum score the C smallest
