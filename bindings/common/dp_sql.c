@@ -13,30 +13,36 @@
 
 /*                 name                          kind             top_k  id eps  k   w   u   d   s  nargs */
 const dp_function dp_functions[] = {
-    {"dp_select", DP_SELECT, false, 0, 1, -1, -1, 2, -1, 3, 4, "id, epsilon, score, sensitivity", -1, -1, -1, -1},
-    {"dp_select_top_k", DP_SELECT, true, 0, 1, 2, -1, 3, -1, 4, 5, "id, epsilon, k, score, sensitivity", -1, -1, -1, -1},
+    {"dp_select", DP_SELECT, false, 0, 1, -1, -1, 2, -1, 3, 4, "id, epsilon, score, sensitivity", -1, -1, -1, -1, -1, -1, -1, -1, DPMO_SCORE_UNITS},
+    {"dp_select_top_k", DP_SELECT, true, 0, 1, 2, -1, 3, -1, 4, 5, "id, epsilon, k, score, sensitivity", -1, -1, -1, -1, -1, -1, -1, -1, DPMO_SCORE_UNITS},
     {"dp_select_local", DP_SELECT_LOCAL, false, 0, 1, -1, -1, 2, 3, 4, 5,
-     "id, epsilon, utility, delta, sensitivity", -1, -1, -1, -1},
+     "id, epsilon, utility, delta, sensitivity", -1, -1, -1, -1, -1, -1, -1, -1, DPMO_SCORE_UNITS},
     {"dp_select_local_top_k", DP_SELECT_LOCAL, true, 0, 1, 2, -1, 3, 4, 5, 6,
-     "id, epsilon, k, utility, delta, sensitivity", -1, -1, -1, -1},
-    {"dp_pareto_select", DP_PARETO, false, 0, 1, -1, -1, 2, -1, -1, 3, "id, epsilon, utilities", -1, -1, -1, -1},
-    {"dp_pareto_select_top_k", DP_PARETO, true, 0, 1, 2, -1, 3, -1, -1, 4, "id, epsilon, k, utilities", -1, -1, -1, -1},
+     "id, epsilon, k, utility, delta, sensitivity", -1, -1, -1, -1, -1, -1, -1, -1, DPMO_SCORE_UNITS},
+    {"dp_pareto_select", DP_PARETO, false, 0, 1, -1, -1, 2, -1, -1, 3, "id, epsilon, utilities", -1, -1, -1, -1, -1, -1, -1, -1, DPMO_SCORE_UNITS},
+    {"dp_pareto_select_top_k", DP_PARETO, true, 0, 1, 2, -1, 3, -1, -1, 4, "id, epsilon, k, utilities", -1, -1, -1, -1, -1, -1, -1, -1, DPMO_SCORE_UNITS},
     {"dp_pareto_select_local", DP_PARETO_LOCAL, false, 0, 1, -1, -1, 2, 3, 4, 5,
-     "id, epsilon, utilities, deltas, sensitivities", -1, -1, -1, -1},
+     "id, epsilon, utilities, deltas, sensitivities", -1, -1, -1, -1, -1, -1, -1, -1, DPMO_SCORE_UNITS},
     {"dp_pareto_select_local_top_k", DP_PARETO_LOCAL, true, 0, 1, 2, -1, 3, 4, 5, 6,
-     "id, epsilon, k, utilities, deltas, sensitivities", -1, -1, -1, -1},
-    {"dp_agg_select", DP_AGG, false, 0, 1, -1, 2, 3, -1, 4, 5, "id, epsilon, weights, utilities, sensitivities", -1, -1, -1, -1},
+     "id, epsilon, k, utilities, deltas, sensitivities", -1, -1, -1, -1, -1, -1, -1, -1, DPMO_SCORE_UNITS},
+    {"dp_agg_select", DP_AGG, false, 0, 1, -1, 2, 3, -1, 4, 5, "id, epsilon, weights, utilities, sensitivities", -1, -1, -1, -1, -1, -1, -1, -1, DPMO_SCORE_UNITS},
     {"dp_agg_select_top_k", DP_AGG, true, 0, 1, 2, 3, 4, -1, 5, 6,
-     "id, epsilon, k, weights, utilities, sensitivities", -1, -1, -1, -1},
+     "id, epsilon, k, weights, utilities, sensitivities", -1, -1, -1, -1, -1, -1, -1, -1, DPMO_SCORE_UNITS},
     {"dp_agg_select_local", DP_AGG_LOCAL, false, 0, 1, -1, 2, 3, 4, 5, 6,
-     "id, epsilon, weights, utilities, deltas, sensitivities", -1, -1, -1, -1},
+     "id, epsilon, weights, utilities, deltas, sensitivities", -1, -1, -1, -1, -1, -1, -1, -1, DPMO_SCORE_UNITS},
     {"dp_agg_select_local_top_k", DP_AGG_LOCAL, true, 0, 1, 2, 3, 4, 5, 6, 7,
-     "id, epsilon, k, weights, utilities, deltas, sensitivities", -1, -1, -1, -1},
+     "id, epsilon, k, weights, utilities, deltas, sensitivities", -1, -1, -1, -1, -1, -1, -1, -1, DPMO_SCORE_UNITS},
     /* unit = id, item, epsilon, delta, max_items [, mechanism]; unit, item, epsilon, delta, k, max_items [, k_bar] */
     {"dp_discover_partitions", DP_DISCOVER, true, 0, 2, -1, -1, -1, -1, -1, 5, "unit, item, epsilon, delta, max_items",
-     1, 3, 4, -1},
+     1, 3, 4, -1, -1, -1, -1, -1, DPMO_SCORE_UNITS},
     {"dp_discover_top_k", DP_DISCOVER_TOP_K, true, 0, 2, 4, -1, -1, -1, -1, 6,
-     "unit, item, epsilon, delta, k, max_items", 1, 3, 5, 6},
+     "unit, item, epsilon, delta, k, max_items", 1, 3, 5, 6, -1, -1, -1, -1, DPMO_SCORE_UNITS},
+    /* unit, item, epsilon, delta, k, max_items, max_per_item [, k_bar];
+     * unit, item, value, epsilon, delta, k, max_items, max_per_item, lo, hi [, k_bar] */
+    {"dp_discover_top_k_events", DP_DISCOVER_TOP_K, true, 0, 2, 4, -1, -1, -1, -1, 7,
+     "unit, item, epsilon, delta, k, max_items, max_per_item", 1, 3, 5, 7, -1, 6, -1, -1, DPMO_SCORE_EVENTS},
+    {"dp_discover_top_k_sum", DP_DISCOVER_TOP_K, true, 0, 3, 5, -1, -1, -1, -1, 10,
+     "unit, item, value, epsilon, delta, k, max_items, max_per_item, lo, hi", 1, 4, 6, 10, 2, 7, 8, 9, DPMO_SCORE_SUM},
 };
 const size_t dp_function_count = sizeof dp_functions / sizeof dp_functions[0];
 
@@ -307,7 +313,9 @@ static dp_err_class read_discovery_params(const dp_function *f, const dp_reader 
     if (r->nargs != f->nargs && r->nargs != f->nargs + 1)
         return dp_fail(err, DP_ERR_ARGUMENT, -1, "%s: expected %d or %d arguments (%s [, %s]), got %d", f->name,
                        f->nargs, f->nargs + 1, f->signature, f->kind == DP_DISCOVER ? "mechanism" : "k_bar", r->nargs);
-    p->m = 1; /* one stored double per event: the item's bits */
+    /* Stored doubles per row: the item's bits; for the events score also the row's event count, for the sum
+     * score the event's value (clamped): see dp_discover_compact. */
+    p->m = f->score == DPMO_SCORE_UNITS ? 1 : 2;
     p->options.mechanism = DPMO_PARTITION_WEIGHTED_GAUSSIAN;
     if (want_number(f, r, f->epsilon, "epsilon", &p->epsilon, err)) return err->cls;
     if (positive(f, "epsilon", p->epsilon, DPMO_INVALID_EPSILON, err)) return err->cls;
@@ -321,6 +329,27 @@ static dp_err_class read_discovery_params(const dp_function *f, const dp_reader 
     if (p->max_items < 1 || p->max_items > DPMO_DISCOVER_MAX_ITEMS)
         return dp_fail(err, DP_ERR_ARGUMENT, DPMO_INVALID_ARGUMENT, "%s: max_items must be from 1 to %d (got %lld)",
                        f->name, DPMO_DISCOVER_MAX_ITEMS, (long long)p->max_items);
+    if (f->max_per_item >= 0) {
+        if (want_integer(f, r, f->max_per_item, "max_per_item", &p->max_per_item, err)) return err->cls;
+        if (p->max_per_item < 1 || p->max_per_item > (int64_t)UINT32_MAX)
+            return dp_fail(err, DP_ERR_ARGUMENT, DPMO_INVALID_ARGUMENT,
+                           "%s: max_per_item must be from 1 to %lld (got %lld)", f->name, (long long)UINT32_MAX,
+                           (long long)p->max_per_item);
+    }
+    if (f->lo >= 0) {
+        char c[40];
+        if (want_number(f, r, f->lo, "lo", &p->lo, err)) return err->cls;
+        if (want_number(f, r, f->hi, "hi", &p->hi, err)) return err->cls;
+        /* the C ABI's clamp for the sum score: 0 <= lo <= hi, hi > 0, M = hi within [2^-600, 2^600] */
+        if (!(p->lo >= 0.0 && p->lo <= p->hi && p->hi >= 0x1p-600 && p->hi <= 0x1p600)) { /* NaN too */
+            dp_format_double(p->lo, b, sizeof b);
+            dp_format_double(p->hi, c, sizeof c);
+            return dp_fail(err, DP_ERR_ARGUMENT, DPMO_INVALID_ARGUMENT,
+                           "%s: lo and hi must satisfy 0 <= lo <= hi and 2^-600 <= hi <= 2^600 (got lo = %s, hi = %s)",
+                           f->name, b, c);
+        }
+        if (p->lo == 0.0) p->lo = 0.0; /* -0 is 0: one clamp, one stored value for a clamped 0 */
+    }
     if (f->kind == DP_DISCOVER_TOP_K) {
         if (want_integer(f, r, f->k, "k", &p->k, err)) return err->cls;
         if (p->k < 1 || p->k > DPMO_DISCOVER_MAX_ITEMS)
@@ -501,6 +530,9 @@ dp_err_class dp_params_merge(const dp_function *f, dp_params *g, const dp_params
     if (g->delta != r->delta) return differs(f, "delta", err);
     if (g->max_items != r->max_items) return differs(f, "max_items", err);
     if (g->k_bar != r->k_bar) return differs(f, "k_bar", err);
+    if (g->max_per_item != r->max_per_item) return differs(f, "max_per_item", err);
+    if (g->lo != r->lo) return differs(f, "lo", err);
+    if (g->hi != r->hi) return differs(f, "hi", err);
     if (memcmp(&g->options, &r->options, sizeof g->options) != 0)
         return differs(f, dp_is_discovery(f) ? "the mechanism" : "the options", err);
     if (g->m != 0 && r->m != 0 && g->m != r->m) return differs(f, "the number of objectives", err);
@@ -555,6 +587,19 @@ dp_err_class dp_read_row(const dp_function *f, const dp_params *p, const dp_read
         if (want_integer(f, r, f->item, "item", &item, err)) return err->cls;
         if (utilities == NULL) return dp_fail(err, DP_ERR_INTERNAL, -1, "%s: no storage for the item", f->name);
         memcpy(utilities, &item, sizeof item); /* the item's 64 bits, never computed with */
+        if (f->score == DPMO_SCORE_EVENTS) utilities[1] = 1.0; /* one event */
+        if (f->score == DPMO_SCORE_SUM) {
+            /* The value is private: NULL, NaN (and in SQLite a value of another type) count as 0, then every
+             * value is clamped to [lo, hi] — the C ABI's public rule (src/discover/bound.rs), applied here
+             * already so that equal kept values are equal bits (dp_discover_compact); the C ABI's own clamp
+             * then changes nothing. Never a status. */
+            double v = 0.0;
+            dp_arg_type t = r->type(r->ctx, f->value);
+            if (t == DP_ARG_NUMBER) v = r->number(r->ctx, f->value);
+            else if (t != DP_ARG_NULL && !r->per_value_types)
+                return dp_fail(err, DP_ERR_ARGUMENT, -1, "%s: the value must be a number", f->name);
+            utilities[1] = dp_discover_value(p, v);
+        }
         return DP_OK;
     }
     dp_arg_type t = r->type(r->ctx, f->id);
@@ -862,56 +907,291 @@ nomem:
 
 /* ---- Discovery -------------------------------------------------------------------------------------- */
 
+/*
+ * Memory bounded by the bound parameters (issue 23.3): compaction of a group's buffered events.
+ *
+ * A discovery group would otherwise hold every event until it ends (16 bytes each: a unit with 10^6 events
+ * costs 16 MB). The engines call dp_discover_compact whenever their buffer is full (before doubling it), and
+ * dp_discover_prepare applies the same reduction to whatever reaches the final function. The reduction R
+ * keeps, per unit u,
+ *   - at most L = max_items of u's distinct items: the L smallest by the order (h(u, i), i), where h is
+ *     SipHash-2-4 under a key fixed in this file (DP_DISCOVER_KEY0, _KEY1): "bottom-L by a keyed hash". The item
+ *     breaks ties, so two items whose hashes collide still have an order and L is never exceeded;
+ *   - per kept (u, i): one row (the units score and partition selection, where one contribution is all
+ *     that counts); for the events score one row holding min(events, C); for the sum score the C smallest
+ *     values by the order (h(u, i, v), v) (values as clamped bits), with multiplicity: copies of one value
+ *     are interchangeable, so which of them is kept does not matter.
+ *
+ * Why it is safe (the privacy argument). R is applied unit by unit: the rows R keeps for u are a function
+ * of u's own events and the fixed key only — not of other units' rows, of the row order, of when or how
+ * often compaction ran, or of how the engine split the group into partial states (PostgreSQL's parallel
+ * workers combine serialised states, DuckDB combines thread-local states). This holds because each
+ * reduction is a bottom-s under a total order on the rows of (u) or (u, i), and bottom-s is idempotent and
+ * mergeable: bottom(bottom(A) ∪ B) = bottom(A ∪ B), as is the min(count, C) of the events score
+ * (min(min(a, C) + b, C) = min(a + b, C)). Every partial state of a query uses the same key (compiled in),
+ * and the final function applies R once more, so the result is R(all events of the group) whatever ran
+ * before. A deterministic per-unit map sends neighbouring datasets (differing in all events of one unit)
+ * to neighbouring datasets of at most L items per unit (C events per item), so the C ABI's
+ * (ε, δ)-DP mechanism stays (ε, δ)-DP on top of it. The key need not be secret: DP holds for every fixed
+ * per-unit rule, so knowing it tells an analyst nothing the guarantee does not already allow; a secret or
+ * random key would add no privacy. The utility consequence (bindings/SQL.md): the kept subset is a
+ * pseudo-random but fixed choice instead of the C ABI's fresh uniformly random one per call, so a unit
+ * with more than L items keeps the same L items in every query.
+ *
+ * After R, every unit has at most L items and at most C events per item: the C ABI's own bounding then
+ * keeps everything (its random choice has nothing to choose), and the group's memory is
+ * O(min(events, units · L)) rows (units · L · C for the sum score).
+ */
+
+/* SipHash-2-4 key: fixed, public, the same in every process and partial state: "dpmo-sql" "-bottomL" as
+ * little-endian words. */
+static const uint64_t DP_DISCOVER_KEY0 = 0x6c71732d6f6d7064ULL, DP_DISCOVER_KEY1 = 0x4c6d6f74746f622dULL;
+
+static uint64_t rotl64(uint64_t x, int b) { return (x << b) | (x >> (64 - b)); }
+
+#define SIP_ROUND(v0, v1, v2, v3)                                                                                      \
+    do {                                                                                                               \
+        v0 += v1; v1 = rotl64(v1, 13); v1 ^= v0; v0 = rotl64(v0, 32);                                                  \
+        v2 += v3; v3 = rotl64(v3, 16); v3 ^= v2;                                                                       \
+        v0 += v3; v3 = rotl64(v3, 21); v3 ^= v0;                                                                       \
+        v2 += v1; v1 = rotl64(v1, 17); v1 ^= v2; v2 = rotl64(v2, 32);                                                  \
+    } while (0)
+
+/* SipHash-2-4 of nw 64-bit words (the message is their little-endian bytes, 8 · nw of them). */
+static uint64_t dp_siphash(const uint64_t *w, int nw) {
+    uint64_t v0 = DP_DISCOVER_KEY0 ^ 0x736f6d6570736575ULL, v1 = DP_DISCOVER_KEY1 ^ 0x646f72616e646f6dULL;
+    uint64_t v2 = DP_DISCOVER_KEY0 ^ 0x6c7967656e657261ULL, v3 = DP_DISCOVER_KEY1 ^ 0x7465646279746573ULL;
+    for (int i = 0; i < nw; i++) {
+        v3 ^= w[i];
+        SIP_ROUND(v0, v1, v2, v3);
+        SIP_ROUND(v0, v1, v2, v3);
+        v0 ^= w[i];
+    }
+    uint64_t b = (uint64_t)(8 * nw) << 56;
+    v3 ^= b;
+    SIP_ROUND(v0, v1, v2, v3);
+    SIP_ROUND(v0, v1, v2, v3);
+    v0 ^= b;
+    v2 ^= 0xff;
+    for (int i = 0; i < 4; i++) SIP_ROUND(v0, v1, v2, v3);
+    return v0 ^ v1 ^ v2 ^ v3;
+}
+
+double dp_discover_value(const dp_params *p, double v) {
+    if (isnan(v)) v = 0.0;
+    if (v < p->lo) v = p->lo;
+    if (v > p->hi) v = p->hi;
+    return v == 0.0 ? 0.0 : v; /* -0 is 0 */
+}
+
+/* One buffered row while compacting: the unit, its item's rank h(u, i), the item, the value's rank
+ * h(u, i, v) (sum score; 0 elsewhere) and the row's second double (events: a count; sum: a value). */
+typedef struct dp_ev {
+    int64_t unit;
+    uint64_t rank, item, vrank, vbits;
+} dp_ev;
+
+static int cmp_u64(uint64_t x, uint64_t y) { return (x > y) - (x < y); }
+
+static int cmp_ev(const void *pa, const void *pb) {
+    const dp_ev *a = pa, *b = pb;
+    int c = (a->unit > b->unit) - (a->unit < b->unit);
+    if (c == 0) c = cmp_u64(a->rank, b->rank);
+    if (c == 0) c = cmp_u64(a->item, b->item);
+    if (c == 0) c = cmp_u64(a->vrank, b->vrank);
+    if (c == 0) c = cmp_u64(a->vbits, b->vbits);
+    return c;
+}
+
+/* Loads rows into records (with their ranks) and sorts them. */
+static void load_events(const dp_params *p, int64_t n, const int64_t *units, const double *rows, dp_ev *ev) {
+    const dp_function *f = &dp_functions[p->function];
+    int64_t m = dp_row_vals(p);
+    for (int64_t r = 0; r < n; r++) {
+        dp_ev *e = &ev[r];
+        uint64_t w[3];
+        e->unit = units[r];
+        memcpy(&e->item, &rows[r * m], sizeof e->item);
+        e->vbits = 0;
+        if (m > 1) memcpy(&e->vbits, &rows[r * m + 1], sizeof e->vbits);
+        w[0] = (uint64_t)e->unit;
+        w[1] = e->item;
+        w[2] = e->vbits;
+        e->rank = dp_siphash(w, 2);
+        e->vrank = f->score == DPMO_SCORE_SUM ? dp_siphash(w, 3) : 0;
+#ifdef DPMO_SQL_TEST_BROKEN_FIRST_L
+        e->rank = 0;
+        e->vrank = (uint64_t)r; /* the row's position, for the broken order below */
+#endif
+    }
+    qsort(ev, (size_t)n, sizeof *ev, cmp_ev);
+#ifdef DPMO_SQL_TEST_BROKEN_FIRST_L
+    /* A deliberately broken build for the tests (bindings/sqlite/Makefile, build/broken): a unit keeps the
+     * FIRST L items it shows (by position in the buffer, which compaction preserves), an order-dependent rule
+     * that the order-independence tests must catch. */
+    for (int64_t r = 0, start = 0; r <= n; r++) {
+        if (r == n || ev[r].unit != ev[start].unit || ev[r].item != ev[start].item) {
+            for (int64_t j = start; j < r; j++) ev[j].rank = ev[start].vrank;
+            start = r;
+        }
+    }
+    for (int64_t r = 0; r < n; r++) ev[r].vrank = 0;
+    qsort(ev, (size_t)n, sizeof *ev, cmp_ev);
+#endif
+}
+
+/* The reduction R on sorted records, in place: returns the number kept. */
+static int64_t reduce_events(const dp_params *p, dp_ev *ev, int64_t n) {
+    const dp_function *f = &dp_functions[p->function];
+    int64_t out = 0, items = 0, per = 0;
+    for (int64_t r = 0; r < n; r++) {
+        bool new_unit = r == 0 || ev[r].unit != ev[r - 1].unit;
+        bool new_item = new_unit || ev[r].item != ev[r - 1].item;
+        if (new_unit) items = 0;
+        if (new_item) {
+            items++;
+            per = 0;
+        }
+        if (items > p->max_items) continue; /* beyond the unit's bottom L */
+        if (f->score == DPMO_SCORE_EVENTS) {
+            double c, add;
+            memcpy(&add, &ev[r].vbits, sizeof add);
+            if (new_item) {
+                ev[out++] = ev[r];
+                c = 0.0;
+            } else {
+                memcpy(&c, &ev[out - 1].vbits, sizeof c);
+            }
+            c += add; /* both at most C ≤ 2^32 − 1: exact */
+            if (c > (double)p->max_per_item) c = (double)p->max_per_item;
+            memcpy(&ev[out - 1].vbits, &c, sizeof c);
+        } else if (f->score == DPMO_SCORE_SUM) {
+            if (per < p->max_per_item) ev[out++] = ev[r]; /* the bottom C values */
+            per++;
+        } else if (new_item) {
+            ev[out++] = ev[r];
+        }
+    }
+    return out;
+}
+
+dp_err_class dp_discover_compact(const dp_params *p, int64_t n, int64_t *units, double *rows, const dp_alloc *a,
+                                 int64_t *n_out, dp_error *err) {
+    const dp_function *f = &dp_functions[p->function];
+    int64_t m = dp_row_vals(p);
+    *n_out = n;
+    if (!dp_is_discovery(f) || n < 0 || m < 1)
+        return dp_fail(err, DP_ERR_INTERNAL, -1, "%s: not a discovery group", f->name);
+    if (n < 2) return DP_OK;
+    dp_ev *ev = alloc_n(a, n, sizeof *ev);
+    if (ev == NULL) return dp_fail(err, DP_ERR_NOMEM, -1, "%s: out of memory", f->name);
+    load_events(p, n, units, rows, ev);
+    int64_t k = reduce_events(p, ev, n);
+    for (int64_t r = 0; r < k; r++) {
+        units[r] = ev[r].unit;
+        memcpy(&rows[r * m], &ev[r].item, sizeof ev[r].item);
+        if (m > 1) memcpy(&rows[r * m + 1], &ev[r].vbits, sizeof ev[r].vbits);
+    }
+    a->free(a->ctx, ev);
+    *n_out = k;
+    return DP_OK;
+}
+
+int64_t dp_discover_next_cap(int64_t n, int64_t cap, int64_t want) {
+    int64_t c = cap > 0 ? cap : 64;
+    if (want <= c && 2 * n <= c) return c; /* compaction freed at least half: no growth */
+    while (c < want || 2 * n > c) c *= 2;
+    return c;
+}
+
 void dp_discover_free(dp_discovery *d, const dp_alloc *a) {
+    if (d->units) a->free(a->ctx, d->units);
     if (d->items) a->free(a->ctx, d->items);
+    if (d->values) a->free(a->ctx, d->values);
     if (d->scratch) a->free(a->ctx, d->scratch);
     if (d->work) a->free(a->ctx, d->work);
     if (d->out) a->free(a->ctx, d->out);
     memset(d, 0, sizeof *d);
 }
 
-/* The C ABI call of either function on units[0..n) (items in d). */
-static dpmo_status discover_call(const dp_params *p, dp_discovery *d, const uint64_t *units, size_t n, dpmo_rng *rng) {
+/* The C ABI call of any discovery function on the first n events of d. */
+static dpmo_status discover_call(const dp_params *p, dp_discovery *d, size_t n, dpmo_rng *rng) {
     const dp_function *f = &dp_functions[p->function];
     if (f->kind == DP_DISCOVER) {
         memset(&d->result, 0, sizeof d->result);
-        return dpmo_discover_partitions(rng, units, d->items, n, (size_t)p->max_items, p->options.mechanism,
+        return dpmo_discover_partitions(rng, d->units, d->items, n, (size_t)p->max_items, p->options.mechanism,
                                         p->options.rounds, p->epsilon, p->delta, d->scratch, d->scratch_len, d->out,
                                         d->out_len, &d->count, NULL);
     }
-    /* score = distinct units (a unit adds at most 1 to an item, whatever C: C = 1) */
-    dpmo_status st = dpmo_discover_top_k(rng, units, d->items, NULL, n, (size_t)p->max_items, 1, 0.0, 0.0,
-                                         DPMO_SCORE_UNITS, (size_t)p->k, (size_t)p->k_bar, p->epsilon, p->delta,
-                                         d->scratch, d->scratch_len, d->work, d->work_len, d->out, d->out_len,
-                                         &d->result, NULL);
+    /* units: a unit adds at most 1 to an item, whatever C: C = 1 */
+    bool sum = f->score == DPMO_SCORE_SUM;
+    size_t c = f->score == DPMO_SCORE_UNITS ? 1 : (size_t)p->max_per_item;
+    dpmo_status st = dpmo_discover_top_k(rng, d->units, d->items, sum ? d->values : NULL, n, (size_t)p->max_items, c,
+                                         sum ? p->lo : 0.0, sum ? p->hi : 0.0, f->score, (size_t)p->k,
+                                         (size_t)p->k_bar, p->epsilon, p->delta, d->scratch, d->scratch_len, d->work,
+                                         d->work_len, d->out, d->out_len, &d->result, NULL);
     if (st == DPMO_OK) d->count = d->result.count;
     return st;
 }
 
-dp_err_class dp_discover_prepare(const dp_params *p, int64_t n, const double *items, const dp_alloc *a,
-                                 dp_discovery *d, dp_error *err) {
+dp_err_class dp_discover_prepare(const dp_params *p, int64_t n, const int64_t *units, const double *rows,
+                                 const dp_alloc *a, dp_discovery *d, dp_error *err) {
     const dp_function *f = &dp_functions[p->function];
     size_t words = 0;
+    int64_t kept = 0, events = 0;
+    dp_ev *ev = NULL;
     memset(d, 0, sizeof *d);
-    if (!dp_is_discovery(f) || n < 0 || (n > 0 && items == NULL))
+    if (!dp_is_discovery(f) || n < 0 || (n > 0 && (units == NULL || rows == NULL)))
         return dp_fail(err, DP_ERR_INTERNAL, -1, "%s: not a discovery group", f->name);
-    d->n = (size_t)n;
+    /* R once more (whether or not the engine compacted), then one C ABI event per kept event */
+    if (n > 0) {
+        ev = alloc_n(a, n, sizeof *ev);
+        if (ev == NULL) goto nomem;
+        load_events(p, n, units, rows, ev);
+        kept = reduce_events(p, ev, n);
+    }
+    for (int64_t r = 0; r < kept; r++) {
+        double c = 1.0;
+        if (f->score == DPMO_SCORE_EVENTS) memcpy(&c, &ev[r].vbits, sizeof c);
+        events += (int64_t)c; /* kept ≤ 2^31 rows of at most C ≤ 2^32 − 1 events: no overflow */
+    }
+    d->n = (size_t)events;
     if (dpmo_discover_scratch_len(d->n, &words) != DPMO_OK) goto nomem;
     d->scratch_len = words ? words : 1;
     d->scratch = alloc_n(a, (int64_t)d->scratch_len, sizeof(uint64_t));
-    d->items = alloc_n(a, n, sizeof(uint64_t));
+    d->units = alloc_n(a, events, sizeof(uint64_t));
+    d->items = alloc_n(a, events, sizeof(uint64_t));
+    if (f->score == DPMO_SCORE_SUM && (d->values = alloc_n(a, events, sizeof(double))) == NULL) goto nomem;
     if (f->kind == DP_DISCOVER_TOP_K) {
         if (dpmo_discover_top_k_work_len((size_t)p->k_bar, &words) != DPMO_OK) goto nomem;
         d->work_len = words;
         d->work = alloc_n(a, (int64_t)words, sizeof(uint64_t));
         d->out_len = (size_t)p->k;
     } else {
-        d->out_len = n > 0 ? (size_t)n : 1;
+        d->out_len = events > 0 ? (size_t)events : 1;
     }
     d->out = alloc_n(a, (int64_t)d->out_len, sizeof(uint64_t));
-    if (d->scratch == NULL || d->items == NULL || d->out == NULL || (f->kind == DP_DISCOVER_TOP_K && d->work == NULL))
+    if (d->scratch == NULL || d->units == NULL || d->items == NULL || d->out == NULL ||
+        (f->kind == DP_DISCOVER_TOP_K && d->work == NULL))
         goto nomem;
-    if (n > 0) memcpy(d->items, items, (size_t)n * sizeof(uint64_t)); /* the items' bits (dp_read_row) */
+    {
+        size_t e = 0;
+        for (int64_t r = 0; r < kept; r++) {
+            int64_t c = 1;
+            if (f->score == DPMO_SCORE_EVENTS) {
+                double cd;
+                memcpy(&cd, &ev[r].vbits, sizeof cd);
+                c = (int64_t)cd;
+            }
+            for (int64_t j = 0; j < c; j++, e++) {
+                d->units[e] = (uint64_t)ev[r].unit;
+                d->items[e] = ev[r].item; /* the item's bits (dp_read_row) */
+                if (d->values) memcpy(&d->values[e], &ev[r].vbits, sizeof(double));
+            }
+        }
+    }
+    if (ev) a->free(a->ctx, ev);
+    ev = NULL;
 
     /* Every public argument the C ABI checks (the exact samplers' ranges too), before the charge: the same
      * call on no events, with a generator of its own (the caller's draws one key, in the run, whatever). */
@@ -920,7 +1200,7 @@ dp_err_class dp_discover_prepare(const dp_params *p, int64_t n, const double *it
         uint8_t seed[32];
         memset(seed, 0, sizeof seed);
         dpmo_status st = dpmo_rng_init(&probe, DPMO_RNG_CHACHA20, seed);
-        if (st == DPMO_OK) st = discover_call(p, d, d->items, 0, &probe);
+        if (st == DPMO_OK) st = discover_call(p, d, 0, &probe);
         d->count = 0;
         memset(&d->result, 0, sizeof d->result);
         if (st != DPMO_OK) {
@@ -935,6 +1215,7 @@ dp_err_class dp_discover_prepare(const dp_params *p, int64_t n, const double *it
     }
     return DP_OK;
 nomem:
+    if (ev) a->free(a->ctx, ev);
     dp_discover_free(d, a);
     return dp_fail(err, DP_ERR_NOMEM, -1, "%s: out of memory for %lld events; nothing was charged", f->name,
                    (long long)n);
@@ -960,12 +1241,9 @@ static int cmp_i64(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-dp_err_class dp_discover_run(const dp_params *p, dp_discovery *d, const int64_t *units, dpmo_rng *rng, dp_error *err) {
+dp_err_class dp_discover_run(const dp_params *p, dp_discovery *d, dpmo_rng *rng, dp_error *err) {
     const dp_function *f = &dp_functions[p->function];
-    /* int64_t and uint64_t may alias; with no event, any valid pointer */
-    const uint64_t *u = d->n > 0 ? (const uint64_t *)units : d->items;
-    if (d->n > 0 && units == NULL) return dp_fail(err, DP_ERR_INTERNAL, -1, "%s: no units (the charge stays)", f->name);
-    dpmo_status st = discover_call(p, d, u, d->n, rng);
+    dpmo_status st = discover_call(p, d, d->n, rng);
     if (st != DPMO_OK)
         return dp_fail(err, DP_ERR_INTERNAL, (int)st, "%s: unexpected dpmo status %d: %s (epsilon and delta were charged)",
                        f->name, (int)st, dpmo_status_message((uint32_t)st));

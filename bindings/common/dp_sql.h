@@ -63,6 +63,10 @@ typedef struct dp_function {
     /* The discovery functions' arguments (-1 elsewhere): the event's item, delta, L, k̄. Their unit is `id`;
      * dp_discover_partitions' optional last argument is its mechanism (text), dp_discover_top_k's is k̄. */
     int item, delta, max_items, k_bar;
+    /* dp_discover_top_k_events and dp_discover_top_k_sum (-1 elsewhere): the event's value (sum), C, lo, hi;
+     * and the top-k score (DPMO_SCORE_*; DPMO_SCORE_UNITS for every other function). */
+    int value, max_per_item, lo, hi;
+    uint32_t score;
 } dp_function;
 
 /* True for the discovery functions (rows are raw events, not candidates). */
@@ -95,7 +99,9 @@ typedef struct dp_params {
     double sensitivities[DP_MAX_OBJECTIVES];
     dp_options options;
     int64_t max_items; /* L, the discovery functions (0 elsewhere) */
-    int64_t k_bar;     /* k̄, dp_discover_top_k (0 elsewhere) */
+    int64_t k_bar;     /* k̄, dp_discover_top_k* (0 elsewhere) */
+    int64_t max_per_item; /* C, dp_discover_top_k_events and _sum (0 elsewhere) */
+    double lo, hi;        /* the clamp of the values, dp_discover_top_k_sum (0 elsewhere) */
 } dp_params;
 
 /* ---- Reading one row ------------------------------------------------------------------------------ */
@@ -203,34 +209,60 @@ dp_err_class dp_group_run(const dp_params *p, const dp_group *g, dpmo_rng *rng, 
 
 void dp_group_free(dp_group *g, const dp_alloc *a);
 
-/* ---- Discovery (dp_discover_partitions, dp_discover_top_k) ---------------------------------------------
+/* ---- Discovery (dp_discover_partitions, dp_discover_top_k, dp_discover_top_k_events, _sum) -------------
  *
- * The engines store a discovery group exactly like the others: ids[n] holds each event's unit and the one
- * double per row (m = 1) holds its item's 64 bits (copied with memcpy by dp_read_row, never computed with),
- * so that their buffering, parallel combine and serialisation need nothing new: 16 bytes per kept event.
+ * The engines store a discovery group like the others: ids[n] holds each row's unit and the m doubles per
+ * row hold its item's 64 bits (copied with memcpy by dp_read_row, never computed with) and, for the events
+ * score, the row's count of events (1 when read, up to C after compaction), for the sum score the event's
+ * clamped value. Their buffering, parallel combine and serialisation need nothing new. Memory stays
+ * bounded by the bound parameters: when a buffer is full the engine compacts it (dp_discover_compact) and
+ * grows it only to dp_discover_next_cap; see the privacy argument in dp_sql.c.
  */
+
+/* The stored value of the sum score: NaN (a NULL value) counts as 0, then clamped to [lo, hi]; -0 is 0. */
+double dp_discover_value(const dp_params *p, double v);
+
+/*
+ * Compacts a discovery group's rows in place (units[n], rows[n · m]): keeps per unit the bottom max_items
+ * of its distinct items by a keyed hash, per kept (unit, item) one row (the events score: its count capped
+ * at C; the sum score: the bottom C values by a keyed hash). Writes the rows kept to *n_out (≤ n); their
+ * order is unspecified. The result is a function of each unit's own rows only (idempotent and mergeable),
+ * so compacting at any time, in any partial state, never changes what a group releases.
+ * Errors: DP_ERR_NOMEM (a temporary of 40 bytes per row), DP_ERR_INTERNAL; the rows are unchanged then.
+ */
+dp_err_class dp_discover_compact(const dp_params *p, int64_t n, int64_t *units, double *rows, const dp_alloc *a,
+                                 int64_t *n_out, dp_error *err);
+
+/* The capacity a discovery buffer of capacity cap grows to once compacted to n rows, to hold want rows: cap
+ * itself when want fits and the compaction freed at least half (so compactions cost O(log) per row,
+ * amortised), else cap doubled until both hold. cap = 0: from 64. */
+int64_t dp_discover_next_cap(int64_t n, int64_t cap, int64_t want);
+
 typedef struct dp_discovery {
-    size_t n;
-    uint64_t *items;          /* n: the items (the units are read in place) */
+    size_t n;                 /* the events handed to the C ABI (after the reduction) */
+    uint64_t *units, *items;  /* n each */
+    double *values;           /* n: the sum score's values, else NULL */
     uint64_t *scratch, *work; /* dpmo_discover_scratch_len(n), dpmo_discover_top_k_work_len(k̄) words */
     size_t scratch_len, work_len;
     uint64_t *out; /* the released items: n (partitions) or k (top-k) entries */
     size_t out_len;
     size_t count;            /* items released */
-    dpmo_top_k_result result; /* dp_discover_top_k: what the run spent (pay what you get) */
+    dpmo_top_k_result result; /* the top-k functions: what the run spent (pay what you get) */
 } dp_discovery;
 
 /*
- * Before the charge: allocates everything the run needs (so that no allocation fails after the charge) and
- * checks every public argument the C ABI would refuse (the samplers' ranges too), by a run on no events with
- * a generator of its own (the caller's is not touched). n = 0 (every event dropped) is an empty dataset: it
+ * Before the charge: applies the compaction's reduction to the group's rows (units[n], rows[n · m], as the
+ * engine stored them, compacted or not: the result is the same), expands them into the C ABI's events,
+ * allocates everything the run needs (so that no allocation fails after the charge) and checks every
+ * public argument the C ABI would refuse (the samplers' ranges too), by a run on no events with a
+ * generator of its own (the caller's is not touched). n = 0 (every event dropped) is an empty dataset: it
  * is charged and releases nothing. Errors: DP_ERR_ARGUMENT, DP_ERR_NOMEM; nothing to free then.
  */
-dp_err_class dp_discover_prepare(const dp_params *p, int64_t n, const double *items, const dp_alloc *a,
-                                 dp_discovery *d, dp_error *err);
+dp_err_class dp_discover_prepare(const dp_params *p, int64_t n, const int64_t *units, const double *rows,
+                                 const dp_alloc *a, dp_discovery *d, dp_error *err);
 
-/* After the charge of (p->epsilon, p->delta): the release, into d->out[0..d->count). units: n units. */
-dp_err_class dp_discover_run(const dp_params *p, dp_discovery *d, const int64_t *units, dpmo_rng *rng, dp_error *err);
+/* After the charge of (p->epsilon, p->delta): the release, into d->out[0..d->count). */
+dp_err_class dp_discover_run(const dp_params *p, dp_discovery *d, dpmo_rng *rng, dp_error *err);
 
 void dp_discover_free(dp_discovery *d, const dp_alloc *a);
 

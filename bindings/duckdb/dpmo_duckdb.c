@@ -50,7 +50,7 @@
 
 #define DP_EXPORT __attribute__((visibility("default")))
 #define API_VERSION "v1.2.0"
-#define MAX_ARGS 8
+#define MAX_ARGS 11 /* dp_discover_top_k_sum with k_bar */
 /* Elements read from one array argument: 16 objectives of 1024 distances (a δ table row per objective). */
 #define MAX_ARRAY_ELEMENTS ((idx_t)DP_MAX_OBJECTIVES * DP_MAX_DISTANCE)
 
@@ -417,9 +417,27 @@ static bool restride(dd_rows *s, int64_t old_vals, int64_t old_dels) {
     return true;
 }
 
+static void *dd_alloc(void *ctx, size_t bytes) {
+    (void)ctx;
+    return malloc(bytes ? bytes : 1);
+}
+static void dd_free(void *ctx, void *p) {
+    (void)ctx;
+    free(p);
+}
+static const dp_alloc DD_ALLOC = {NULL, dd_alloc, dd_free};
+
 /* Room for `want` rows: DP_ERR_ARGUMENT beyond DP_MAX_ROWS, DP_ERR_NOMEM when out of memory. */
 static dp_err_class grow(const dp_function *f, dd_rows *s, int64_t want, dp_error *err) {
     if (want <= s->cap) return DP_OK;
+    if (dp_is_discovery(f) && s->cap >= 64 && s->n > 0) {
+        /* a full discovery buffer is compacted first (bounded memory: dp_discover_compact) */
+        int64_t kept, extra = want - s->n;
+        if (dp_discover_compact(&s->p, s->n, s->ids, s->vals, &DD_ALLOC, &kept, err) != DP_OK) return err->cls;
+        s->n = kept;
+        want = kept + extra;
+        if (dp_discover_next_cap(kept, s->cap, want) == s->cap) return DP_OK;
+    }
     if (want > DP_MAX_ROWS)
         return dp_fail(err, DP_ERR_ARGUMENT, -1, "%s: a group has more than %lld candidates", f->name,
                        (long long)DP_MAX_ROWS);
@@ -569,15 +587,6 @@ static void agg_combine(duckdb_function_info info, duckdb_aggregate_state *sourc
     }
 }
 
-static void *dd_alloc(void *ctx, size_t bytes) {
-    (void)ctx;
-    return malloc(bytes ? bytes : 1);
-}
-static void dd_free(void *ctx, void *p) {
-    (void)ctx;
-    free(p);
-}
-static const dp_alloc DD_ALLOC = {NULL, dd_alloc, dd_free};
 
 /* Charges the database's ledger (db->lock held); on failure formats the error (nothing charged). */
 static bool charge(dd_db *db, const dp_params *p, dp_error *err) {
@@ -685,7 +694,7 @@ static dp_err_class discover_group(const dd_fn *fn, const dd_rows *s, dp_discove
     if (s == NULL || !s->init)
         return dp_fail(err, DP_ERR_ARGUMENT, DPMO_EMPTY_INPUT, "%s: the group has no rows", fn->f->name);
     /* s->n = 0 (every event dropped) is an empty dataset: charged, nothing released */
-    if (dp_discover_prepare(&s->p, s->n, s->vals, &DD_ALLOC, d, err) != DP_OK) return err->cls;
+    if (dp_discover_prepare(&s->p, s->n, s->ids, s->vals, &DD_ALLOC, d, err) != DP_OK) return err->cls;
     pthread_mutex_lock(&db->lock);
     dpmo_status rs = db_rng(db, &rng); /* keyed here first when this process forked: before the charge */
     if (rs != DPMO_OK)
@@ -693,7 +702,7 @@ static dp_err_class discover_group(const dd_fn *fn, const dd_rows *s, dp_discove
                       fn->f->name, dpmo_status_message((uint32_t)rs));
     else if (!charge(db, &s->p, err))
         cls = err->cls;
-    else if ((cls = dp_discover_run(&s->p, d, s->ids, rng, err)) == DP_OK)
+    else if ((cls = dp_discover_run(&s->p, d, rng, err)) == DP_OK)
         refund_unspent(db, &s->p, d);
     pthread_mutex_unlock(&db->lock);
     if (cls != DP_OK) dp_discover_free(d, &DD_ALLOC);
@@ -828,7 +837,7 @@ static duckdb_logical_type type_of(const types *t, arg_type a) {
  * overloads each, chosen by `alt`). */
 static arg_type arg_of(const dp_function *f, int i, bool alt) {
     if (dp_is_discovery(f)) { /* unit, item, k, max_items, k_bar BIGINT; epsilon, delta DOUBLE; mechanism */
-        if (i == f->epsilon || i == f->delta) return A_DOUBLE;
+        if (i == f->epsilon || i == f->delta || i == f->value || i == f->lo || i == f->hi) return A_DOUBLE;
         return f->kind == DP_DISCOVER && i == f->nargs ? A_VARCHAR : A_BIGINT;
     }
     if (i == f->id || i == f->k) return A_BIGINT;

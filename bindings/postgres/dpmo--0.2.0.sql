@@ -269,6 +269,30 @@ CREATE AGGREGATE dpmo.dp_discover_top_k(unit bigint, item bigint, epsilon float8
   SFUNC = dpmo.dpmo_trans, STYPE = internal, FINALFUNC = dpmo.dpmo_final_many,
   COMBINEFUNC = dpmo.dpmo_combine, SERIALFUNC = dpmo.dpmo_serialize, DESERIALFUNC = dpmo.dpmo_deserialize, PARALLEL = SAFE);
 
+-- The events and sum scores (bindings/SQL.md): C = max_per_item events per (unit, item), values clamped to
+-- [lo, hi]. dp_discover_top_k_events has a transition function of its own: with dp_discover_top_k's argument
+-- types, a shared one would let PostgreSQL share one transition state between the two in a query.
+CREATE FUNCTION dpmo.dpmo_events_trans(internal, bigint, bigint, float8, float8, int, int, int) RETURNS internal
+AS 'MODULE_PATHNAME', 'dpmo_pg_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dpmo.dp_discover_top_k_events(unit bigint, item bigint, epsilon float8, delta float8, k int, max_items int, max_per_item int) (
+  SFUNC = dpmo.dpmo_events_trans, STYPE = internal, FINALFUNC = dpmo.dpmo_final_many,
+  COMBINEFUNC = dpmo.dpmo_combine, SERIALFUNC = dpmo.dpmo_serialize, DESERIALFUNC = dpmo.dpmo_deserialize, PARALLEL = SAFE);
+CREATE FUNCTION dpmo.dpmo_events_trans(internal, bigint, bigint, float8, float8, int, int, int, int) RETURNS internal
+AS 'MODULE_PATHNAME', 'dpmo_pg_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dpmo.dp_discover_top_k_events(unit bigint, item bigint, epsilon float8, delta float8, k int, max_items int, max_per_item int, k_bar int) (
+  SFUNC = dpmo.dpmo_events_trans, STYPE = internal, FINALFUNC = dpmo.dpmo_final_many,
+  COMBINEFUNC = dpmo.dpmo_combine, SERIALFUNC = dpmo.dpmo_serialize, DESERIALFUNC = dpmo.dpmo_deserialize, PARALLEL = SAFE);
+CREATE FUNCTION dpmo.dpmo_trans(internal, bigint, bigint, float8, float8, float8, int, int, int, float8, float8) RETURNS internal
+AS 'MODULE_PATHNAME', 'dpmo_pg_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dpmo.dp_discover_top_k_sum(unit bigint, item bigint, value float8, epsilon float8, delta float8, k int, max_items int, max_per_item int, lo float8, hi float8) (
+  SFUNC = dpmo.dpmo_trans, STYPE = internal, FINALFUNC = dpmo.dpmo_final_many,
+  COMBINEFUNC = dpmo.dpmo_combine, SERIALFUNC = dpmo.dpmo_serialize, DESERIALFUNC = dpmo.dpmo_deserialize, PARALLEL = SAFE);
+CREATE FUNCTION dpmo.dpmo_trans(internal, bigint, bigint, float8, float8, float8, int, int, int, float8, float8, int) RETURNS internal
+AS 'MODULE_PATHNAME', 'dpmo_pg_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE dpmo.dp_discover_top_k_sum(unit bigint, item bigint, value float8, epsilon float8, delta float8, k int, max_items int, max_per_item int, lo float8, hi float8, k_bar int) (
+  SFUNC = dpmo.dpmo_trans, STYPE = internal, FINALFUNC = dpmo.dpmo_final_many,
+  COMBINEFUNC = dpmo.dpmo_combine, SERIALFUNC = dpmo.dpmo_serialize, DESERIALFUNC = dpmo.dpmo_deserialize, PARALLEL = SAFE);
+
 DO $revoke$
 DECLARE
   f pg_catalog.regprocedure;

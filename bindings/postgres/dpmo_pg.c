@@ -1851,7 +1851,7 @@ static const dp_alloc PG_ALLOC = {NULL, pg_alloc, pg_free};
 /* Reading the arguments of a row                                                                    */
 /* ------------------------------------------------------------------------------------------------ */
 
-#define MAX_ARGS 8
+#define MAX_ARGS 11
 
 /* Per call site (flinfo->fn_extra): which SQL function this is and the types of its arguments. */
 typedef struct CallInfo
@@ -2086,14 +2086,36 @@ grow(DpState *s, MemoryContext cx, int64 want)
 
 	if (want <= s->cap)
 		return;
+	if (dp_is_discovery(&dp_functions[s->h.p.function]) && s->h.n > 0)
+	{
+		/* a full discovery buffer is compacted first (bounded memory: dp_discover_compact) */
+		dp_error	err;
+		int64_t		kept;
+		int64		extra = want - s->h.n;
+
+		if (dp_discover_compact(&s->h.p, s->h.n, s->ids, s->vals, &PG_ALLOC, &kept, &err) != DP_OK)
+			raise_dp(&err);
+		s->h.n = kept;
+		want = kept + extra;
+		if (dp_discover_next_cap(kept, s->cap, want) == s->cap)
+			return;
+		cap = dp_discover_next_cap(kept, s->cap, want);
+		if (cap > DP_MAX_ROWS && want <= DP_MAX_ROWS)
+			cap = DP_MAX_ROWS;
+	}
+	else
+		cap = 0;
 	if (want > DP_MAX_ROWS)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("%s: a group has more than %lld candidates", dp_functions[s->h.p.function].name,
 						(long long) DP_MAX_ROWS)));
-	cap = s->cap > 0 ? s->cap : 64;
-	while (cap < want)
-		cap *= 2;
+	if (cap == 0)
+	{
+		cap = s->cap > 0 ? s->cap : 64;
+		while (cap < want)
+			cap *= 2;
+	}
 	s->ids = huge_array(cx, s->ids, cap, 1, sizeof(int64));
 	s->vals = huge_array(cx, s->vals, cap, row_vals(&s->h), sizeof(double));
 	s->dels = huge_array(cx, s->dels, cap, row_dels(&s->h), sizeof(double));
@@ -2367,15 +2389,17 @@ finalize(FunctionCallInfo fcinfo, int64 *k_out)
 		dp_fail(&err, DP_ERR_ARGUMENT, DPMO_EMPTY_INPUT, "%s: the group has no rows", ci->f->name);
 		raise_dp(&err);
 	}
+	if (s->h.p.function != ci->index) /* a state of another aggregate (never shared: see dpmo--0.2.0.sql) */
+		elog(ERROR, "dpmo: %s: the transition state belongs to another aggregate", ci->f->name);
 	if (dp_is_discovery(ci->f))
 	{
 		/* events (every one dropped: an empty dataset); allocation and checks, charge, release */
 		dp_discovery d;
 
-		if (dp_discover_prepare(&s->h.p, s->h.n, s->vals, &PG_ALLOC, &d, &err) != DP_OK)
+		if (dp_discover_prepare(&s->h.p, s->h.n, s->ids, s->vals, &PG_ALLOC, &d, &err) != DP_OK)
 			raise_dp(&err);
 		ledger_charge(&s->h.p);
-		if (dp_discover_run(&s->h.p, &d, s->ids, rng_get(), &err) != DP_OK)
+		if (dp_discover_run(&s->h.p, &d, rng_get(), &err) != DP_OK)
 			raise_dp(&err);
 		{
 			double		spent_epsilon,

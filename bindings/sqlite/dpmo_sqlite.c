@@ -211,7 +211,7 @@ static int parse_json_array(const char *s, num_buf *b, int *ndim, int64_t dims[2
 /* ------------------------------------------------------------------------------------------------ */
 /* Reading the arguments of a row.                                                                   */
 
-#define MAX_ARGS 8
+#define MAX_ARGS 11 /* dp_discover_top_k_sum with k_bar */
 
 typedef struct sq_reader {
     const dp_function *f;
@@ -332,10 +332,24 @@ static bool regrow(void **p, int64_t count, int64_t per, size_t size) {
     return true;
 }
 
+static void *sq_alloc(void *ctx, size_t bytes);
+static void sq_free(void *ctx, void *p);
+static const dp_alloc SQ_ALLOC = {NULL, sq_alloc, sq_free};
+
 static bool grow(agg_state *s, int64_t want) {
     if (want <= s->cap) return true;
-    if (want > DP_MAX_ROWS) return false;
     int64_t cap = s->cap ? 2 * s->cap : 64;
+    if (dp_is_discovery(&dp_functions[s->p.function]) && s->n > 0) {
+        /* a full discovery buffer is compacted first (bounded memory: dp_discover_compact) */
+        dp_error err;
+        int64_t kept, extra = want - s->n;
+        if (dp_discover_compact(&s->p, s->n, s->ids, s->vals, &SQ_ALLOC, &kept, &err) != DP_OK) return false;
+        s->n = kept;
+        want = kept + extra;
+        cap = dp_discover_next_cap(kept, s->cap, want);
+        if (cap == s->cap) return true;
+    }
+    if (want > DP_MAX_ROWS) return false;
     if (cap < want) cap = want;
     if (!regrow((void **)&s->ids, cap, 1, sizeof(int64_t)) || !regrow((void **)&s->vals, cap, row_vals(s), sizeof(double)) ||
         !regrow((void **)&s->dels, cap, row_dels(s), sizeof(double)))
@@ -425,7 +439,6 @@ static void sq_free(void *ctx, void *p) {
     (void)ctx;
     sqlite3_free(p);
 }
-static const dp_alloc SQ_ALLOC = {NULL, sq_alloc, sq_free};
 
 /* Charges the connection's ledger; on failure reports the error (nothing charged) and returns false. */
 static bool charge(sqlite3_context *ctx, conn_state *c, const dp_params *p) {
@@ -501,7 +514,7 @@ static void discover_final(sqlite3_context *ctx, fn_data *fd, agg_state *s) {
     dp_discovery d;
     dp_error err;
     dpmo_rng *rng = NULL;
-    if (dp_discover_prepare(&s->p, s->n, s->vals, &SQ_ALLOC, &d, &err) != DP_OK) {
+    if (dp_discover_prepare(&s->p, s->n, s->ids, s->vals, &SQ_ALLOC, &d, &err) != DP_OK) {
         report(ctx, &err);
         return;
     }
@@ -511,7 +524,7 @@ static void discover_final(sqlite3_context *ctx, fn_data *fd, agg_state *s) {
                 dpmo_status_message((uint32_t)rs));
         report(ctx, &err);
     } else if (charge(ctx, fd->conn, &s->p)) {
-        if (dp_discover_run(&s->p, &d, s->ids, rng, &err) != DP_OK) {
+        if (dp_discover_run(&s->p, &d, rng, &err) != DP_OK) {
             report(ctx, &err);
         } else {
             refund_unspent(fd->conn, &s->p, &d);

@@ -19,7 +19,7 @@ from conftest import (BROKEN_EXT, EXT, PYTHON, TOOL, audit, charges, connect, da
 SQL_MD_FUNCTIONS = {"dp_select", "dp_select_top_k", "dp_select_local", "dp_select_local_top_k", "dp_pareto_select",
                     "dp_pareto_select_top_k", "dp_pareto_select_local", "dp_pareto_select_local_top_k",
                     "dp_agg_select", "dp_agg_select_top_k", "dp_agg_select_local", "dp_agg_select_local_top_k",
-                    "dp_discover_partitions", "dp_discover_top_k"}
+                    "dp_discover_partitions", "dp_discover_top_k", "dp_discover_top_k_events", "dp_discover_top_k_sum"}
 
 
 def run_python(code, env=None, cwd=None):

@@ -152,7 +152,8 @@ fi
 # --- Memory safety of the success and error paths (selections, releases, restrictions that fail), when
 # valgrind is installed (`make tools` installs it).
 if command -v valgrind >/dev/null; then
-  for name in surface option_and_argument_bounds restricted_releases_reach_private_data restricted_setup_fails_closed; do
+  for name in surface option_and_argument_bounds restricted_releases_reach_private_data restricted_setup_fails_closed \
+      discovery_compaction_is_memory_safe; do
     rm -f "$TMP/vg.db" "$TMP/vg.db.dpmo-ledger"
     valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=99 \
       "$HOST" "$TMP/vg.db" "$EXT" --seed vg < "tests/sql/$name.sql" > /dev/null 2> "$TMP/$name.valgrind"

@@ -485,6 +485,41 @@ class PayWhatYouGet(unittest.TestCase):
         self.con.executemany("INSERT INTO ev VALUES (?, ?)", [(u, 7) for u in range(400)] + [(u, 100 + u) for u in range(30)])
         assert HOST.dpmo_sqlite_grant_approx((self.db + ".dpmo-ledger").encode(), 4.0, 1e-3, None) == 0
         self.ref = CBudget(4.0, 1e-3)
+# Memory of one discovery group (bindings/SQL.md, "Bounded memory"): the peak RSS growth of a process that
+# streams 10^6 events of one unit over 10^5 items (L = 4, C = 4) through each discovery function. The events
+# alone are 16 MB in a group that buffers them; a bounded group keeps a few rows.
+MEMORY_SCRIPT = r"""
+import ctypes, os, resource, sqlite3, sys
+ext, db = sys.argv[1], sys.argv[2]
+host = ctypes.CDLL(ext)
+host.dpmo_sqlite_grant_approx.argtypes = [ctypes.c_char_p, ctypes.c_double, ctypes.c_double, ctypes.c_void_p]
+assert host.dpmo_sqlite_grant_approx((db + ".dpmo-ledger").encode(), 100.0, 0.5, None) == 0
+con = sqlite3.connect(db, isolation_level=None)
+con.enable_load_extension(True)
+con.load_extension(ext)
+gen = "WITH RECURSIVE s(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM s WHERE x < 999999) "
+con.execute(gen + "SELECT count(*), sum(x % 100000) FROM s").fetchone()  # the engine's own memory first
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+for q in ("dp_discover_partitions(7, x % 100000, 1.0, 1e-6, 4)",
+          "dp_discover_top_k(7, x % 100000, 1.0, 1e-6, 2, 4)",
+          "dp_discover_top_k_events(7, x % 100000, 1.0, 1e-6, 2, 4, 4)",
+          "dp_discover_top_k_sum(7, x % 100000, x * 1e-3, 1.0, 1e-6, 2, 4, 4, 0, 1)"):
+    assert con.execute(gen + "SELECT " + q + " FROM s").fetchone()[0] == "[]", q  # one unit: nothing released
+    print(q.split("(")[0], resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before)
+"""
+
+BROKEN_EXT = os.environ.get("BROKEN_EXT", os.path.join(os.path.dirname(EXT), "broken", "dpmo.so"))
+sys.path.insert(0, os.path.join(ROOT, "bindings", "testdata"))
+import bottom_l  # noqa: E402  (the reduction's specification, written again in Python)
+
+
+class DiscoveryBounded(unittest.TestCase):
+    """Bounded memory (compaction to each unit's bottom L by a keyed hash) and the events and sum scores."""
+
+    def setUp(self):
+        self.dir = scratch_dir()
+        self.db = os.path.join(self.dir, "b.db")
+        self.con = connect(self.db)
 
     def tearDown(self):
         self.con.close()
@@ -551,6 +586,136 @@ class PayWhatYouGet(unittest.TestCase):
             self.assertEqual(self.left(other), self.ref.remaining())
         finally:
             other.close()
+    def grant(self, epsilon, delta, db=None):
+        assert HOST.dpmo_sqlite_grant_approx(((db or self.db) + ".dpmo-ledger").encode(), epsilon, delta, None) == 0
+
+    def charges(self):
+        tool = os.path.join(os.path.dirname(EXT), "dpmo-ledger")
+        out = subprocess.run([tool, "audit", self.db + ".dpmo-ledger"], capture_output=True, text=True, check=True)
+        return [line.split("|")[3:] for line in out.stdout.splitlines() if line.split("|")[2] == "charge"]
+
+    def test_memory_of_a_group_is_bounded_by_L_not_by_its_events(self):
+        out = subprocess.run([sys.executable, "-c", MEMORY_SCRIPT, EXT, os.path.join(self.dir, "m.db")],
+                             capture_output=True, text=True, timeout=600)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        growth = {line.split()[0]: int(line.split()[1]) for line in out.stdout.splitlines()}
+        self.assertEqual(len(growth), 4, out.stdout)
+        for name, kb in growth.items():
+            self.assertLess(kb, 8 * 1024, "%s: the peak RSS grew by %d kB for one unit's 10^6 events" % (name, kb))
+
+    # 3000 units, each with the items 1, 2, 3 (three events each): at L = 1 a unit keeps one item, the one of
+    # smallest SipHash-2-4(unit, item) under the public key. The kept counts are a function of the data alone
+    # (bottom_l.py predicts them): a top-3 at a very large epsilon releases the items by decreasing count,
+    # whatever the order of the rows.
+    ORDERS = ("i, u", "i DESC, u", "u DESC, i", "(u * 7919 + i * 104729) % 10007, u, i")
+
+    def order_table(self, con):
+        con.execute("CREATE TABLE ev(u INTEGER, i INTEGER)")
+        con.executemany("INSERT INTO ev VALUES (?, ?)", [(u, i) for u in range(3000) for i in (1, 2, 3) for _ in range(3)])
+        counts = bottom_l.kept_counts({u: (1, 2, 3) for u in range(3000)}, 1)
+        self.assertEqual(len(set(counts.values())), 3, counts)  # distinct: the top-3 order is certain
+        return sorted(counts, key=lambda i: -counts[i])
+
+    def released_by_order(self, con):
+        out = {}
+        for order in self.ORDERS:
+            for fn in ("dp_discover_top_k(u, i, 300.0, 1e-6, 3, 1)", "dp_discover_top_k_events(u, i, 600.0, 1e-6, 3, 1, 2)",
+                       "dp_discover_top_k_sum(u, i, 5, 600.0, 1e-6, 3, 1, 2, 0, 1)"):
+                q = "WITH o AS MATERIALIZED (SELECT u, i FROM ev ORDER BY %s) SELECT %s FROM o" % (order, fn)
+                out[(order, fn.split("(")[0])] = json.loads(con.execute(q).fetchone()[0])
+        return out
+
+    def test_kept_items_do_not_depend_on_the_row_order(self):
+        self.grant(1e6, 0.5)
+        want = self.order_table(self.con)
+        for key, got in self.released_by_order(self.con).items():
+            self.assertEqual(got, want, key)
+
+    def test_a_compaction_keeping_the_first_L_items_seen_is_caught(self):
+        # the broken build keeps each unit's first L items: ordered by item, every unit keeps item 1
+        self.assertTrue(os.path.exists(BROKEN_EXT), BROKEN_EXT)
+        db = os.path.join(self.dir, "broken.db")
+        con = sqlite3.connect(db, isolation_level=None)
+        con.enable_load_extension(True)
+        con.load_extension(BROKEN_EXT)
+        self.grant(1e6, 0.5, db)
+        want = self.order_table(con)
+        got = self.released_by_order(con)
+        con.close()
+        self.assertEqual(got[("i, u", "dp_discover_top_k")], [1])
+        self.assertEqual(got[("i DESC, u", "dp_discover_top_k")], [3])
+        self.assertNotEqual([k for k, v in got.items() if v != want], [])  # the check above fails on it
+
+    def scores_table(self):
+        self.con.execute("CREATE TABLE ev(u INTEGER, i INTEGER, v REAL)")
+        rows = [(u, 7, 0.25) for u in range(400)]            # 400 units, 1 event, 0.25 each
+        rows += [(u, -3, 1.0) for u in range(300) for _ in range(2)]  # 300 units, 2 events, 1.0 each
+        rows += [(1000, 99, 1e9)] * 50                       # one unit, 50 events: score min(50, C) = C, never
+        rows += [(u, 5, None) for u in range(500)]           # NULL values count as 0
+        rows += [(u, 6, float("nan")) for u in range(500, 800)]
+        self.con.executemany("INSERT INTO ev VALUES (?, ?, ?)", rows)
+
+    def test_events_and_sum_scores_released_and_charged(self):
+        self.grant(100.0, 1e-3)
+        self.scores_table()
+        got = json.loads(self.con.execute("SELECT dp_discover_top_k_events(u, i, 2.0, 1e-9, 2, 4, 3) FROM ev").fetchone()[0])
+        self.assertEqual(got, [-3, 5])  # 600 events, then 500 (the NULL-valued events count as events)
+        got = json.loads(self.con.execute("SELECT dp_discover_top_k_sum(u, i, v, 2.0, 1e-9, 2, 4, 3, 0, 1) FROM ev").fetchone()[0])
+        self.assertEqual(got, [-3, 7])  # sums 600 and 100; NULL and NaN are 0
+        got = json.loads(self.con.execute(
+            "SELECT dp_discover_top_k_sum(u, i, v, 2.0, 1e-9, 3, 4, 3, 0.5, 1, 4) FROM ev").fetchone()[0])
+        self.assertEqual(got[:3], [-3, 5, 7])  # lo = 0.5: 600, NULL (500 units) 250, 0.25 (400 units) 200, NaN 150
+        self.assertNotIn(99, got)
+        ch = self.charges()
+        self.assertEqual(ch, [["2", "dp_discover_top_k_events/durfee_rogers", "1e-09"],
+                              ["2", "dp_discover_top_k_sum/durfee_rogers", "1e-09"],
+                              ["2", "dp_discover_top_k_sum/durfee_rogers", "1e-09"]])
+
+    def test_an_item_of_one_unit_is_never_released_by_any_score(self):
+        # unit 1000 has 50 events of value 1e9 on item 99: capped at C = 3 events, values clamped to hi = 1, its
+        # score is at most the sensitivity; it would beat the threshold candidate with probability about delta
+        self.grant(1e9, 0.5)
+        self.scores_table()
+        self.con.execute("CREATE TABLE reps(r INTEGER)")
+        self.con.executemany("INSERT INTO reps VALUES (?)", [(r,) for r in range(100)])
+        for fn in ("dp_discover_top_k(u, i, 200.0, 1e-10, 5, 4)", "dp_discover_top_k_events(u, i, 200.0, 1e-10, 5, 4, 3)",
+                   "dp_discover_top_k_sum(u, i, v, 200.0, 1e-10, 5, 4, 3, 0, 1)"):
+            rows = self.con.execute("SELECT r, %s FROM reps, ev GROUP BY r" % fn).fetchall()
+            self.assertEqual(len(rows), 100)
+            for _, out in rows:
+                self.assertNotIn(99, json.loads(out), fn)
+                self.assertIn(-3, json.loads(out), fn)
+
+    def test_refusals_of_the_new_functions_charge_nothing(self):
+        grant(self.db, 5.0)
+        self.scores_table()
+        for q in ("SELECT dp_discover_top_k_events(u, i, 1.0, 1e-6, 1, 1, 1) FROM ev",
+                  "SELECT dp_discover_top_k_sum(u, i, v, 1.0, 1e-6, 1, 1, 1, 0, 1) FROM ev"):
+            with self.assertRaises(sqlite3.OperationalError) as cm:
+                self.con.execute(q).fetchone()
+            self.assertIn("the privacy budget has no delta", str(cm.exception))
+        self.grant(1.0, 1e-3)
+        bad = {"dp_discover_top_k_events(u, i, 1, 1e-6, 1, 1, 0)": "max_per_item must be from 1 to 4294967295 (got 0)",
+               "dp_discover_top_k_events(u, i, 1, 1e-6, 1, 1, 4294967296)": "max_per_item must be from 1",
+               "dp_discover_top_k_events(u, i, 1, 1e-6, 1, 1, NULL)": "max_per_item must not be NULL",
+               "dp_discover_top_k_events(u, i, 1, 1e-6, 1, 1, 1 + (u > 5))": "max_per_item must be the same",
+               "dp_discover_top_k_events(u, i, 1, 1e-6, 2, 1, 1, 1)": "k_bar must be from k = 2",
+               "dp_discover_top_k_sum(u, i, v, 1, 1e-6, 1, 1, 1, -1, 1)": "lo and hi must satisfy",
+               "dp_discover_top_k_sum(u, i, v, 1, 1e-6, 1, 1, 1, 2, 1)": "lo and hi must satisfy",
+               "dp_discover_top_k_sum(u, i, v, 1, 1e-6, 1, 1, 1, 0, 0)": "lo and hi must satisfy",
+               "dp_discover_top_k_sum(u, i, v, 1, 1e-6, 1, 1, 1, 0, 1e300 * 1e300)": "lo and hi must satisfy",
+               "dp_discover_top_k_sum(u, i, v, 1, 1e-6, 1, 1, 1, 0, NULL)": "hi must not be NULL",
+               "dp_discover_top_k_sum(u, i, v, 1, 1e-6, 1, 1, 1, 0, 1 + u)": "hi must be the same",
+               "dp_discover_top_k_sum(u, i, v, 7, 1e-6, 1, 1, 1, 0, 1)": "the privacy budget is exhausted"}
+        for q, text in bad.items():
+            with self.assertRaises(sqlite3.OperationalError, msg=q) as cm:
+                self.con.execute("SELECT %s FROM ev" % q).fetchone()
+            self.assertIn(text, str(cm.exception), q)
+        eps, dlt = self.con.execute("SELECT dp_budget_remaining(), dp_budget_remaining_delta()").fetchone()
+        self.assertAlmostEqual(eps, 6.0, delta=1e-12)
+        self.assertAlmostEqual(dlt, 1e-3, delta=1e-15)
+        self.assertEqual(self.charges(), [])
+
 
 @unittest.skipUnless(FIXTURE_DB, "FIXTURE_DB not set")
 class Fixture(unittest.TestCase):
