@@ -485,41 +485,6 @@ class PayWhatYouGet(unittest.TestCase):
         self.con.executemany("INSERT INTO ev VALUES (?, ?)", [(u, 7) for u in range(400)] + [(u, 100 + u) for u in range(30)])
         assert HOST.dpmo_sqlite_grant_approx((self.db + ".dpmo-ledger").encode(), 4.0, 1e-3, None) == 0
         self.ref = CBudget(4.0, 1e-3)
-# Memory of one discovery group (bindings/SQL.md, "Bounded memory"): the peak RSS growth of a process that
-# streams 10^6 events of one unit over 10^5 items (L = 4, C = 4) through each discovery function. The events
-# alone are 16 MB in a group that buffers them; a bounded group keeps a few rows.
-MEMORY_SCRIPT = r"""
-import ctypes, os, resource, sqlite3, sys
-ext, db = sys.argv[1], sys.argv[2]
-host = ctypes.CDLL(ext)
-host.dpmo_sqlite_grant_approx.argtypes = [ctypes.c_char_p, ctypes.c_double, ctypes.c_double, ctypes.c_void_p]
-assert host.dpmo_sqlite_grant_approx((db + ".dpmo-ledger").encode(), 100.0, 0.5, None) == 0
-con = sqlite3.connect(db, isolation_level=None)
-con.enable_load_extension(True)
-con.load_extension(ext)
-gen = "WITH RECURSIVE s(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM s WHERE x < 999999) "
-con.execute(gen + "SELECT count(*), sum(x % 100000) FROM s").fetchone()  # the engine's own memory first
-before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-for q in ("dp_discover_partitions(7, x % 100000, 1.0, 1e-6, 4)",
-          "dp_discover_top_k(7, x % 100000, 1.0, 1e-6, 2, 4)",
-          "dp_discover_top_k_events(7, x % 100000, 1.0, 1e-6, 2, 4, 4)",
-          "dp_discover_top_k_sum(7, x % 100000, x * 1e-3, 1.0, 1e-6, 2, 4, 4, 0, 1)"):
-    assert con.execute(gen + "SELECT " + q + " FROM s").fetchone()[0] == "[]", q  # one unit: nothing released
-    print(q.split("(")[0], resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before)
-"""
-
-BROKEN_EXT = os.environ.get("BROKEN_EXT", os.path.join(os.path.dirname(EXT), "broken", "dpmo.so"))
-sys.path.insert(0, os.path.join(ROOT, "bindings", "testdata"))
-import bottom_l  # noqa: E402  (the reduction's specification, written again in Python)
-
-
-class DiscoveryBounded(unittest.TestCase):
-    """Bounded memory (compaction to each unit's bottom L by a keyed hash) and the events and sum scores."""
-
-    def setUp(self):
-        self.dir = scratch_dir()
-        self.db = os.path.join(self.dir, "b.db")
-        self.con = connect(self.db)
 
     def tearDown(self):
         self.con.close()
@@ -586,6 +551,48 @@ class DiscoveryBounded(unittest.TestCase):
             self.assertEqual(self.left(other), self.ref.remaining())
         finally:
             other.close()
+
+
+# Memory of one discovery group (bindings/SQL.md, "Bounded memory"): the peak RSS growth of a process that
+# streams 10^6 events of one unit over 10^5 items (L = 4, C = 4) through each discovery function. The events
+# alone are 16 MB in a group that buffers them; a bounded group keeps a few rows.
+MEMORY_SCRIPT = r"""
+import ctypes, os, resource, sqlite3, sys
+ext, db = sys.argv[1], sys.argv[2]
+host = ctypes.CDLL(ext)
+host.dpmo_sqlite_grant_approx.argtypes = [ctypes.c_char_p, ctypes.c_double, ctypes.c_double, ctypes.c_void_p]
+assert host.dpmo_sqlite_grant_approx((db + ".dpmo-ledger").encode(), 100.0, 0.5, None) == 0
+con = sqlite3.connect(db, isolation_level=None)
+con.enable_load_extension(True)
+con.load_extension(ext)
+gen = "WITH RECURSIVE s(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM s WHERE x < 999999) "
+con.execute(gen + "SELECT count(*), sum(x % 100000) FROM s").fetchone()  # the engine's own memory first
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+for q in ("dp_discover_partitions(7, x % 100000, 1.0, 1e-6, 4)",
+          "dp_discover_top_k(7, x % 100000, 1.0, 1e-6, 2, 4)",
+          "dp_discover_top_k_events(7, x % 100000, 1.0, 1e-6, 2, 4, 4)",
+          "dp_discover_top_k_sum(7, x % 100000, x * 1e-3, 1.0, 1e-6, 2, 4, 4, 0, 1)"):
+    assert con.execute(gen + "SELECT " + q + " FROM s").fetchone()[0] == "[]", q  # one unit: nothing released
+    print(q.split("(")[0], resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before)
+"""
+
+BROKEN_EXT = os.environ.get("BROKEN_EXT", os.path.join(os.path.dirname(EXT), "broken", "dpmo.so"))
+sys.path.insert(0, os.path.join(ROOT, "bindings", "testdata"))
+import bottom_l  # noqa: E402  (the reduction's specification, written again in Python)
+
+
+class DiscoveryBounded(unittest.TestCase):
+    """Bounded memory (compaction to each unit's bottom L by a keyed hash) and the events and sum scores."""
+
+    def setUp(self):
+        self.dir = scratch_dir()
+        self.db = os.path.join(self.dir, "b.db")
+        self.con = connect(self.db)
+
+    def tearDown(self):
+        self.con.close()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
     def grant(self, epsilon, delta, db=None):
         assert HOST.dpmo_sqlite_grant_approx(((db or self.db) + ".dpmo-ledger").encode(), epsilon, delta, None) == 0
 
