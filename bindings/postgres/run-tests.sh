@@ -324,10 +324,24 @@ check after_the_crash_the_next_call_is_charged_as_usual "$(q -U pwyg_r -c 'SELEC
 # primary's budget twice: selections are refused on a server in recovery.
 as_owner "'$BIN/pg_basebackup' -h 127.0.0.1 -p $PORT -U postgres -D '$TMP/standby' -R -X stream -c fast" >/dev/null 2>&1 \
   || fail "pg_basebackup for the standby test"
-SPORT=$((PORT + 1))
-while (exec 3<>"/dev/tcp/127.0.0.1/$SPORT") 2>/dev/null; do SPORT=$((SPORT + 1)); done
-if as_owner "'$BIN/pg_ctl' -D '$TMP/standby' -p '$POSTGRES' -l '$TMP/standby.log' -w -t 60 \
-    -o \"-c listen_addresses=127.0.0.1 -p $SPORT -k '$TMP' -c shared_preload_libraries=dpmo\" start" >/dev/null; then
+# The standby's port: the next free one; a port that no server answers on may still be bound (an outgoing
+# connection's ephemeral port: "could not bind ... Address already in use"), so a failed start on such a port
+# tries the next, as start_server does.
+start_standby() {
+  local tries=0
+  SPORT=$((PORT + 1))
+  while :; do
+    while (exec 3<>"/dev/tcp/127.0.0.1/$SPORT") 2>/dev/null; do SPORT=$((SPORT + 1)); done
+    if as_owner "'$BIN/pg_ctl' -D '$TMP/standby' -p '$POSTGRES' -l '$TMP/standby.log' -w -t 60 \
+        -o \"-c listen_addresses=127.0.0.1 -p $SPORT -k '$TMP' -c shared_preload_libraries=dpmo\" start" >/dev/null; then
+      return 0
+    fi
+    tries=$((tries + 1))
+    if [ $tries -ge 20 ] || ! grep -q "could not bind\|already in use" "$TMP/standby.log"; then return 1; fi
+    SPORT=$((SPORT + 1))
+  done
+}
+if start_standby; then
   contains standby_refuses_selections "$(qe -p "$SPORT" -U crasher -c 'SELECT dpmo.dp_select(id, 0.25, score, 1) FROM t')" \
     "private selections are refused on a server in recovery"
   # Promoted, it is on a new timeline: its ledger (a copy) may lack the primary's latest records, so it

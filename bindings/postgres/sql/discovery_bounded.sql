@@ -82,10 +82,11 @@ SELECT dp_discover_top_k_sum(u, i, v, 1, 1e-6, 1, 1, 1, -1, 1) FROM sev;
 SELECT dp_discover_top_k_sum(u, i, v, 1, 1e-6, 1, 1, 1, 0, 'Infinity') FROM sev;
 SELECT dp_discover_top_k_sum(u, i, v, 1, 1e-6, 1, 1, 1, 0, NULL) FROM sev;
 SELECT dp_budget_remaining() = eps AS epsilon_unchanged, dp_budget_remaining_delta() = dlt AS delta_unchanged FROM spent;
--- released and charged
-SELECT dp_discover_top_k_events(u, i, 2.0, 1e-9, 2, 4, 3) FROM sev;
-SELECT dp_discover_top_k_sum(u, i, v, 2.0, 1e-9, 2, 4, 3, 0, 1) FROM sev;
-SELECT dp_discover_top_k_sum(u, i, v, 2.0, 1e-9, 4, 4, 3, 0.5, 1) FROM sev;
+-- released and charged (at ε = 20 the released sets are certain up to about e^-30: the gaps between the
+-- scores are at least 50, the noise scale 0.6)
+SELECT dp_discover_top_k_events(u, i, 20.0, 1e-9, 2, 4, 3) FROM sev;
+SELECT dp_discover_top_k_sum(u, i, v, 20.0, 1e-9, 2, 4, 3, 0, 1) FROM sev;
+SELECT dp_discover_top_k_sum(u, i, v, 20.0, 1e-9, 4, 4, 3, 0.5, 1) FROM sev;
 -- 99 never: in 50 runs of each score at epsilon 200 it beats the threshold with probability about delta each
 SELECT count(*) FILTER (WHERE 99 = ANY(t)) AS with_99, count(*) FILTER (WHERE -3 = ANY(t)) AS with_minus_3
 FROM (SELECT r, dp_discover_top_k(u, i, 200.0, 1e-10, 5, 4) AS t FROM generate_series(1, 50) r, sev GROUP BY r) s;
