@@ -112,14 +112,16 @@ def test_events_and_sum_scores_released_charged_and_one_unit_never(tmp):
     db, con = database(tmp)
     grant(db + ".dpmo-ledger", 1e6, 0.5)
     scores(con)
-    assert con.execute("SELECT dp_discover_top_k_events(u, i, 2.0, 1e-9, 2, 4, 3) FROM ev").fetchone()[0] == [-3, 5]
-    assert con.execute("SELECT dp_discover_top_k_sum(u, i, v, 2.0, 1e-9, 2, 4, 3, 0, 1) FROM ev").fetchone()[0] == [-3, 7]
+    assert con.execute("SELECT dp_discover_top_k_events(u, i, 20.0, 1e-9, 2, 4, 3) FROM ev").fetchone()[0] == [-3, 5]
+    assert con.execute("SELECT dp_discover_top_k_sum(u, i, v, 20.0, 1e-9, 2, 4, 3, 0, 1) FROM ev").fetchone()[0] == [-3, 7]
+    # at ε = 20 the released sets are certain up to about e^-30 (gaps ≥ 50, noise scale ≤ 0.6); at ε = 2 the last
+    # item sat near the ⊥ threshold (a fresh-clone run saw it missing)
     # lo = 0.5: -3 600, NULL (500 units) 250, 0.25 (400 units) 200, NaN (300 units) 150
-    got = con.execute("SELECT dp_discover_top_k_sum(u, i, v, 2.0, 1e-9, 4, 4, 3, 0.5, 1) FROM ev").fetchone()[0]
+    got = con.execute("SELECT dp_discover_top_k_sum(u, i, v, 20.0, 1e-9, 4, 4, 3, 0.5, 1) FROM ev").fetchone()[0]
     assert got == [-3, 5, 7, 6]
     assert [c[1:] for c in charges(db + ".dpmo-ledger")] == [
-        (2.0, "dp_discover_top_k_events/durfee_rogers"), (2.0, "dp_discover_top_k_sum/durfee_rogers"),
-        (2.0, "dp_discover_top_k_sum/durfee_rogers")]
+        (20.0, "dp_discover_top_k_events/durfee_rogers"), (20.0, "dp_discover_top_k_sum/durfee_rogers"),
+        (20.0, "dp_discover_top_k_sum/durfee_rogers")]
     # unit 1000's item 99 (50 events of 1e9, capped at C = 3, clamped to 1) scores at most the sensitivity: it
     # beats the threshold candidate with probability about delta per run
     for fn in ("dp_discover_top_k(u, i, 200.0, 1e-10, 5, 4)", "dp_discover_top_k_events(u, i, 200.0, 1e-10, 5, 4, 3)",
