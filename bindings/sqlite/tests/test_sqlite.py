@@ -676,9 +676,10 @@ class DiscoveryBounded(unittest.TestCase):
         self.assertEqual(got[:3], [-3, 5, 7])  # lo = 0.5: 600, NULL (500 units) 250, 0.25 (400 units) 200, NaN 150
         self.assertNotIn(99, got)
         ch = self.charges()
-        self.assertEqual(ch, [["20", "dp_discover_top_k_events/durfee_rogers", "1e-09"],
-                              ["20", "dp_discover_top_k_sum/durfee_rogers", "1e-09"],
-                              ["20", "dp_discover_top_k_sum/durfee_rogers", "1e-09"]])
+        self.assertEqual([[float(e), m, float(d)] for e, m, d in ch],
+                         [[20.0, "dp_discover_top_k_events/durfee_rogers", 1e-9],
+                          [20.0, "dp_discover_top_k_sum/durfee_rogers", 1e-9],
+                          [20.0, "dp_discover_top_k_sum/durfee_rogers", 1e-9]])
 
     def test_an_item_of_one_unit_is_never_released_by_any_score(self):
         # unit 1000 has 50 events of value 1e9 on item 99: capped at C = 3 events, values clamped to hi = 1, its
