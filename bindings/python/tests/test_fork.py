@@ -12,6 +12,7 @@ import os
 import pickle
 import platform
 import select
+import subprocess
 import sys
 import threading
 import time
@@ -119,6 +120,22 @@ def test_children_never_repeat_the_parents_draws(how, first):
     linux = sys.platform.startswith("linux") and platform.machine() in ("x86_64", "aarch64")
     if how == "raw clone(2)" and not linux:
         pytest.skip("raw clone numbers known for Linux x86_64 and aarch64 only")
+    if how == "os.fork":
+        children_never_repeat_the_parents_draws(how, first)
+        return
+    # A fork that bypasses Python's own fork handling is safe only in a process with one thread: a child
+    # copied while another Python thread waits for the GIL inherits CPython's pending "drop the GIL" request
+    # and waits forever for that thread to take it (CPython, not dpmo; this pytest process has the threads of
+    # the in-process Spark session, e.g. pyspark's accumulator server). So these forks run in a fresh
+    # interpreter, which checks that it has a single thread.
+    here = os.path.dirname(os.path.abspath(__file__))
+    code = ("import sys, test_fork; assert __import__('threading').active_count() == 1; "
+            f"test_fork.children_never_repeat_the_parents_draws({how!r}, {first!r})")
+    run = subprocess.run([sys.executable, "-c", code], cwd=here, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stdout + run.stderr
+
+
+def children_never_repeat_the_parents_draws(how, first):
     rng = dpmo.Rng()
     rng.sample("uniform", 3)  # used before the fork
     children = [in_child(lambda: draws(rng, first), fork=FORKS[how]) for _ in range(4)]
