@@ -19,9 +19,10 @@
 //! A round returns r with probability ∝ y^{ℓ_r} (e^{−1}/y)^{ℓ_r} e^{−(γ_r − ℓ_r)} = e^{−γ_r}: the exponential
 //! mechanism exactly, whatever the levels are, as long as ℓ_r ≤ γ_r — the cuts only decide how good the
 //! proposals are. A round succeeds with probability at least 0.981^ℓ · e^{−1} for the level ℓ it picked
-//! below F. Level F gathers every candidate with γ ≥ F, F ≥ log_{8/3} n − 4.75 (see [`levels`]): its
-//! proposal weight c_F (3/8)^F is below 106 against the best candidate's 1, so at most about a hundred
-//! rounds more are spent there — each O(1), as below — while few candidates sit below level F.
+//! below F. Level F gathers every candidate with γ ≥ F, F ≥ min(log_{8/3} n − 4.75, [`TOP_CAP`]) (see
+//! [`levels`]): its proposal weight c_F (3/8)^F is below max(106, n/6900) against the best candidate's 1,
+//! so at most about a hundred rounds more are spent there below n = 2¹⁸, and about n/6900 from there — each
+//! O(1), as below, a small fraction of the count's pass — while few candidates sit below level F.
 //!
 //! **Cost.** After the pass that found the maximum ([`super::exact::scan`]): per level one cut (a
 //! bisection of a few gaps from a close estimate), one pass to count the levels — a comparison per candidate
@@ -42,6 +43,13 @@ use rand_core::Rng;
 
 /// The highest level: level `MAX_LEVEL` gathers every candidate with γ ≥ `MAX_LEVEL`.
 pub(crate) const MAX_LEVEL: usize = 60;
+
+/// The highest top level F for large n (from 2¹⁸ candidates). Measured at n = 10⁶ and 10⁷, N(0, 10²) and
+/// one dominant score, in max-reduction passes per selection (interleaved, one process): F = 9 against
+/// log_{8/3} n − 4.75 (F = 11 at 10⁶): 3.7 against 5.3 (normal, 10⁶), 1.9 against 1.8 (dominant, 10⁶),
+/// 2.4 against 2.9 (normal, 10⁷), 1.4 against 1.3 (dominant, 10⁷); F = 8 wastes more rounds on a dominant
+/// score (2.3 at 10⁶) than it saves.
+pub(crate) const TOP_CAP: usize = 9;
 
 /// Candidates on levels: the cuts between levels, computed once, and the level of a score.
 pub(crate) struct Levels<'c, C: Cuts, E> {
@@ -66,9 +74,13 @@ pub(crate) fn levels<'c, C: Cuts>(
     // best candidate's 1: at most about a hundred rounds more, each O(1) (a level that holds n/64
     // candidates or more is drawn from by rejection). A low F keeps few candidates below the top level,
     // the only ones counted one at a time.
+    // From 2¹⁸ candidates on, F stops at TOP_CAP: the wasted rounds grow to c_F (3/8)^9 < n/6900, each
+    // O(1), while the candidates below the top level — each counted and levelled one at a time — shrink
+    // with every level less (on N(0, 10²) scores at n = 10⁶, F = 9 instead of 11 saves about 30 % of the
+    // selection; see TOP_CAP).
     let enough = ((usize::BITS - n.leading_zeros()) as usize * 3 / 4)
         .saturating_sub(4)
-        .max(4);
+        .clamp(4, TOP_CAP);
     let top = (scale.gamma(cuts.max_gap()).whole as usize)
         .min(max_level)
         .min(enough)
@@ -525,6 +537,27 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn levels_sampler_with_the_top_level_capped() {
+        // 2¹⁸ + 7 candidates: F = TOP_CAP (9) instead of 3b/4 − 4 = 10. A best, forty candidates spread over
+        // γ ∈ (0, 10], and the others at γ = 12: on the top level, with about 60 % of the mass, so rounds on
+        // the top level (by rejection from uniform indices) decide most draws.
+        let n = (1 << 18) + 7;
+        let mut s = vec![-24.0; n];
+        s[123_456] = 0.0;
+        for k in 1..=40 {
+            s[1000 * k + 17] = -0.5 * k as f64;
+        }
+        let grid = Grid::of(1.0).unwrap();
+        let scale = Scale::new(1.0, grid.units()).unwrap();
+        let scores = FloatScores::<crate::select::exact::Raw>::new(&s, grid);
+        let cuts = scores.cuts();
+        assert_eq!(levels(&cuts, &scale, MAX_LEVEL).top, TOP_CAP);
+        let gaps: Vec<u128> = (0..n).map(|r| cuts.gap(r)).collect();
+        let counts = draw_counts(&cuts, &scale, MAX_LEVEL, 30_000, 77);
+        assert_fits("levels, top level capped", &counts, &probabilities(&gaps, &scale));
     }
 
     #[test]
