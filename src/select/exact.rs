@@ -665,7 +665,7 @@ pub(crate) fn exponential<R: Rng + ?Sized>(rng: &mut R, scores: &impl ExactScore
     let mut batches = (n / 1024 + 64) / BATCH;
     loop {
         if batches == 0 {
-            if let Some(r) = levels::exponential(&mut bits, &cuts, scale, levels::MAX_LEVEL) {
+            if let Some(r) = levels::exponential(&mut bits, &cuts, scale, levels::TOP_CAP) {
                 return r;
             }
             // Unreachable (the level weights fit in 256 bits): go on with uniform proposals.

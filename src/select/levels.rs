@@ -20,9 +20,10 @@
 //! mechanism exactly, whatever the levels are, as long as ℓ_r ≤ γ_r — the cuts only decide how good the
 //! proposals are. A round succeeds with probability at least 0.981^ℓ · e^{−1} for the level ℓ it picked
 //! below F. Level F gathers every candidate with γ ≥ F, F ≥ min(log_{8/3} n − 4.75, [`TOP_CAP`]) (see
-//! [`levels`]): its proposal weight c_F (3/8)^F is below max(106, n/6900) against the best candidate's 1,
-//! so at most about a hundred rounds more are spent there below n = 2¹⁸, and about n/6900 from there — each
-//! O(1), as below, a small fraction of the count's pass — while few candidates sit below level F.
+//! [`levels`]; the exponential mechanism caps F at [`TOP_CAP`]): its proposal weight c_F (3/8)^F is below
+//! max(106, n/6900) against the best candidate's 1, so at most about a hundred rounds more are spent there
+//! below n = 2¹⁸, and about n/6900 from there — each O(1), as below, a small fraction of the count's pass —
+//! while few candidates sit below level F.
 //!
 //! **Cost.** After the pass that found the maximum ([`super::exact::scan`]): per level one cut (a
 //! bisection of a few gaps from a close estimate), one pass to count the levels — a comparison per candidate
@@ -44,11 +45,15 @@ use rand_core::Rng;
 /// The highest level: level `MAX_LEVEL` gathers every candidate with γ ≥ `MAX_LEVEL`.
 pub(crate) const MAX_LEVEL: usize = 60;
 
-/// The highest top level F for large n (from 2¹⁸ candidates). Measured at n = 10⁶ and 10⁷, N(0, 10²) and
-/// one dominant score, in max-reduction passes per selection (interleaved, one process): F = 9 against
-/// log_{8/3} n − 4.75 (F = 11 at 10⁶): 3.7 against 5.3 (normal, 10⁶), 1.9 against 1.8 (dominant, 10⁶),
-/// 2.4 against 2.9 (normal, 10⁷), 1.4 against 1.3 (dominant, 10⁷); F = 8 wastes more rounds on a dominant
-/// score (2.3 at 10⁶) than it saves.
+/// The most levels the exponential mechanism asks for ([`super::exact::exponential`] passes it as
+/// `max_level`): F = 9 where log_{8/3} n − 4.75 would give more, i.e. from 2¹⁸ candidates on. The wasted
+/// rounds on the top level grow to c_F (3/8)^9 < n/6900, each O(1), while the candidates below it — each
+/// counted and levelled one at a time — shrink with every level less. Measured at n = 10⁶ and 10⁷,
+/// N(0, 10²) and one dominant score, in max-reduction passes per selection (interleaved, one process):
+/// F = 9 against F = 11 at 10⁶ (14 at 10⁷): 3.7 against 5.3 (normal, 10⁶), 1.9 against 1.8 (dominant,
+/// 10⁶), 2.4 against 2.9 (normal, 10⁷), 1.4 against 1.3 (dominant, 10⁷); F = 8 wastes more rounds on a
+/// dominant score (2.3 at 10⁶) than it saves. Permute-and-flip keeps the uncapped levels: its stream
+/// decides far candidates in blocks whose size grows with F.
 pub(crate) const TOP_CAP: usize = 9;
 
 /// Candidates on levels: the cuts between levels, computed once, and the level of a score.
@@ -74,13 +79,10 @@ pub(crate) fn levels<'c, C: Cuts>(
     // best candidate's 1: at most about a hundred rounds more, each O(1) (a level that holds n/64
     // candidates or more is drawn from by rejection). A low F keeps few candidates below the top level,
     // the only ones counted one at a time.
-    // From 2¹⁸ candidates on, F stops at TOP_CAP: the wasted rounds grow to c_F (3/8)^9 < n/6900, each
-    // O(1), while the candidates below the top level — each counted and levelled one at a time — shrink
-    // with every level less (on N(0, 10²) scores at n = 10⁶, F = 9 instead of 11 saves about 30 % of the
-    // selection; see TOP_CAP).
+    // The exponential mechanism asks for at most TOP_CAP levels (which lowers F from 2¹⁸ candidates on).
     let enough = ((usize::BITS - n.leading_zeros()) as usize * 3 / 4)
         .saturating_sub(4)
-        .clamp(4, TOP_CAP);
+        .max(4);
     let top = (scale.gamma(cuts.max_gap()).whole as usize)
         .min(max_level)
         .min(enough)
@@ -541,7 +543,7 @@ mod tests {
 
     #[test]
     fn levels_sampler_with_the_top_level_capped() {
-        // 2¹⁸ + 7 candidates: F = TOP_CAP (9) instead of 3b/4 − 4 = 10. A best, forty candidates spread over
+        // 2¹⁸ + 7 candidates: F = TOP_CAP (9), as the exponential mechanism asks, instead of 3b/4 − 4 = 10. A best, forty candidates spread over
         // γ ∈ (0, 10], and the others at γ = 12: on the top level, with about 60 % of the mass, so rounds on
         // the top level (by rejection from uniform indices) decide most draws.
         let n = (1 << 18) + 7;
@@ -554,9 +556,10 @@ mod tests {
         let scale = Scale::new(1.0, grid.units()).unwrap();
         let scores = FloatScores::<crate::select::exact::Raw>::new(&s, grid);
         let cuts = scores.cuts();
-        assert_eq!(levels(&cuts, &scale, MAX_LEVEL).top, TOP_CAP);
+        assert_eq!(levels(&cuts, &scale, MAX_LEVEL).top, 10);
+        assert_eq!(levels(&cuts, &scale, TOP_CAP).top, TOP_CAP);
         let gaps: Vec<u128> = (0..n).map(|r| cuts.gap(r)).collect();
-        let counts = draw_counts(&cuts, &scale, MAX_LEVEL, 30_000, 77);
+        let counts = draw_counts(&cuts, &scale, TOP_CAP, 30_000, 77);
         assert_fits("levels, top level capped", &counts, &probabilities(&gaps, &scale));
     }
 
