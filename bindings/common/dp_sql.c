@@ -54,6 +54,13 @@ const dp_function *dp_function_find(const char *name) {
 
 bool dp_is_discovery(const dp_function *f) { return f->kind == DP_DISCOVER || f->kind == DP_DISCOVER_TOP_K; }
 
+bool dp_is_public_arg(const dp_function *f, int i) {
+    /* The row's data: the candidate id or the event's unit, its score or utilities, its local sensitivities
+     * (the `d` column of the _local functions), the event's item and value. Everything else is public, the
+     * optional last argument (options, mechanism or k̄) included. */
+    return i >= 0 && i != f->id && i != f->utilities && i != f->deltas && i != f->item && i != f->value;
+}
+
 static bool is_local(dp_kind k) { return k == DP_SELECT_LOCAL || k == DP_PARETO_LOCAL || k == DP_AGG_LOCAL; }
 static bool is_array_kind(dp_kind k) { return k != DP_SELECT && k != DP_SELECT_LOCAL; }
 

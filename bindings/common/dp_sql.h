@@ -72,6 +72,10 @@ typedef struct dp_function {
 /* True for the discovery functions (rows are raw events, not candidates). */
 bool dp_is_discovery(const dp_function *f);
 
+/* True when argument i (0-based) of f is a public argument (ε, k, weights, sensitivities, δ, L, C, lo, hi,
+ * k̄, options), false for the row's data. */
+bool dp_is_public_arg(const dp_function *f, int i);
+
 extern const dp_function dp_functions[];
 extern const size_t dp_function_count;
 const dp_function *dp_function_find(const char *name);

@@ -47,7 +47,10 @@
 #include "fmgr.h"
 #include "funcapi.h"
 #include "miscadmin.h"
+#include "nodes/execnodes.h"
+#include "nodes/nodeFuncs.h"
 #include "nodes/pathnodes.h"
+#include "nodes/plannodes.h"
 #include "optimizer/planner.h"
 #include "port.h"
 #include "postmaster/autovacuum.h"
@@ -1875,6 +1878,118 @@ refuse_window(void)
 	pg_unreachable();
 }
 
+/* The name of argument i of f, from its signature (the optional last: options, mechanism or k_bar). */
+static void
+arg_name(const dp_function *f, int i, char *out, size_t size)
+{
+	const char *p = f->signature;
+	int			j;
+	size_t		len;
+
+	if (i >= f->nargs)
+	{
+		strlcpy(out, f->kind == DP_DISCOVER ? "mechanism" : f->kind == DP_DISCOVER_TOP_K ? "k_bar" : "options",
+				size);
+		return;
+	}
+	for (j = 0; j < i && p != NULL; j++)
+	{
+		p = strchr(p, ',');
+		if (p != NULL)
+			p += 2;				/* ", " */
+	}
+	if (p == NULL)
+	{
+		snprintf(out, size, "argument %d", i + 1);
+		return;
+	}
+	len = strcspn(p, ",");
+	snprintf(out, size, "%.*s", (int) Min(len, size - 1), p);
+}
+
+/* The grouping columns of the aggregate's plan node (outer-plan attribute numbers), for reads_rows. */
+typedef struct GroupKeys
+{
+	int			n;
+	AttrNumber *cols;
+} GroupKeys;
+
+/* True when an expression reads the rows: a column other than a GROUP BY key of this aggregate (one
+ * value per group, public by SQL.md's rule), a subquery (SubPlan or its PARAM_EXEC result), an aggregate
+ * or a window function. */
+static bool
+reads_rows(Node *node, void *context)
+{
+	GroupKeys  *keys = context;
+
+	if (node == NULL)
+		return false;
+	if (IsA(node, Var))
+	{
+		Var		   *v = (Var *) node;
+		int			i;
+
+		for (i = 0; i < keys->n && v->varno == OUTER_VAR; i++)
+			if (keys->cols[i] == v->varattno)
+				return false;
+		return true;
+	}
+	if (IsA(node, SubPlan) || IsA(node, AlternativeSubPlan) || IsA(node, Aggref) || IsA(node, WindowFunc) ||
+		IsA(node, GroupingFunc) || IsA(node, SubLink))
+		return true;
+	if (IsA(node, Param) && ((Param *) node)->paramkind != PARAM_EXTERN)
+		return true;
+	return expression_tree_walker(node, reads_rows, context);
+}
+
+/*
+ * The public arguments (ε, k, weights, sensitivities, δ, L, C, lo, hi, k̄, options) must not depend on the
+ * private rows: an expression over a column — or a subquery — would make a refusal of its value a free
+ * answer about the data (SQL.md, "The group is a public argument"). Other engines can only check that
+ * every row repeats the same value; PostgreSQL shows the planned call, so a public argument that reads
+ * the rows (a column other than a GROUP BY key, a subquery, an aggregate, a window function) is refused.
+ * Constants, query parameters ($n, PL/pgSQL variables, an SQL function's parameters), GROUP BY keys and
+ * functions of them pass: a function the caller may call could read the data itself anyway. Checked at
+ * the first row, from the plan alone, before anything is charged.
+ */
+static void
+require_public_constants(FunctionCallInfo fcinfo, Aggref *agg, const dp_function *f)
+{
+	ListCell   *lc;
+	int			i = 0;
+	GroupKeys	keys = {0, NULL};
+
+	if (fcinfo->context != NULL && IsA(fcinfo->context, AggState))
+	{
+		Agg		   *node = (Agg *) ((AggState *) fcinfo->context)->ss.ps.plan;
+
+		/* Grouping sets run phases with other keys: only the plain GROUP BY's keys are trusted here. */
+		if (node != NULL && node->groupingSets == NIL)
+		{
+			keys.n = node->numCols;
+			keys.cols = node->grpColIdx;
+		}
+	}
+	foreach(lc, agg->args)
+	{
+		Node	   *e = (Node *) lfirst_node(TargetEntry, lc)->expr;
+
+		if (dp_is_public_arg(f, i) && reads_rows(e, &keys))
+		{
+			char		name[64];
+
+			arg_name(f, i, name, sizeof name);
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("%s: %s must not be computed from the rows (a column or a subquery): it is a public argument",
+							f->name, name),
+					 errdetail("Its refusals would answer questions about the data for free; nothing was charged."),
+					 errhint("Write the value, pass it as a parameter ($1, a function's argument), or group by it.")));
+		}
+		i++;
+	}
+}
+
 /* The SQL function behind this aggregate call (by the aggregate's name), cached per call site. */
 static CallInfo *
 call_info(FunctionCallInfo fcinfo, bool transition)
@@ -1906,6 +2021,7 @@ call_info(FunctionCallInfo fcinfo, bool transition)
 	ci->index = (int32) (ci->f - dp_functions);
 	if (transition)
 	{
+		require_public_constants(fcinfo, agg, ci->f);
 		ci->nargs = PG_NARGS() - 1;
 		if (ci->nargs > MAX_ARGS)
 			elog(ERROR, "dpmo: too many arguments");

@@ -1,13 +1,14 @@
 -- Bad input is a clean ERROR (texts shared with SQLite, see bindings/testdata/surface.cases), never a
 -- crash; an error in the public arguments charges nothing, and the private data never causes an error (NULL,
--- NaN and bad local sensitivities follow the public rule of bindings/SQL.md). Checked on a role of its own with a grant of 1.
+-- NaN and bad local sensitivities follow the public rule of bindings/SQL.md). Checked on a role of its own with a grant of 1.125
+-- (0.125 for the two calls whose public arguments are constants folded by the planner or parameters).
 -- The extension lives in schema dpmo; these tests name its functions through the search path (after
 -- public, where the tests create their objects).
 SET search_path = public, dpmo;
 CREATE TABLE e AS SELECT g::bigint AS id, g::float8 AS score FROM generate_series(1, 5) g;
 CREATE ROLE err_analyst;
 GRANT SELECT ON e TO err_analyst;
-SELECT dp_budget_grant('err_analyst', 1);
+SELECT dp_budget_grant('err_analyst', 1.125);
 SET SESSION AUTHORIZATION err_analyst;
 
 -- argument errors: nothing charged
@@ -19,6 +20,25 @@ SELECT dp_select(id, 1, score, 'Infinity') FROM e;
 SELECT dp_select(NULL, 1, score, 1) FROM e;
 SELECT dp_select(1, 1, score, 1) FROM e;
 SELECT dp_select(id, id::float8, score, 1) FROM e;
+-- public arguments computed from the rows are refused from the plan, before the first row is used (a refusal
+-- of such a value would be a free answer about the data): columns, subqueries, aggregates, in every position
+SELECT dp_select(id, 1, score, score) FROM e;
+SELECT dp_select(id, (SELECT min(score) FROM e), score, 1) FROM e;
+SELECT dp_select_top_k(id, 1, (SELECT count(*) FROM e)::int, score, 1) FROM e;
+SELECT dp_select(id, 1, score, 1, CASE WHEN score > 2 THEN 'exact' END) FROM e;
+SELECT dp_agg_select(id, 1, ARRAY[1, (SELECT max(score) FROM e)], ARRAY[score, score], ARRAY[1, 1]) FROM e;
+SELECT dp_discover_top_k(id, id, 1, 1e-6, 1, (SELECT count(*) FROM e)::int) FROM e;
+SELECT dp_discover_top_k_sum(id, id, score, 1, 1e-6, 1, 1, 1, 0, score) FROM e;
+SELECT id % 2 AS g, dp_select(id, 1, score, score) FROM e GROUP BY id % 2;
+SELECT id % 2 AS g, dp_select(id, 1, score, 1, CASE WHEN id % 2 = 0 THEN 'exact' END) FROM e GROUP BY GROUPING SETS ((id % 2), ());
+SELECT dp_budget_remaining() AS nothing_charged_yet;
+-- constants folded by the planner, parameters and functions that read no rows pass
+PREPARE p(float8, int) AS SELECT dp_select_top_k(id, $1, $2, score, 1) IS NOT NULL AS ok FROM e;
+EXECUTE p(0.0625, 1);
+DEALLOCATE p;
+SELECT dp_select(id, 1.0 / 16, score, 2 - 1, 'ex' || 'act') IS NOT NULL AS ok FROM e;
+-- (a GROUP BY key is one value per group, public by SQL.md's rule: bindings/postgres/sql/surface.sql passes the
+-- selector that way)
 SELECT dp_select(id, 1, score, 1, 'argmax') FROM e;
 SELECT dp_select(id, 1, score, 1, 'exponential, permute_and_flip') FROM e;
 SELECT dp_select(id, 1, score, 1, 'shifted') FROM e;
