@@ -702,6 +702,27 @@ def _discovery_frame(events: Any, unit: str, item: str, value: Optional[str], pa
     return _by_unit(ev, parts)
 
 
+def _item_statistics(events: Any, unit: str, item: str, value: Optional[str], partitions: Optional[int],
+                     key: StreamKey, l: int, c: int, clamp: tuple, statistic: str, weight_grid: int,
+                     reps: int) -> Any:
+    """The bounded events' per-item statistic, a DataFrame (rep int, item, stat) with one row per item with a
+    kept contribution and repetition: the events repartitioned by unit (:func:`_by_unit`), each task bounding
+    its units with the core and summing ``statistic`` per item (:func:`_bound_units`), a ``groupBy`` summing
+    the tasks' partial sums. Distinct units and weights (at most 2²⁰ per event) are summed as ``long`` (a
+    DataFrame has fewer than 2⁶³ rows), kept events and sums (up to C, C·2²⁰ per event) as ``decimal(38,0)``:
+    no sum wraps."""
+    from pyspark.sql import functions as F
+
+    itype = events.schema[item].dataType.simpleString()
+    decimal = statistic in ("events", "sum")
+    lo, hi = clamp
+    kept = _discovery_frame(events, unit, item, value, partitions).mapInArrow(
+        _bound_units(key, l, c, lo, hi, value is not None, weight_grid, reps, statistic, decimal),
+        f"rep int, item {itype}, stat {'decimal(38,0)' if decimal else 'long'}",
+    )
+    return kept.groupBy("rep", "item").agg(F.sum("stat").alias("stat"))
+
+
 def _prepare(events: Any, unit: str, item: str, key: Optional[StreamKey], reproducible_rng: bool,
              allow_simulation: bool, budget: Optional[Budget], repetitions: int) -> StreamKey:
     check_unit_type(events.schema[unit].dataType, unit)
@@ -762,8 +783,6 @@ def discover_partitions(
     ``allow_simulation=True`` (and a budget that allows simulation). Returns the released items, sorted as
     :func:`dpmo.discover_partitions` sorts them.
     """
-    from pyspark.sql import functions as F
-
     if mechanism == "sips":
         raise UnsupportedError(
             _UNSUPPORTED,
@@ -785,12 +804,8 @@ def discover_partitions(
         budget.charge(eps, dlt)
     itype = events.schema[item].dataType.simpleString()
     weighted = mechanism == "weighted_gaussian"
-    kept = _discovery_frame(events, unit, item, None, partitions).mapInArrow(
-        _bound_units(key, l, 1, 0.0, 0.0, False, grid if weighted else 0, reps, "weight" if weighted else "units",
-                     False),
-        f"rep int, item {itype}, stat long",
-    )
-    stats = kept.groupBy("rep", "item").agg(F.sum("stat").cast("long").alias("stat"))
+    stats = _item_statistics(events, unit, item, None, partitions, key, l, 1, (0.0, 0.0),
+                             "weight" if weighted else "units", grid if weighted else 0, reps)
     rows = stats.mapInArrow(_decide_items(key, mechanism, eps, dlt, l), f"rep int, item {itype}").collect()
     out: List[List[Any]] = [[] for _ in range(reps)]
     for r in rows:
@@ -865,16 +880,8 @@ def select_top_k_from_events(
     check_executors(spark)
     prepaid = _native._prepay(budget, key.reproducible or rng.reproducible, eps, dlt) if budget is not None else None
     idtype = events.schema[item].dataType
-    itype = idtype.simpleString()
-    lo, hi = clamp if clamp is not None else (0.0, 0.0)
-    # Distinct units fit a long (at most one per event, and a DataFrame has fewer than 2⁶³ rows); kept events
-    # and sums are summed as decimal(38,0) (up to C events, C·2²⁰ grid units, per event): no sum wraps.
-    stat_type = "long" if score == "units" else "decimal(38,0)"
-    kept = _discovery_frame(events, unit, item, value, partitions).mapInArrow(
-        _bound_units(key, l, c, lo, hi, value is not None, 0, reps, score, score != "units"),
-        f"rep int, item {itype}, stat {stat_type}",
-    )
-    per_item = kept.groupBy("rep", "item").agg(F.sum("stat").alias("score"))
+    per_item = _item_statistics(events, unit, item, value, partitions, key, l, c, clamp or (0.0, 0.0), score, 0,
+                                reps).withColumnRenamed("stat", "score")
     integer = isinstance(idtype, (T.ByteType, T.ShortType, T.IntegerType, T.LongType))
     # The core's order: score descending, then the item id ascending (integers as unsigned 64-bit patterns).
     ties = [(F.col("item") < 0).asc(), F.col("item").asc()] if integer else [F.col("item").asc()]
