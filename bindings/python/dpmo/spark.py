@@ -591,7 +591,7 @@ def canonical_codes(column: Any) -> tuple:
     if pa.types.is_integer(col.type) and col.null_count == 0:
         return col.to_numpy(zero_copy_only=False).astype(np.int64, copy=False), None
     enc = pc.dictionary_encode(col, null_encoding="encode")
-    order = pc.sort_indices(enc.dictionary, null_placement="at_end")
+    order = pc.array_sort_indices(enc.dictionary, order="ascending", null_placement="at_end")
     rank = np.empty(len(enc.dictionary), np.int64)
     rank[order.to_numpy()] = np.arange(len(enc.dictionary), dtype=np.int64)
     return rank[enc.indices.to_numpy(zero_copy_only=False)], enc.dictionary.take(order)

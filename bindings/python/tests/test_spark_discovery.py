@@ -424,3 +424,56 @@ def test_bounding_before_the_shuffle_by_unit_is_caught(spark, monkeypatch):
     got = spark_statistics(frame, "units", REPS)
     assert law_pvalue(got, law) < ALPHA, got
     frame.unpersist()
+
+
+def test_canonical_codes_depend_on_the_values_only():
+    """The bounding tasks' unit and item codes: equal exactly for equal values (large integers not merged as
+    floats, strings and binary by their bytes, every null one value), and the same codes for the same values
+    whatever their order or chunking — so a recomputed task makes the same choices."""
+    import pyarrow as pa
+
+    from dpmo.spark import canonical_codes
+
+    rs = np.random.default_rng(5)
+    cases = [
+        pa.array([2**53, 2**53 + 1, -1, 2**53, 7], pa.int64()),
+        pa.array([2**53, None, 2**53 + 1, None, -3], pa.int64()),
+        pa.array([3, -2, 3, 100], pa.int8()),
+        pa.array(["b", "a", None, "b", "ab", ""]),
+        pa.array([b"\xff", b"a", None, b"\xff", b""], pa.binary()),
+    ]
+    for col in cases:
+        values = col.to_pylist()
+        codes, labels = canonical_codes(col)
+        same = [[values[i] == values[j] for j in range(len(values))] for i in range(len(values))]
+        assert [[codes[i] == codes[j] for j in range(len(values))] for i in range(len(values))] == same
+        if labels is None:  # integers without nulls: their own codes
+            assert codes.tolist() == values
+        else:
+            assert [labels[int(c)].as_py() for c in codes] == values
+        for _ in range(5):
+            perm = rs.permutation(len(values))
+            shuffled = pa.chunked_array([col.take(pa.array(perm[:2])), col.take(pa.array(perm[2:]))])
+            c2, _ = canonical_codes(shuffled)
+            assert c2.tolist() == codes[perm].tolist()
+
+
+def test_null_and_large_units_on_spark(spark):
+    """Null units are one unit (Spark's grouping), ids 2⁵³ and 2⁵³ + 1 two units: with L = 1 and a clear
+    release, each of them counts once."""
+    import pandas as pd
+
+    from dpmo import spark as dps
+
+    ids = pd.array([2**53, 2**53 + 1, None, None, None], dtype="Int64")
+    frame = spark.createDataFrame(pd.DataFrame({"user": ids, "item": [1, 1, 1, 2, 3]}))
+    rows = dps._item_statistics(frame, "user", "item", None, 2, dpmo.StreamKey.for_simulation(1), 1, 1,
+                                (0.0, 0.0), "units", 0, 200).collect()
+    per_rep, null_pick = Counter(), Counter()
+    for r in rows:
+        per_rep[r["rep"]] += int(r["stat"])
+        if r["item"] != 1 or int(r["stat"]) == 3:  # the item the null unit kept
+            null_pick[r["item"]] += 1
+    assert set(per_rep.values()) == {3}  # three units, one item each
+    # The null unit (three events, three items) keeps one of them, uniformly: 200 picks, each item ~67.
+    assert sum(null_pick.values()) == 200 and set(null_pick) == {1, 2, 3} and min(null_pick.values()) > 30
