@@ -202,19 +202,37 @@ def default_parallelism(session: Any) -> int:
     return max(1, int(value))
 
 
+def local_master(session: Any) -> bool:
+    """True when ``session`` runs on a local master (``local``, ``local[N]``, ``local[*]``, ``local[N, F]``):
+    one executor, the driver's JVM, whose Python workers are all forked from one daemon with one
+    environment. ``local-cluster[...]`` (separate executor processes) and anything unreadable are not."""
+    import re
+
+    try:
+        master = session.conf.get("spark.master", None)
+    except Exception:  # a Spark Connect server that does not show it
+        return False
+    return bool(master) and re.fullmatch(r"local(\[[^\]]*\])?", str(master).strip()) is not None
+
+
 def check_executors(spark: Any = None, *, tasks: Optional[int] = None) -> None:
-    """Runs a tiny job of ``tasks`` tasks (default: :func:`default_parallelism`) that import dpmo on the
-    executors and report its version; raises ``UnsupportedError`` if a task fails or reports another version
-    than the driver's. Every release of this module runs it before it charges a budget, so a cluster that
-    cannot run dpmo costs nothing. It checks the executors its tasks reach: an executor that joins later
-    (dynamic allocation) and cannot import dpmo fails the release after the charge (the safe side). A
-    DataFrame job (``mapInArrow``), so it runs on classic Spark and through Spark Connect alike."""
+    """Runs a tiny job of ``tasks`` tasks that import dpmo on the executors and report its version; raises
+    ``UnsupportedError`` if a task fails or reports another version than the driver's. Every release of this
+    module runs it before it charges a budget, so a cluster that cannot run dpmo costs nothing. It checks the
+    executors its tasks reach: an executor that joins later (dynamic allocation) and cannot import dpmo fails
+    the release after the charge (the safe side). ``tasks`` defaults to :func:`default_parallelism`, and to
+    one on a local master (:func:`local_master`: every task runs in the same executor with Python workers of
+    one daemon and one environment, so one task sees what any would). A DataFrame job (``mapInArrow``), so it
+    runs on classic Spark and through Spark Connect alike."""
     from pyspark.sql import SparkSession
 
     session = spark or SparkSession.getActiveSession()
     if session is None:
         raise UnsupportedError(_UNSUPPORTED, "no active Spark session")
-    n = max(1, int(tasks) if tasks else default_parallelism(session))
+    if tasks:
+        n = max(1, int(tasks))
+    else:
+        n = 1 if local_master(session) else default_parallelism(session)
     expected = (_native.__version__, _native.__version__)
     try:
         rows = session.range(0, n, 1, n).mapInArrow(_report_versions, "dpmo string, native string").collect()
