@@ -202,19 +202,37 @@ def default_parallelism(session: Any) -> int:
     return max(1, int(value))
 
 
+def local_master(session: Any) -> bool:
+    """True when ``session`` runs on a local master (``local``, ``local[N]``, ``local[*]``, ``local[N, F]``):
+    one executor, the driver's JVM, whose Python workers are all forked from one daemon with one
+    environment. ``local-cluster[...]`` (separate executor processes) and anything unreadable are not."""
+    import re
+
+    try:
+        master = session.conf.get("spark.master", None)
+    except Exception:  # a Spark Connect server that does not show it
+        return False
+    return bool(master) and re.fullmatch(r"local(\[[^\]]*\])?", str(master).strip()) is not None
+
+
 def check_executors(spark: Any = None, *, tasks: Optional[int] = None) -> None:
-    """Runs a tiny job of ``tasks`` tasks (default: :func:`default_parallelism`) that import dpmo on the
-    executors and report its version; raises ``UnsupportedError`` if a task fails or reports another version
-    than the driver's. Every release of this module runs it before it charges a budget, so a cluster that
-    cannot run dpmo costs nothing. It checks the executors its tasks reach: an executor that joins later
-    (dynamic allocation) and cannot import dpmo fails the release after the charge (the safe side). A
-    DataFrame job (``mapInArrow``), so it runs on classic Spark and through Spark Connect alike."""
+    """Runs a tiny job of ``tasks`` tasks that import dpmo on the executors and report its version; raises
+    ``UnsupportedError`` if a task fails or reports another version than the driver's. Every release of this
+    module runs it before it charges a budget, so a cluster that cannot run dpmo costs nothing. It checks the
+    executors its tasks reach: an executor that joins later (dynamic allocation) and cannot import dpmo fails
+    the release after the charge (the safe side). ``tasks`` defaults to :func:`default_parallelism`, and to
+    one on a local master (:func:`local_master`: every task runs in the same executor with Python workers of
+    one daemon and one environment, so one task sees what any would). A DataFrame job (``mapInArrow``), so it
+    runs on classic Spark and through Spark Connect alike."""
     from pyspark.sql import SparkSession
 
     session = spark or SparkSession.getActiveSession()
     if session is None:
         raise UnsupportedError(_UNSUPPORTED, "no active Spark session")
-    n = max(1, int(tasks) if tasks else default_parallelism(session))
+    if tasks:
+        n = max(1, int(tasks))
+    else:
+        n = 1 if local_master(session) else default_parallelism(session)
     expected = (_native.__version__, _native.__version__)
     try:
         rows = session.range(0, n, 1, n).mapInArrow(_report_versions, "dpmo string, native string").collect()
@@ -578,14 +596,36 @@ def _by_unit(frame: Any, parts: int) -> Any:
     return frame.repartition(parts, "unit")
 
 
+def canonical_codes(column: Any) -> tuple:
+    """Integer codes of an Arrow column's values that depend on the set of values only, not on their order:
+    an integer column without nulls is its own codes (as 64-bit patterns, ``labels`` None); otherwise the
+    rank of each value among the distinct values sorted (strings and binary by their bytes, a null last:
+    one value, as in Spark's grouping), with ``labels`` the sorted distinct values (code i ↔ labels[i]).
+    Returns (codes int64, labels)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    col = column.combine_chunks() if hasattr(column, "combine_chunks") else column
+    if pa.types.is_integer(col.type) and col.null_count == 0:
+        return col.to_numpy(zero_copy_only=False).astype(np.int64, copy=False), None
+    enc = pc.dictionary_encode(col, null_encoding="encode")
+    order = pc.array_sort_indices(enc.dictionary, order="ascending", null_placement="at_end")
+    rank = np.empty(len(enc.dictionary), np.int64)
+    rank[order.to_numpy()] = np.arange(len(enc.dictionary), dtype=np.int64)
+    return rank[enc.indices.to_numpy(zero_copy_only=False)], enc.dictionary.take(order)
+
+
 def _bound_units(key: StreamKey, l: int, c: int, lo: float, hi: float, has_values: bool, weight_grid: int,
-                 reps: int):
+                 reps: int, statistic: str, decimal: bool):
     """The task function of the bounding: the core's ``bound`` of the task's units (each unit whole), from
-    the task's stream of ``key``; one row per kept (unit, item) and repetition."""
+    the task's stream of ``key``, and the sum of ``statistic`` ("units", "events", "sum": max(0, sum) in
+    grid units, "weight") per item over the task's kept contributions: one row (rep, item, stat) per item
+    and repetition — stat as ``decimal(38,0)`` if ``decimal`` (exact whatever its size), else ``long`` (units
+    and weights: at most 2²⁰ per event of the task). Summing these partial statistics per item over the
+    tasks gives exactly the sums over the kept (unit, item) rows, so the bounded data's law is the core's."""
 
     def fn(batches: Iterator[Any]) -> Iterator[Any]:
         import pyarrow as pa
-        import pyarrow.compute as pc
         from pyspark import TaskContext
 
         tables = list(batches)
@@ -594,25 +634,29 @@ def _bound_units(key: StreamKey, l: int, c: int, lo: float, hi: float, has_value
         t = pa.Table.from_batches(tables)
         if t.num_rows == 0:
             return
-        # A canonical order first: the unit and item codes, hence every choice, are then a function of the
-        # task's multiset of events and the key, whatever order the shuffle delivered them in (a retried or
-        # recomputed task makes the same choices, so no unit is ever bounded twice with different choices).
-        order = [("unit", "ascending"), ("item", "ascending")] + ([("value", "ascending")] if has_values else [])
-        t = t.sort_by(order)
+        # Canonical codes: the unit and item codes, hence every choice (the core sorts the events by (unit,
+        # item, value) itself), are a function of the task's multiset of events and the key, whatever order
+        # the shuffle delivered them in (a retried or recomputed task makes the same choices, so no unit is
+        # ever bounded twice with different choices).
         j = TaskContext.get().partitionId()
-        units = arrow_unit_codes(t.column("unit"))
-        enc = pc.dictionary_encode(t.column("item").combine_chunks(), null_encoding="encode")
-        codes = enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+        units, _ = canonical_codes(t.column("unit"))
+        codes, labels = canonical_codes(t.column("item"))
+        item_type = t.schema.field("item").type
         vals = t.column("value").to_numpy(zero_copy_only=False).astype(np.float64) if has_values else None
         for r in range(reps):
             rng = key.rng(stream_number(DISCOVERY_BOUNDING, 0, 0, r, j))
-            items, events, tags, sums, weights = _native._bound_contributions(
-                rng, units, codes, vals, l, c, lo, hi, weight_grid
-            )
+            items, raw = _native._bound_item_statistics(rng, units, codes, vals, l, c, lo, hi, weight_grid, statistic)
+            n = len(items)
+            item_col = labels.take(pa.array(items)) if labels is not None else pa.array(items).cast(item_type)
+            if decimal:
+                stat = pa.Array.from_buffers(pa.decimal128(38, 0), n, [None, pa.py_buffer(raw)])
+            else:
+                words = np.frombuffer(raw, dtype="<u8").reshape(n, 2)
+                if n and (words[:, 1].any() or words[:, 0].max() >= 1 << 63):
+                    raise OverflowError("a partial statistic above 2**63 - 1")  # at most 2**20 per event
+                stat = pa.array(words[:, 0].astype(np.int64))
             yield pa.RecordBatch.from_arrays(
-                [pa.array(np.full(len(items), r, np.int32)), enc.dictionary.take(pa.array(items)), pa.array(events),
-                 pa.array(tags), pa.array(sums), pa.array(weights)],
-                names=["rep", "item", "events", "tag", "sum", "weight"],
+                [pa.array(np.full(n, r, np.int32)), item_col, stat], names=["rep", "item", "stat"]
             )
 
     return fn
@@ -676,6 +720,27 @@ def _discovery_frame(events: Any, unit: str, item: str, value: Optional[str], pa
     return _by_unit(ev, parts)
 
 
+def _item_statistics(events: Any, unit: str, item: str, value: Optional[str], partitions: Optional[int],
+                     key: StreamKey, l: int, c: int, clamp: tuple, statistic: str, weight_grid: int,
+                     reps: int) -> Any:
+    """The bounded events' per-item statistic, a DataFrame (rep int, item, stat) with one row per item with a
+    kept contribution and repetition: the events repartitioned by unit (:func:`_by_unit`), each task bounding
+    its units with the core and summing ``statistic`` per item (:func:`_bound_units`), a ``groupBy`` summing
+    the tasks' partial sums. Distinct units and weights (at most 2²⁰ per event) are summed as ``long`` (a
+    DataFrame has fewer than 2⁶³ rows), kept events and sums (up to C, C·2²⁰ per event) as ``decimal(38,0)``:
+    no sum wraps."""
+    from pyspark.sql import functions as F
+
+    itype = events.schema[item].dataType.simpleString()
+    decimal = statistic in ("events", "sum")
+    lo, hi = clamp
+    kept = _discovery_frame(events, unit, item, value, partitions).mapInArrow(
+        _bound_units(key, l, c, lo, hi, value is not None, weight_grid, reps, statistic, decimal),
+        f"rep int, item {itype}, stat {'decimal(38,0)' if decimal else 'long'}",
+    )
+    return kept.groupBy("rep", "item").agg(F.sum("stat").alias("stat"))
+
+
 def _prepare(events: Any, unit: str, item: str, key: Optional[StreamKey], reproducible_rng: bool,
              allow_simulation: bool, budget: Optional[Budget], repetitions: int) -> StreamKey:
     check_unit_type(events.schema[unit].dataType, unit)
@@ -715,11 +780,12 @@ def discover_partitions(
     * **Bounding on the executors.** The events are repartitioned by unit (``partitions`` tasks, default the
       session's default parallelism), so each task holds every event of its units, and bounds them with the
       core's ``bound`` (at most L = ``max_items`` distinct items per unit, a uniformly random subset) from the
-      task's stream of a fresh :class:`dpmo.StreamKey`. Each kept (unit, item) row carries the unit's |S_u|
-      and, for the weighted Gaussian, its weight ⌊G/√|S_u|⌋ (the core's ``weight``).
-    * **Decisions on the executors.** A ``groupBy`` of the kept rows by item gives each item its statistic
-      (distinct units, or the sum of the weights); each task of that shuffle decides its items with the
-      core's exact sampler and plan (``select_partitions_from_statistics``) from its own stream; only the
+      task's stream of a fresh :class:`dpmo.StreamKey`. Each task sums, per item, over its kept (unit, item)
+      contributions: 1 (distinct units) or, for the weighted Gaussian, the unit's weight ⌊G/√|S_u|⌋ (the
+      core's ``weight``) — one row per item and task instead of one per kept contribution.
+    * **Decisions on the executors.** A ``groupBy`` by item of these partial sums gives each item its
+      statistic (distinct units, or the sum of the weights); each task of that shuffle decides its items with
+      the core's exact sampler and plan (``select_partitions_from_statistics``) from its own stream; only the
       released items reach the driver. The decisions are independent given the statistics, so the released
       set has exactly the single-node law (``tests/test_spark_discovery.py`` checks it with χ²).
 
@@ -735,8 +801,6 @@ def discover_partitions(
     ``allow_simulation=True`` (and a budget that allows simulation). Returns the released items, sorted as
     :func:`dpmo.discover_partitions` sorts them.
     """
-    from pyspark.sql import functions as F
-
     if mechanism == "sips":
         raise UnsupportedError(
             _UNSUPPORTED,
@@ -757,12 +821,9 @@ def discover_partitions(
     if budget is not None:
         budget.charge(eps, dlt)
     itype = events.schema[item].dataType.simpleString()
-    kept = _discovery_frame(events, unit, item, None, partitions).mapInArrow(
-        _bound_units(key, l, 1, 0.0, 0.0, False, grid if mechanism == "weighted_gaussian" else 0, reps),
-        f"rep int, item {itype}, events long, tag long, sum long, weight long",
-    )
-    stat = F.sum("weight") if mechanism == "weighted_gaussian" else F.count(F.lit(1))
-    stats = kept.groupBy("rep", "item").agg(stat.cast("long").alias("stat"))
+    weighted = mechanism == "weighted_gaussian"
+    stats = _item_statistics(events, unit, item, None, partitions, key, l, 1, (0.0, 0.0),
+                             "weight" if weighted else "units", grid if weighted else 0, reps)
     rows = stats.mapInArrow(_decide_items(key, mechanism, eps, dlt, l), f"rep int, item {itype}").collect()
     out: List[List[Any]] = [[] for _ in range(reps)]
     for r in rows:
@@ -798,9 +859,10 @@ def select_top_k_from_events(
 
     * **Bounding on the executors**, as :func:`discover_partitions` (L = ``max_items`` items per unit, C =
       ``max_per_item`` events per (unit, item), values clamped to ``bounds`` onto the core's grid).
-    * **Scores on the cluster:** a ``groupBy`` by item gives each item with a kept contribution its score
-      (distinct units, kept events, or the sum of the kept values in grid units, summed as ``decimal(38,0)``
-      so no sum wraps); the top k̄ + 1 in the core's order — score descending, ties by item (integers as
+    * **Scores on the cluster:** each bounding task sums its kept contributions per item, and a ``groupBy``
+      by item of these partial sums gives each item with a kept contribution its score (distinct units, kept
+      events, or the sum of max(0, kept sum) in grid units; events and sums as ``decimal(38,0)`` so no sum
+      wraps); the top k̄ + 1 in the core's order — score descending, ties by item (integers as
       64-bit patterns, strings and binary by their bytes, as the single-node ids order them) — come to the
       driver (``orderBy(...).limit(k̄ + 1)``).
     * **Peeling on the driver:** the core's threshold candidate ⊥ and exact peeling
@@ -836,19 +898,8 @@ def select_top_k_from_events(
     check_executors(spark)
     prepaid = _native._prepay(budget, key.reproducible or rng.reproducible, eps, dlt) if budget is not None else None
     idtype = events.schema[item].dataType
-    itype = idtype.simpleString()
-    lo, hi = clamp if clamp is not None else (0.0, 0.0)
-    kept = _discovery_frame(events, unit, item, value, partitions).mapInArrow(
-        _bound_units(key, l, c, lo, hi, value is not None, 0, reps),
-        f"rep int, item {itype}, events long, tag long, sum long, weight long",
-    )
-    if score == "units":
-        s = F.count(F.lit(1)).cast("decimal(38,0)")
-    elif score == "events":
-        s = F.sum(F.col("events").cast("decimal(38,0)"))
-    else:
-        s = F.sum(F.greatest(F.col("sum"), F.lit(0)).cast("decimal(38,0)"))
-    per_item = kept.groupBy("rep", "item").agg(s.alias("score"))
+    per_item = _item_statistics(events, unit, item, value, partitions, key, l, c, clamp or (0.0, 0.0), score, 0,
+                                reps).withColumnRenamed("stat", "score")
     integer = isinstance(idtype, (T.ByteType, T.ShortType, T.IntegerType, T.LongType))
     # The core's order: score descending, then the item id ascending (integers as unsigned 64-bit patterns).
     ties = [(F.col("item") < 0).asc(), F.col("item").asc()] if integer else [F.col("item").asc()]

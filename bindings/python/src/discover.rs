@@ -13,6 +13,7 @@ use dpmo::discover::{self, Bounds, Contribution, Events, PartitionPlan, Partitio
 use dpmo::Error;
 use numpy::PyArray1;
 use pyo3::prelude::*;
+use pyo3::types::PyBytes;
 
 fn usize_arg(name: &str, v: i64) -> PyResult<usize> {
     usize::try_from(v).map_err(|_| err_with(Error::InvalidArgument, format!("{name} must be >= 0")))
@@ -216,24 +217,31 @@ pub fn _discover_top_k<'py>(
 // `dpmo.spark.select_top_k_from_events`): the bounding of one Spark task's units, the decisions of one task's
 // items from their statistics, and the peeling on the driver from the collected top scores.
 
-/// The kept contributions of one task: item codes, events, the unit's number of kept items |S_u|, sums
-/// (value-grid units) and weighted-Gaussian weights (0 without a grid).
-type Kept<'py> = (
-    Bound<'py, PyArray1<i64>>,
-    Bound<'py, PyArray1<i64>>,
-    Bound<'py, PyArray1<i64>>,
-    Bound<'py, PyArray1<i64>>,
-    Bound<'py, PyArray1<i64>>,
-);
+/// What [`_bound_item_statistics`] sums per item over a task's kept contributions.
+#[derive(Clone, Copy)]
+enum ItemStatistic {
+    /// 1 per kept (unit, item): the distinct units.
+    Units,
+    /// The kept events.
+    Events,
+    /// max(0, the kept sum) in value-grid units (the top-k's `sum` score).
+    PositiveSum,
+    /// The weighted-Gaussian weight ⌊G/√|S_u|⌋ (`dpmo::discover::weight`).
+    Weight(u64),
+}
 
 /// The core's bounding ([`discover::bound`]) of the events of the units a Spark task holds (every event of
-/// each of them): one row per kept (unit, item) with the item, its kept events, |S_u|, the sum in
-/// value-grid units and, with `weight_grid` G > 0, the weight `dpmo::discover::weight(G, |S_u|)`. Draws
-/// one key from `rng` (the task's stream) whatever the events.
+/// each of them), then one row per item with a kept contribution: the item and its partial statistic (the
+/// sum over the task's kept contributions to it of 1, the kept events, max(0, sum) in value-grid units, or
+/// the weight `dpmo::discover::weight(G, |S_u|)` for `statistic` = "units", "events", "sum" or "weight";
+/// `weight_grid` G > 0 for "weight" only). Items ascending (as 64-bit patterns); the statistics as 16 bytes
+/// each, little-endian unsigned (u128: no partial sum can wrap). Summing the partial statistics
+/// of all the tasks gives exactly the sums over the kept (unit, item) contributions. Draws one key from `rng` (the
+/// task's stream) whatever the events.
 #[pyfunction]
-#[pyo3(signature = (rng, units, items, values, max_items, max_per_item, lo, hi, weight_grid))]
+#[pyo3(signature = (rng, units, items, values, max_items, max_per_item, lo, hi, weight_grid, statistic))]
 #[allow(clippy::too_many_arguments)]
-pub fn _bound_contributions<'py>(
+pub fn _bound_item_statistics<'py>(
     py: Python<'py>,
     rng: &Bound<'py, Rng>,
     units: Ints1<'py>,
@@ -244,21 +252,48 @@ pub fn _bound_contributions<'py>(
     lo: f64,
     hi: f64,
     weight_grid: i64,
-) -> PyResult<Kept<'py>> {
+    statistic: &str,
+) -> PyResult<(Bound<'py, PyArray1<i64>>, Bound<'py, PyBytes>)> {
     let (l, c) = (
         usize_arg("max_items", max_items)?,
         usize_arg("max_per_item", max_per_item)?,
     );
     let grid = u64::try_from(weight_grid).map_err(|_| err_with(Error::InvalidArgument, "weight_grid must be >= 0"))?;
+    let stat = match (statistic, grid) {
+        ("units", 0) => ItemStatistic::Units,
+        ("events", 0) => ItemStatistic::Events,
+        ("sum", 0) => ItemStatistic::PositiveSum,
+        ("weight", g) if g > 0 => ItemStatistic::Weight(g),
+        _ => {
+            return Err(err_with(
+                Error::InvalidArgument,
+                "statistic must be 'units', 'events' or 'sum' (weight_grid 0), or 'weight' (weight_grid > 0)",
+            ))
+        }
+    };
     let (u, i) = (slice1(&units), slice1(&items));
     let vals: Option<Vec<f64>> = values.as_ref().map(|v| slice1(v).into_owned());
-    let (us, is) = (as_u64(&u), as_u64(&i));
+    let (mut us, mut is) = (as_u64(&u), as_u64(&i));
+    if vals.is_none() {
+        // The core sorts the events by (unit, item) first; sorting them here as single 128-bit keys is
+        // cheaper, and leaves the core an already sorted array (the same events: the same result).
+        let mut keys: Vec<u128> = us
+            .iter()
+            .zip(&is)
+            .map(|(&a, &b)| (u128::from(a) << 64) | u128::from(b))
+            .collect();
+        keys.sort_unstable();
+        for (n, k) in keys.iter().enumerate() {
+            us[n] = (k >> 64) as u64;
+            is[n] = *k as u64;
+        }
+    }
     let bounds = Bounds {
         max_items: l,
         max_per_item: c,
         clamp: vals.as_ref().map(|_| (lo, hi)),
     };
-    let rows = rng.get().with(py, move |g| {
+    let (out_items, out_stats) = rng.get().with(py, move |g| {
         let events = Events {
             units: &us,
             items: &is,
@@ -266,22 +301,31 @@ pub fn _bound_contributions<'py>(
         };
         let mut scratch = vec![Contribution::default(); us.len()];
         let b = discover::bound(g, &events, &bounds, &mut scratch)?;
-        Ok(b.contributions().to_vec())
-    })?;
-    let col = |f: &dyn Fn(&Contribution) -> i64| PyArray1::from_vec(py, rows.iter().map(f).collect());
-    Ok((
-        col(&|c| c.item as i64),
-        col(&|c| i64::from(c.events)),
-        col(&|c| i64::from(c.tag)),
-        col(&|c| c.sum),
-        col(&|c| {
-            if grid > 0 {
-                discover::weight(grid, u64::from(c.tag)) as i64
-            } else {
-                0
+        let mut rows = b.contributions().to_vec();
+        rows.sort_unstable_by_key(|x| x.item);
+        let (mut out_items, mut out_stats) = (Vec::new(), Vec::new());
+        let mut start = 0;
+        while start < rows.len() {
+            let item = rows[start].item;
+            let mut total: u128 = 0;
+            let mut end = start;
+            while end < rows.len() && rows[end].item == item {
+                let x = &rows[end];
+                total += match stat {
+                    ItemStatistic::Units => 1,
+                    ItemStatistic::Events => u128::from(x.events),
+                    ItemStatistic::PositiveSum => x.sum.max(0) as u128,
+                    ItemStatistic::Weight(g) => u128::from(discover::weight(g, u64::from(x.tag))),
+                };
+                end += 1;
             }
-        }),
-    ))
+            out_items.push(item as i64);
+            out_stats.extend_from_slice(&total.to_le_bytes());
+            start = end;
+        }
+        Ok((out_items, out_stats))
+    })?;
+    Ok((PyArray1::from_vec(py, out_items), PyBytes::new(py, &out_stats)))
 }
 
 /// Checks a partition selection's arguments (those of `PartitionPlan::new`) and returns the weight grid G
@@ -464,7 +508,7 @@ pub fn _top_k_from_scores<'py>(
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Prepaid>()?;
-    m.add_function(wrap_pyfunction!(_bound_contributions, m)?)?;
+    m.add_function(wrap_pyfunction!(_bound_item_statistics, m)?)?;
     m.add_function(wrap_pyfunction!(_partition_plan, m)?)?;
     m.add_function(wrap_pyfunction!(_select_partitions_from_statistics, m)?)?;
     m.add_function(wrap_pyfunction!(_top_k_plan, m)?)?;

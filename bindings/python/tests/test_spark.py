@@ -301,6 +301,46 @@ def test_multi_objective_releases_check_the_executors_first(spark, broken_execut
     assert budget.spent == 0.0
 
 
+def test_the_executor_check_runs_one_task_on_a_local_master(spark):
+    """A local master is one executor whose Python workers all come from one daemon with one environment: one
+    task checks what any would (the broken-executor tests above run on it and still fail the check). Any other
+    master, and a master that cannot be read, gets the default parallelism."""
+    from dpmo import spark as dps
+
+    class Conf:
+        def __init__(self, master):
+            self.master = master
+
+        def get(self, key, default=None):
+            if self.master is KeyError:
+                raise RuntimeError("not shown")
+            return self.master if key == "spark.master" else default
+
+    class Session:
+        def __init__(self, master):
+            self.conf = Conf(master)
+
+    for master, local in [("local", True), ("local[2]", True), ("local[*]", True), ("local[4, 3]", True),
+                          ("local-cluster[2, 1, 1024]", False), ("spark://127.0.0.1:7077", False),
+                          ("yarn", False), ("k8s://https://x", False), (None, False), (KeyError, False),
+                          ("locally", False), ("local[2]x", False)]:
+        assert dps.local_master(Session(master)) is local, master
+    assert dps.local_master(spark)
+    sc = spark.sparkContext
+    tracker = sc.statusTracker()
+    for tasks, want in [(None, 1), (3, 3)]:
+        group = f"dpmo-check-{tasks}"
+        sc.setJobGroup(group, "executor check")
+        try:
+            dps.check_executors(spark, tasks=tasks)
+        finally:
+            sc.setLocalProperty("spark.jobGroup.id", None)
+            sc.setLocalProperty("spark.job.description", None)
+        jobs = tracker.getJobIdsForGroup(group)
+        stages = [st for j in jobs for st in tracker.getJobInfo(j).stageIds]
+        assert sum(tracker.getStageInfo(st).numTasks for st in stages) == want
+
+
 def test_the_executor_check_passes_on_a_working_cluster(spark):
     from dpmo import spark as dps
 

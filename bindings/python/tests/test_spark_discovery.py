@@ -282,3 +282,198 @@ def test_the_choices_depend_on_the_multiset_of_events_only(spark):
     ra = dps.select_top_k_from_events(a, key=dpmo.StreamKey.for_simulation(3), rng=dpmo.Rng.for_simulation(3), **kw)
     rb = dps.select_top_k_from_events(b, key=dpmo.StreamKey.for_simulation(3), rng=dpmo.Rng.for_simulation(3), **kw)
     assert ra == rb
+
+
+# ---- The bounded data itself: each bounding task sums its kept contributions per item (one row per item and
+# task), so the per-item statistics that the releases use are checked here against their exact law.
+
+# unit -> item -> the values of its events (binary fractions: exact on the grid of bounds (-1, 1), g = 2⁻²⁰).
+BOUND_WORLD = {
+    0: {1: [0.25, 0.5, 1.0], 2: [0.5], 3: [-1.0, 0.5]},
+    1: {1: [0.75], 4: [0.25, 0.25]},
+    2: {2: [1.0, -0.5], 3: [0.5], 4: [0.75], 5: [0.125]},
+    3: {5: [0.5, 0.25, 0.25]},
+    4: {1: [0.5], 3: [0.25], 5: [1.0]},
+}
+BOUND_L, BOUND_C, GRID = 2, 2, 1 << 20
+
+
+def exact_statistics_law(world, l, c, statistic, weight_grid=0):
+    """The exact law of the per-item statistic vector (items ascending) of the core's bounding: per unit
+    independently, a uniform min(L, d)-subset of its d items and, per kept item, a uniform C-subset of its
+    events (when it has more), summed: 1, the kept events, max(0, kept sum) in grid units, or ⌊G/√|S_u|⌋."""
+    from fractions import Fraction
+    from itertools import combinations
+    from math import comb, isqrt
+
+    items = sorted({i for its in world.values() for i in its})
+    law = {tuple([0] * len(items)): Fraction(1)}
+    for its in world.values():
+        names = sorted(its)
+        s = min(l, len(names))
+        outcomes = {}  # this unit's contribution vector -> probability
+        for kept in combinations(names, s):
+            partial = {(): Fraction(1, comb(len(names), s))}  # over the kept items, in order
+            for i in kept:
+                evs = its[i]
+                t = min(c, len(evs))
+                nxt = {}
+                for chosen in combinations(range(len(evs)), t):
+                    if statistic == "units":
+                        v = 1
+                    elif statistic == "events":
+                        v = t
+                    elif statistic == "sum":
+                        v = max(0, sum(int(evs[e] * GRID) for e in chosen))
+                    else:
+                        v = isqrt(weight_grid * weight_grid // s)
+                    for vec, p in partial.items():
+                        key = vec + ((i, v),)
+                        nxt[key] = nxt.get(key, 0) + p * Fraction(1, comb(len(evs), t))
+                partial = nxt
+            for vec, p in partial.items():
+                full = [0] * len(items)
+                for i, v in vec:
+                    full[items.index(i)] = v
+                outcomes[tuple(full)] = outcomes.get(tuple(full), 0) + p
+        new = {}
+        for a, pa in law.items():
+            for b, pb in outcomes.items():
+                key = tuple(x + y for x, y in zip(a, b))
+                new[key] = new.get(key, 0) + pa * pb
+        law = new
+    assert sum(law.values()) == 1
+    return items, law
+
+
+def bound_world_frame(spark, world=BOUND_WORLD, slots=5):
+    """The events of ``world`` in ``slots`` input partitions, each unit's events dealt round-robin over them
+    (so every unit with several events is spread over several partitions: asserted)."""
+    from pyspark.sql import functions as F
+
+    units, items, values = [], [], []
+    for u, its in world.items():
+        for i, vals in its.items():
+            for v in vals:
+                units.append(u)
+                items.append(i)
+                values.append(v)
+    rows = [(u, i, v, n % slots) for n, (u, i, v) in enumerate(zip(units, items, values))]
+    frame = spark.createDataFrame(rows, "user long, item long, amount double, slot int")
+    frame = frame.repartitionByRange(slots, "slot").drop("slot").cache()
+    spread = (frame.select("user", F.spark_partition_id().alias("p")).distinct().groupBy("user").count()
+              .collect())
+    for r in spread:
+        n_events = sum(len(v) for v in world[r["user"]].values())
+        assert r["count"] >= min(2, n_events), (r, "a unit's events must be spread over the input partitions")
+    return frame
+
+
+def spark_statistics(frame, statistic, reps, weight_grid=0):
+    """The per-item statistics computed on Spark (``dps._item_statistics``, as the releases compute them),
+    ``reps`` repetitions of fresh bounding choices in three bounding tasks: a Counter of vectors."""
+    from dpmo import spark as dps
+
+    items = sorted({i for its in BOUND_WORLD.values() for i in its})
+    out = Counter()
+    for seed in range(reps // 1000):
+        rows = dps._item_statistics(frame, "user", "item", "amount" if statistic == "sum" else None, 3,
+                                    dpmo.StreamKey.for_simulation(100 + seed), BOUND_L, BOUND_C, (-1.0, 1.0),
+                                    statistic, weight_grid, 1000).collect()
+        vecs = [[0] * len(items) for _ in range(1000)]
+        for r in rows:
+            vecs[r["rep"]][items.index(r["item"])] = int(r["stat"])
+        out.update(tuple(v) for v in vecs)
+    return out
+
+
+def law_pvalue(observed: Counter, law: dict) -> float:
+    from conftest import chi2_pvalue
+
+    if set(observed) - set(law):
+        return 0.0  # an impossible outcome
+    keys = sorted(law)
+    return chi2_pvalue([observed.get(k, 0) for k in keys], [float(law[k]) for k in keys])
+
+
+@pytest.mark.parametrize("statistic", ["units", "events", "sum", "weight"])
+def test_the_bounded_statistics_have_the_cores_law(spark, statistic):
+    """Each bounding task sums its kept contributions per item before anything leaves it; the per-item
+    statistics summed over the tasks have exactly the law of the core's bounding of the whole dataset (each
+    unit: a uniform subset of min(L, d) items, a uniform C-subset of each kept item's events), with every
+    unit's events spread over five input partitions and the units over three bounding tasks. χ² against the
+    exact law, enumerated."""
+    grid = int(dpmo._native._partition_plan("weighted_gaussian", 1, 1.0, 1e-3, BOUND_L)) if statistic == "weight" else 0
+    frame = bound_world_frame(spark)
+    _, law = exact_statistics_law(BOUND_WORLD, BOUND_L, BOUND_C, statistic, grid)
+    assert sum(1 for p in law.values() if p >= 0.01) >= 5 and max(law.values()) < 0.5, law  # the test has power
+    got = spark_statistics(frame, statistic, REPS, grid)
+    assert law_pvalue(got, law) > ALPHA, (got, law)
+    frame.unpersist()
+
+
+def test_bounding_before_the_shuffle_by_unit_is_caught(spark, monkeypatch):
+    """The broken variant of a map-side pre-bounding: each input partition bounds its own share of a unit (no
+    shuffle by unit first), so a unit spread over partitions keeps up to L items per partition. The law test
+    above rejects it."""
+    from dpmo import spark as dps
+
+    frame = bound_world_frame(spark)
+    _, law = exact_statistics_law(BOUND_WORLD, BOUND_L, BOUND_C, "units")
+    monkeypatch.setattr(dps, "_by_unit", lambda f, parts: f)
+    got = spark_statistics(frame, "units", REPS)
+    assert law_pvalue(got, law) < ALPHA, got
+    frame.unpersist()
+
+
+def test_canonical_codes_depend_on_the_values_only():
+    """The bounding tasks' unit and item codes: equal exactly for equal values (large integers not merged as
+    floats, strings and binary by their bytes, every null one value), and the same codes for the same values
+    whatever their order or chunking — so a recomputed task makes the same choices."""
+    import pyarrow as pa
+
+    from dpmo.spark import canonical_codes
+
+    rs = np.random.default_rng(5)
+    cases = [
+        pa.array([2**53, 2**53 + 1, -1, 2**53, 7], pa.int64()),
+        pa.array([2**53, None, 2**53 + 1, None, -3], pa.int64()),
+        pa.array([3, -2, 3, 100], pa.int8()),
+        pa.array(["b", "a", None, "b", "ab", ""]),
+        pa.array([b"\xff", b"a", None, b"\xff", b""], pa.binary()),
+    ]
+    for col in cases:
+        values = col.to_pylist()
+        codes, labels = canonical_codes(col)
+        same = [[values[i] == values[j] for j in range(len(values))] for i in range(len(values))]
+        assert [[codes[i] == codes[j] for j in range(len(values))] for i in range(len(values))] == same
+        if labels is None:  # integers without nulls: their own codes
+            assert codes.tolist() == values
+        else:
+            assert [labels[int(c)].as_py() for c in codes] == values
+        for _ in range(5):
+            perm = rs.permutation(len(values))
+            shuffled = pa.chunked_array([col.take(pa.array(perm[:2])), col.take(pa.array(perm[2:]))])
+            c2, _ = canonical_codes(shuffled)
+            assert c2.tolist() == codes[perm].tolist()
+
+
+def test_null_and_large_units_on_spark(spark):
+    """Null units are one unit (Spark's grouping), ids 2⁵³ and 2⁵³ + 1 two units: with L = 1 and a clear
+    release, each of them counts once."""
+    import pandas as pd
+
+    from dpmo import spark as dps
+
+    ids = pd.array([2**53, 2**53 + 1, None, None, None], dtype="Int64")
+    frame = spark.createDataFrame(pd.DataFrame({"user": ids, "item": [1, 1, 1, 2, 3]}))
+    rows = dps._item_statistics(frame, "user", "item", None, 2, dpmo.StreamKey.for_simulation(1), 1, 1,
+                                (0.0, 0.0), "units", 0, 200).collect()
+    per_rep, null_pick = Counter(), Counter()
+    for r in rows:
+        per_rep[r["rep"]] += int(r["stat"])
+        if r["item"] != 1 or int(r["stat"]) == 3:  # the item the null unit kept
+            null_pick[r["item"]] += 1
+    assert set(per_rep.values()) == {3}  # three units, one item each
+    # The null unit (three events, three items) keeps one of them, uniformly: 200 picks, each item ~67.
+    assert sum(null_pick.values()) == 200 and set(null_pick) == {1, 2, 3} and min(null_pick.values()) > 30
