@@ -569,10 +569,14 @@ fn sweep(
     mut emit: impl FnMut(usize, u32),
 ) {
     let n = x0.len();
+    if n == 0 {
+        return;
+    }
     let covers = |x: f64, y: f64| if strict { x > y } else { x >= y };
-    if let Some(Second { x1, e1, y1, .. }) = second {
+    let mut second = second;
+    if let Some(Second { x1, e1, y1, to_y1, .. }) = second {
         // thr[k]: the points that do not cover the query at y1 position k in objective 1, all at the
-        // lowest x1 positions (covering is monotone in x1).
+        // lowest x1 positions (covering is monotone in x1), so thr rises with k.
         let mut below = 0;
         for (t, &y) in thr.iter_mut().zip(y1) {
             while below < n && !covers(x1[below] + e1, y) {
@@ -580,7 +584,27 @@ fn sweep(
             }
             *t = below as u32;
         }
-        Counter::clear(fen);
+        // Objective 1 decides alone or not at all (its boxes span its whole range, as a bounded utility's do
+        // once δ_i is saturated), or objective 0 covers every query with every point: no counter.
+        if thr[0] as usize == n {
+            // No point covers any query in objective 1.
+            for r in 0..n {
+                emit(r, 0);
+            }
+            return;
+        }
+        if thr[n - 1] == 0 {
+            // Every point covers every query in objective 1: objective 0 alone.
+            second = None;
+        } else if covers(x0[0] + e0, y0[n - 1]) {
+            // Every point covers every query in objective 0: objective 1 alone.
+            for (&r, &k1) in queries.iter().zip(to_y1) {
+                emit(r as usize, (n - thr[k1 as usize] as usize) as u32);
+            }
+            return;
+        } else {
+            Counter::clear(fen);
+        }
     }
     // Objective 0, descending: insert every point that covers the query before counting it.
     let mut next = 0;
@@ -1397,6 +1421,81 @@ mod tests {
                 "a broken sorted mode went unnoticed: {sorted} {bad}"
             );
         }
+    }
+
+    /// The sorted mode's count against the literal count on small random inputs with heavy ties and offsets
+    /// that make every shortcut happen (no point covers in objective 1, every point does, every point
+    /// covers in objective 0) as well as the counter's general case; m = 1 and 2, both relations.
+    #[test]
+    fn sorted_sweep_equals_the_literal_count() {
+        let mut g = Xorshift(0x5e1e);
+        let mut seen = [0usize; 4];
+        for case in 0..4000 {
+            let n = 1 + g.below(12);
+            let two = case % 4 != 0;
+            let strict = case % 2 == 0;
+            let span = 1 + g.below(4) as u64;
+            let v = |g: &mut Xorshift| g.below(span) as f64;
+            let (px0, px1): (Vec<f64>, Vec<f64>) = (0..n).map(|_| (v(&mut g), v(&mut g))).unzip();
+            let (qy0, qy1): (Vec<f64>, Vec<f64>) = (0..n).map(|_| (v(&mut g), v(&mut g))).unzip();
+            let (e0, e1) = (g.below(5) as f64 - 2.0, g.below(5) as f64 - 2.0);
+            let order = |a: &[f64]| {
+                let mut o: Vec<u32> = (0..n as u32).collect();
+                o.sort_by(|&i, &j| cmp(a[i as usize], a[j as usize]));
+                o
+            };
+            let (o_x0, o_x1, o_y0, o_y1) = (order(&px0), order(&px1), order(&qy0), order(&qy1));
+            let sorted = |a: &[f64], o: &[u32]| o.iter().map(|&i| a[i as usize]).collect::<Vec<f64>>();
+            let (x0, x1, y0, y1) = (
+                sorted(&px0, &o_x0),
+                sorted(&px1, &o_x1),
+                sorted(&qy0, &o_y0),
+                sorted(&qy1, &o_y1),
+            );
+            let position = |o: &[u32]| {
+                let mut p = vec![0u32; n];
+                for (j, &i) in o.iter().enumerate() {
+                    p[i as usize] = j as u32;
+                }
+                p
+            };
+            let (pos_x1, pos_y1) = (position(&o_x1), position(&o_y1));
+            let to_x1: Vec<u32> = o_x0.iter().map(|&p| pos_x1[p as usize]).collect();
+            let to_y1: Vec<u32> = o_y0.iter().map(|&r| pos_y1[r as usize]).collect();
+            let second = two.then_some(Second {
+                x1: &x1,
+                e1,
+                y1: &y1,
+                to_x1: &to_x1,
+                to_y1: &to_y1,
+            });
+            let (mut thr, mut fen) = (vec![0u32; n], vec![0u32; Counter::len(n)]);
+            let mut got = vec![u32::MAX; n];
+            sweep((&x0, e0), &y0, second, strict, &o_y0, &mut thr, &mut fen, |r, c| {
+                got[r] = c
+            });
+            let covers = |x: f64, y: f64| if strict { x > y } else { x >= y };
+            for r in 0..n {
+                let want = (0..n)
+                    .filter(|&p| covers(px0[p] + e0, qy0[r]) && (!two || covers(px1[p] + e1, qy1[r])))
+                    .count() as u32;
+                assert_eq!(got[r], want, "case {case}, r = {r}");
+            }
+            if two {
+                let all0 = covers(x0[0] + e0, y0[n - 1]);
+                let path = if thr[0] as usize == n {
+                    0
+                } else if thr[n - 1] == 0 {
+                    1
+                } else if all0 {
+                    2
+                } else {
+                    3
+                };
+                seen[path] += 1;
+            }
+        }
+        assert!(seen.iter().all(|&k| k > 100), "every path of the count: {seen:?}");
     }
 
     /// The repair sorts from any starting permutation, within its move budget or by the full sort.
