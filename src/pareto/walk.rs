@@ -31,11 +31,14 @@
 //!   are stored once in ascending order with the candidates' positions in the objective-1 orders, and a
 //!   probe at t compares H_i + d_i ≥ L_i and L_i − d_i > H_i with d_i = 2 N_i (t − a): both counts run
 //!   over sequential arrays (one random access per candidate and count instead of about eight), and no
-//!   order is repaired.
+//!   order is repaired. A count needs no Fenwick tree when one objective decides alone or not at all: every
+//!   point covers every query in it (a bounded utility's boxes span its range once its δ_i is saturated,
+//!   as egocentric density's do) or none covers any.
 //!
 //! [`Prober`] chooses the path for each probe. On the heavy-tailed graphs of the `pareto` bench (`heavy`),
 //! where shifted dampening probes every distance up to T and δ^PS changes at each, these paths take
-//! shifted local PrivPareto from 6–9× plain to 3–5× (issue 26, target 3).
+//! shifted local PrivPareto from 6–9× plain to 2.2–2.8× (issue 26, target 3; 3.4–5.6× without the
+//! one-objective shortcut, which egocentric density takes there).
 //!
 //! Memory beyond the running integer sums (n m words): 2 n m doubles for the corner keys and, for m ≤ 2,
 //! (3 + 2m) n + 1 `u32` ([`sweep_len32`]); the sorted mode lives in the same areas.
