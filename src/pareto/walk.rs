@@ -1315,8 +1315,9 @@ mod tests {
         let limit = 48;
         let mut running = vec![0u64; n * m];
         let mut corner = vec![0.0; 2 * n * m];
-        let mut narrow = vec![0u32; sweep_len32(n, m).unwrap()];
-        for order in narrow[..2 * m * n].chunks_exact_mut(n) {
+        let mut narrow = vec![0u32; sweep_len32(n, m.min(2)).unwrap()];
+        let mut wide = vec![0usize; if m >= 3 { sweep_len_wide(n, m).unwrap() } else { 0 }];
+        for order in narrow[..2 * m.min(2) * n].chunks_exact_mut(n) {
             for (k, o) in order.iter_mut().enumerate() {
                 *o = k as u32;
             }
@@ -1347,7 +1348,7 @@ mod tests {
                     running_at: &mut running_at,
                     corners: &mut corner,
                     narrow: &mut narrow,
-                    wide: &mut [],
+                    wide: &mut wide,
                 };
                 if fault != Fault::None && prober.sorted.active() && q > DIRECT_MAX {
                     // The faulty copy in place of the sorted mode's probe (the running bases stay).
@@ -1384,20 +1385,20 @@ mod tests {
         (bad, prober.sorted_probes())
     }
 
-    /// The prober's fast paths (the saturated shift and the sorted mode) give the values of
-    /// `pareto_sensitivity` for m = 1, 2: continuous utilities, heavy ties, corners that meet exactly, every δ
+    /// The prober's fast paths (the saturated shift, and for m ≤ 2 the sorted mode) give the values of
+    /// `pareto_sensitivity` for m = 1, 2, 3: continuous utilities, heavy ties, corners that meet exactly, every δ
     /// source, open sets above and below the direct count's threshold; keys beyond 2⁵³ take the reference
     /// path (no sorted probe); every other case reaches the sorted mode.
     #[test]
     fn fast_probes_equal_pareto_sensitivity() {
-        for m in 1..=2 {
+        for m in 1..=3 {
             for n in [2usize, 65, 150, 400] {
                 for kind in 0..4 {
                     for source in 0..3 {
                         let seed = 0xfa57 + (n * 100 + m * 10 + kind) as u64 + source as u64 * 7;
                         let (bad, sorted) = walk_check(seed, n, m, kind, source, Fault::None);
                         assert_eq!(bad, 0, "m = {m}, n = {n}, kind {kind}, source {source}");
-                        if kind == 3 || n <= DIRECT_MAX {
+                        if kind == 3 || n <= DIRECT_MAX || m == 3 {
                             assert_eq!(sorted, 0, "m = {m}, n = {n}, kind {kind}");
                         } else {
                             assert!(
