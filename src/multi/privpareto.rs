@@ -9,7 +9,9 @@
 //! and never further than the walk needs (plain: the length after which every open candidate's interval
 //! is found at its current δ^PS). Each probe evaluates δ^PS at one distance for the candidates still open
 //! only (`pareto::walk`): every candidate's corners, then a sweep over orders kept from the previous probe
-//! while many are open, or one blocked pass over the corners when few are. PS and δ^PS are integers, so
+//! while many are open, or one blocked pass over the corners when few are; once every objective's δ_i is
+//! saturated the corners move by a uniform shift, and for m ≤ 2 the sweep runs over keys stored in sorted
+//! order (the same values, bit for bit; see `pareto::walk`). PS and δ^PS are integers, so
 //! the dampening is exact (the exact stage of [`crate::dampen`](mod@crate::dampen)) in both arithmetics;
 //! the arithmetic only chooses the selector.
 //!
@@ -28,8 +30,9 @@
 //!   L = 6,146) every candidate's interval is found by t ≈ 700, far before.
 //! - *Shifted, automatic*: T = min(⌈2 (16 + ln n) / ε⌉, cap). Shifted scores need δ^PS at every
 //!   distance for every candidate, and on heavy-tailed graphs δ^PS changes at every distance until t is
-//!   half the largest degree, so walking to saturation costs Θ(n log n) per distance; at this T every
-//!   candidate keeps at least e^{−16}/n of the best's weight.
+//!   half the largest degree, so walking to saturation costs Θ(n log n) per distance (past the δ_i's own
+//!   saturation, two sweeps over sequential arrays); at this T every candidate keeps at least e^{−16}/n of
+//!   the best's weight.
 //!
 //! **Memory** ([`privpareto_scratch_len`]): the candidate map and dominator counts, the objectives'
 //! running integer δ sums, the probes' corner keys, the breakpoints (replaced by the final scores) and a stage area
@@ -203,6 +206,8 @@ struct Parts<'a> {
     stage: &'a mut [usize],
     /// δ^PS probes so far (the walk's work counter).
     probes: u64,
+    /// Of those, the probes of the sorted mode (`walk::Sorted`).
+    sorted_probes: u64,
 }
 
 fn split<'a>(n: usize, m: usize, mut values: &'a mut [f64], mut indices: &'a mut [usize]) -> Result<Parts<'a>, Error> {
@@ -218,6 +223,7 @@ fn split<'a>(n: usize, m: usize, mut values: &'a mut [f64], mut indices: &'a mut
         dominators: take(&mut indices, n)?,
         stage: indices,
         probes: 0,
+        sorted_probes: 0,
     })
 }
 
@@ -360,8 +366,11 @@ fn dampened_round(
     let mut probe_at = usize::MAX;
     let mut still_open = n;
     let probes = core::cell::Cell::new(0u64);
-    let mut kept = walk::Kept::new(deltas.iter().map(|d| d.saturation()).max().unwrap_or(0));
+    let saturation = deltas.iter().map(|d| d.saturation()).max().unwrap_or(0);
+    let mut prober = walk::Prober::new(saturation, limit);
+    // A probe at `tq` for the walk at distance `floor` ≤ tq (no later probe lies below it).
     let mut eval = |tq: usize,
+                    floor: usize,
                     cur: &[u32],
                     probed: &mut [u32],
                     running: &mut [u64],
@@ -369,28 +378,19 @@ fn dampened_round(
                     commit: bool,
                     q: usize| {
         probes.set(probes.get() + 1);
-        walk::corners(u, &subs, n, running, *running_at, tq, commit, corners)?;
-        if commit {
-            *running_at = tq;
-        }
-        walk::probe(
-            n,
-            m,
+        let area = walk::Area {
+            running,
+            running_at,
             corners,
-            tq,
-            |r| cur[r] != CLOSED,
-            q,
-            probed,
             narrow,
             wide,
-            &mut kept,
-        );
-        Ok::<(), Error>(())
+        };
+        prober.probe(u, &subs, n, m, area, tq, floor, commit, |r| cur[r] != CLOSED, q, probed)
     };
     let mut t = 0;
     let mut run = 1usize;
     if limit > 0 {
-        eval(0, cur, probed, running, &mut running_at, true, still_open)?;
+        eval(0, 0, cur, probed, running, &mut running_at, true, still_open)?;
         cur.copy_from_slice(probed);
         probe_at = 0;
         still_open -= final_scores(cur, dampening);
@@ -417,7 +417,7 @@ fn dampened_round(
                 (a + step.max(2) - 1).min(f - 1)
             };
             // A probe at t + a + 1 is where the walk goes next whether it succeeds or not: its sums are kept.
-            eval(t + x, cur, probed, running, &mut running_at, x == a + 1, still_open)?;
+            eval(t + x, t, cur, probed, running, &mut running_at, x == a + 1, still_open)?;
             probe_at = t + x;
             if same(probed, cur) {
                 a = x;
@@ -473,7 +473,7 @@ fn dampened_round(
             }
             // A probe at t (the run's failed end) already holds δ^PS at t of every candidate still open.
             if probe_at != t {
-                eval(t, cur, probed, running, &mut running_at, true, still_open)?;
+                eval(t, t, cur, probed, running, &mut running_at, true, still_open)?;
                 probe_at = t;
             }
             for (c, &d) in cur.iter_mut().zip(probed.iter()) {
@@ -493,6 +493,7 @@ fn dampened_round(
         store_int(walk, r, s);
     }
     p.probes += probes.get();
+    p.sorted_probes += prober.sorted_probes();
     Ok(match dampening {
         Dampening::Plain => PLAIN_UNITS,
         Dampening::Shifted => units,
@@ -825,6 +826,193 @@ mod tests {
             }
         }
         assert!(later_differs > 0, "the check must see the saturation distance");
+    }
+
+    /// A random heavy-tailed graph on n nodes (preferential ends, duplicates and self loops dropped) as CSR.
+    fn small_graph(seed: u64, n: usize) -> (Vec<usize>, Vec<u32>) {
+        let mut state = seed | 1;
+        let mut next = |k: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % k as u64) as usize
+        };
+        let mut edges = Vec::new();
+        for _ in 0..3 * n {
+            // The smaller of two uniform draws, squared: low indices are hubs.
+            let pick = |x: usize, y: usize| (x.min(y) * x.min(y)) / n;
+            let (a, b) = (pick(next(n), next(n)), pick(next(n), next(n)));
+            if a != b {
+                edges.push((a.min(b) as u32, a.max(b) as u32));
+            }
+        }
+        edges.sort_unstable();
+        edges.dedup();
+        let mut off = vec![0usize; n + 1];
+        for &(a, b) in &edges {
+            off[a as usize + 1] += 1;
+            off[b as usize + 1] += 1;
+        }
+        for v in 0..n {
+            off[v + 1] += off[v];
+        }
+        let mut fill = off.clone();
+        let mut adj = vec![0u32; off[n]];
+        for &(a, b) in &edges {
+            adj[fill[a as usize]] = b;
+            fill[a as usize] += 1;
+            adj[fill[b as usize]] = a;
+            fill[b as usize] += 1;
+        }
+        for v in 0..n {
+            adj[off[v]..off[v + 1]].sort_unstable();
+        }
+        (off, adj)
+    }
+
+    /// Runs `f` with every prober on this thread taking the reference path (no shift, no sorted mode).
+    fn reference<T>(f: impl FnOnce() -> T) -> T {
+        walk::REFERENCE.with(|r| r.set(true));
+        let out = f();
+        walk::REFERENCE.with(|r| r.set(false));
+        out
+    }
+
+    /// The walk with the fast probes (the saturated shift and the sorted mode) gives bit for bit the integer
+    /// scores of the reference walk, and `select_privpareto` the same picks and the same draws from the
+    /// caller's generator: on random heavy-tailed graphs (degree and egodensity with their δ tables, as in
+    /// the heavy-tailed bench), on a coarse lattice of ties whose corners meet exactly, and on utilities
+    /// beyond 2⁵³ grid units (no fast path); m = 1 and 2, both dampenings, several ε and rounds. The sorted
+    /// mode is taken on most of them.
+    #[test]
+    fn fast_walk_equals_the_reference_walk() {
+        use crate::graph::Csr;
+        use crate::sensitivity::degree::{degree_all, degree_delta_table};
+        use crate::sensitivity::egodensity::{egodensity_all, egodensity_delta_table};
+        use rand_core::{Rng, SeedableRng};
+        let mut sorted_total = 0;
+        for case in 0..24u64 {
+            let n = [70usize, 130, 260][(case % 3) as usize];
+            let kind = (case / 3) % 4;
+            let (off, adj) = small_graph(0x9a9 + case, n);
+            let g = Csr::new(&off, &adj).unwrap();
+            let cols = [4usize, 16][(case % 2) as usize];
+            let (mut deg, mut ego) = (vec![0.0; n], vec![0.0; n]);
+            degree_all(&g, &mut deg).unwrap();
+            egodensity_all(&g, &mut ego).unwrap();
+            let (mut dd, mut de) = (vec![0.0; n * cols], vec![0.0; n * cols]);
+            degree_delta_table(&g, cols, &mut dd).unwrap();
+            egodensity_delta_table(&g, cols, &mut de).unwrap();
+            let u: Vec<f64> = (0..n)
+                .flat_map(|v| match kind {
+                    0 | 1 => [deg[v], ego[v]],
+                    // A lattice of ties: corners meet exactly at many distances.
+                    2 => [(deg[v] as usize % 5) as f64, (v % 3) as f64 * 0.5],
+                    // Beyond 2⁵³ grid units: the reference path throughout.
+                    _ => [1e9 + deg[v], 1e9 - ego[v]],
+                })
+                .collect();
+            let deltas = [
+                LocalSensitivity::new(
+                    DeltaSource::Table {
+                        values: &dd,
+                        columns: cols,
+                    },
+                    1.0,
+                    cols,
+                    n,
+                )
+                .unwrap(),
+                LocalSensitivity::new(
+                    DeltaSource::Table {
+                        values: &de,
+                        columns: cols,
+                    },
+                    1.0,
+                    cols,
+                    n,
+                )
+                .unwrap(),
+            ];
+            for m in [2usize, 1] {
+                let um: Vec<f64> = if m == 2 {
+                    u.clone()
+                } else {
+                    u.iter().step_by(2).copied().collect()
+                };
+                let ds = &deltas[..m];
+                for damp in [Dampening::Shifted, Dampening::Plain] {
+                    for (eps, rounds) in [(1.0, 1), (3.0, 3), (0.3, 1)] {
+                        let fast = sorted_walk(&um, m, ds, eps, damp, rounds);
+                        let slow = reference(|| sorted_walk(&um, m, ds, eps, damp, rounds));
+                        assert_eq!(slow.2, 0, "the reference path takes no sorted probe");
+                        assert_eq!(
+                            (&fast.0, fast.1),
+                            (&slow.0, slow.1),
+                            "case {case}, m = {m}, {damp:?}, ε = {eps}"
+                        );
+                        sorted_total += fast.2;
+                        if kind == 3 {
+                            assert_eq!(fast.2, 0, "keys beyond 2⁵³ take the reference path");
+                        }
+                        // End to end: the same picks and the same draws.
+                        let run = || {
+                            let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(case);
+                            let need = privpareto_scratch_len(n, m).unwrap();
+                            let (mut values, mut indices) = (vec![0.0; need.values], vec![0usize; need.indices]);
+                            let mut out = [0usize; 3];
+                            let sens = ParetoSensitivity::Local {
+                                deltas: ds,
+                                max_distance: 0,
+                                dampening: damp,
+                            };
+                            select_privpareto(
+                                &mut rng,
+                                &um,
+                                m,
+                                Dominance::Textbook,
+                                sens,
+                                Selector::Exponential,
+                                eps,
+                                &mut out,
+                                &mut values,
+                                &mut indices,
+                                Arithmetic::Exact,
+                            )
+                            .unwrap();
+                            (out, rng.next_u64())
+                        };
+                        assert_eq!(run(), reference(run), "case {case}, m = {m}, {damp:?}, ε = {eps}");
+                    }
+                }
+            }
+        }
+        assert!(
+            sorted_total > 100,
+            "the sorted mode was hardly taken: {sorted_total} probes"
+        );
+    }
+
+    /// The integer scores of one local round (automatic saturation), their units, and the probes it made in
+    /// the sorted mode.
+    fn sorted_walk(
+        u: &[f64],
+        m: usize,
+        deltas: &[LocalSensitivity<'_>],
+        eps: f64,
+        damp: Dampening,
+        rounds: usize,
+    ) -> (Vec<i128>, u64, u64) {
+        let n = u.len() / m;
+        let need = privpareto_scratch_len(n, m).unwrap();
+        let (mut values, mut indices) = (vec![0.0; need.values], vec![0usize; need.indices]);
+        let mut p = split(n, m, &mut values, &mut indices).unwrap();
+        for (i, x) in p.map.iter_mut().enumerate() {
+            *x = i;
+        }
+        score_round(&mut p, u, n, m, Dominance::Textbook);
+        let units = dampened_round(&mut p, u, n, m, deltas, 0, damp, eps, rounds).unwrap();
+        ((0..n).map(|r| load_int(p.walk, r)).collect(), units, p.sorted_probes)
     }
 
     /// The running-time cases of issue 22 as work counts: n = 1000, per-candidate δ spread over 30 binades

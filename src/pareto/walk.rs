@@ -21,8 +21,27 @@
 //!   1 counts, O(n log n). Every array is `u32` (so n ≤ 2³² − 1).
 //! - for m ≥ 3 the sweep is [`super::count::dominance_counts`] over every candidate.
 //!
+//! **Once every δ_i is saturated** (t ≥ T_i − 1 for every objective: each S′_i grows by N_i per distance for
+//! every candidate) the corners move rigidly, hi_i by +N_i and lo_i by −N_i per distance, and the orders no
+//! longer change. Two fast paths then give the same values, bit for bit, as long as every key is an exact
+//! integer below 2⁵³ grid units (checked; otherwise the probes above run):
+//! - **shift** ([`shift`]): the corners of the last probe moved by ±N_i (t − a), exact additions of doubles,
+//!   instead of being recomputed from the sums and utilities;
+//! - **sorted mode** ([`Sorted`], m ≤ 2, more than [`DIRECT_MAX`] open, for the rest of the walk): the keys
+//!   are stored once in ascending order with the candidates' positions in the objective-1 orders, and a
+//!   probe at t compares H_i + d_i ≥ L_i and L_i − d_i > H_i with d_i = 2 N_i (t − a): both counts run
+//!   over sequential arrays (one random access per candidate and count instead of about eight), and no
+//!   order is repaired. A count needs no Fenwick tree when one objective decides alone or not at all: every
+//!   point covers every query in it (a bounded utility's boxes span its range once its δ_i is saturated,
+//!   as egocentric density's do) or none covers any.
+//!
+//! [`Prober`] chooses the path for each probe. On the heavy-tailed graphs of the `pareto` bench (`heavy`),
+//! where shifted dampening probes every distance up to T and δ^PS changes at each, these paths take
+//! shifted local PrivPareto from 6–9× plain to 2.2–2.8× (issue 26, target 3; 3.4–5.6× without the
+//! one-objective shortcut, which egocentric density takes there).
+//!
 //! Memory beyond the running integer sums (n m words): 2 n m doubles for the corner keys and, for m ≤ 2,
-//! (3 + 2m) n + 1 `u32` ([`sweep_len32`]).
+//! (3 + 2m) n + 1 `u32` ([`sweep_len32`]); the sorted mode lives in the same areas.
 
 use super::count::{self, dominance_counts};
 use super::delta::{corner_keys, grid_delta, saturated_part};
@@ -158,6 +177,455 @@ pub(crate) fn corners(
         }
     }
     Ok(())
+}
+
+/// The walk's areas a probe works in: the running bases (n m, objective-major) and their distance, the
+/// corner keys (2 n m), the m ≤ 2 sweep's scratch ([`sweep_len32`]) and the m ≥ 3 one's ([`sweep_len_wide`]).
+pub(crate) struct Area<'s> {
+    pub(crate) running: &'s mut [u64],
+    pub(crate) running_at: &'s mut usize,
+    pub(crate) corners: &'s mut [f64],
+    pub(crate) narrow: &'s mut [u32],
+    pub(crate) wide: &'s mut [usize],
+}
+
+/// δ^PS probes for one walk (one round of local PrivPareto): what the corners, the kept orders and the sorted
+/// mode hold between probes. Every probe writes the same values for the open candidates whatever path it
+/// takes: the corners computed from the sums ([`corners`]) or moved by the saturated shift ([`shift`]), then
+/// [`probe`], or the sorted mode ([`Sorted`]) once every δ_i is saturated, for m ≤ 2 and more than
+/// [`DIRECT_MAX`] open candidates.
+pub(crate) struct Prober {
+    kept: Kept,
+    keys: Keys,
+    sorted: Sorted,
+    /// The walk's saturation distance: every probe lies below it.
+    limit: usize,
+    /// False: every probe computes the corners and calls [`probe`] (the reference the tests compare with).
+    fast: bool,
+    sorted_probes: u64,
+}
+
+#[cfg(test)]
+extern crate std;
+
+#[cfg(test)]
+std::thread_local! {
+    /// Tests: probers made on this thread take the reference path (no shift, no sorted mode).
+    pub(crate) static REFERENCE: core::cell::Cell<bool> = const { core::cell::Cell::new(false) };
+}
+
+impl Prober {
+    /// A prober for a walk whose δ_i are saturated from `saturation` (the largest T_i) on, and that probes
+    /// only distances below `limit`.
+    pub(crate) fn new(saturation: usize, limit: usize) -> Self {
+        #[cfg(test)]
+        let fast = !REFERENCE.with(|r| r.get());
+        #[cfg(not(test))]
+        let fast = true;
+        Prober {
+            kept: Kept::new(saturation),
+            keys: Keys::new(saturation),
+            sorted: Sorted::new(),
+            limit,
+            fast,
+            sorted_probes: 0,
+        }
+    }
+
+    /// Probes so far in the sorted mode.
+    pub(crate) fn sorted_probes(&self) -> u64 {
+        self.sorted_probes
+    }
+
+    /// δ^PS at distance `t` < `limit` for every r with `open(r)` (`q` of them), written to `out[r]` (others
+    /// untouched, or in the sorted mode their δ^PS too); `floor` ≤ t is the walk's distance (no later probe
+    /// lies below it). The corners are computed from the running bases at `area.running_at` ≤ t; with
+    /// `commit` the bases are left at t (and `running_at` = t), as [`corners`] leaves them. `u(r, i)` is the
+    /// utility. Errors: a δ function's.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn probe(
+        &mut self,
+        u: impl Fn(usize, usize) -> f64,
+        deltas: &[Live<'_, '_>],
+        n: usize,
+        m: usize,
+        area: Area<'_>,
+        t: usize,
+        floor: usize,
+        commit: bool,
+        open: impl Fn(usize) -> bool,
+        q: usize,
+        out: &mut [u32],
+    ) -> Result<(), Error> {
+        let Area {
+            running,
+            running_at,
+            corners,
+            narrow,
+            wide,
+        } = area;
+        if self.sorted.active() && q <= DIRECT_MAX {
+            self.sorted.leave();
+        }
+        // Where every δ_i is saturated the corners move by a uniform shift: no sum or utility is read.
+        if self.fast && (self.sorted.active() || shift(deltas, n, corners, &mut self.keys, t)) {
+            if commit {
+                advance(deltas, n, running, Some(*running_at), t)?;
+            }
+        } else {
+            self::corners(u, deltas, n, running, *running_at, t, commit, corners)?;
+            self.keys.computed(corners, t);
+        }
+        if commit {
+            *running_at = t;
+        }
+        if self.sorted.active() {
+            self.sorted_probes += 1;
+            self.sorted.probe(n, m, corners, t, out, narrow);
+            return Ok(());
+        }
+        probe(n, m, corners, t, open, q, out, narrow, wide, &mut self.kept);
+        if self.fast {
+            let (keys, kept) = (&mut self.keys, &mut self.kept);
+            self.sorted
+                .enter(deltas, n, m, corners, narrow, keys, kept, q, floor, self.limit);
+        }
+        Ok(())
+    }
+}
+
+/// Keys below this magnitude are the exact integer corners (see [`super::delta::corner_keys`]): 2⁵³.
+const EXACT_KEYS: u64 = 1 << 53;
+
+/// What the corner keys in the walk's `corners` area hold: the keys at distance `at` (usize::MAX: none that
+/// can be reused), every one of magnitude at most `bound` < 2⁵³ grid units, so each is its exact integer
+/// corner. From distance `uniform_from` on every δ_i is saturated: between two distances t, t′ both at least
+/// `uniform_from`, hi_i moves by N_i (t′ − t) and lo_i by −N_i (t′ − t) for every candidate ([`shift`]).
+#[derive(Clone, Copy)]
+pub(crate) struct Keys {
+    at: usize,
+    bound: u64,
+    uniform_from: usize,
+}
+
+impl Keys {
+    /// No keys yet, for sensitivities saturated from `saturation` (the largest T_i) on.
+    pub(crate) fn new(saturation: usize) -> Self {
+        Keys {
+            at: usize::MAX,
+            bound: 0,
+            uniform_from: saturation.saturating_sub(1),
+        }
+    }
+
+    /// `corners` (2 m n keys, as [`corners`] fills them) were just computed at distance `t`: reusable when
+    /// t ≥ `uniform_from` and every key is below 2⁵³ in magnitude.
+    pub(crate) fn computed(&mut self, corners: &[f64], t: usize) {
+        self.at = usize::MAX;
+        if t < self.uniform_from {
+            return;
+        }
+        // NaN never occurs (the keys are rounded integers); it would fail the test below and keep `at` unset.
+        let max = corners.iter().fold(0.0f64, |a, &k| a.max(k.abs()));
+        if max < EXACT_KEYS as f64 {
+            (self.at, self.bound) = (t, max as u64);
+        }
+    }
+}
+
+/// Moves the keys in `corners` from the distance they hold (`keys`) to `t` by the exact shift ±N_i (t − at),
+/// when both distances are at least `keys.uniform_from` and every shifted key stays below 2⁵³ in magnitude
+/// (so every key before and after is its exact integer corner, and each sum of two doubles below is exact):
+/// then `corners` equals what [`corners`] would compute at t, bit for bit, and this returns true. Otherwise
+/// it returns false and changes nothing. O(n m) additions, no δ read.
+pub(crate) fn shift(deltas: &[Live<'_, '_>], n: usize, corners: &mut [f64], keys: &mut Keys, t: usize) -> bool {
+    if keys.at == usize::MAX || t < keys.uniform_from {
+        return false;
+    }
+    let dt = t.abs_diff(keys.at) as u128;
+    let widest = deltas.iter().map(|d| u128::from(d.grid.units())).max().unwrap_or(0);
+    let bound = u128::from(keys.bound) + widest * dt;
+    if bound >= u128::from(EXACT_KEYS) {
+        return false;
+    }
+    for (i, d) in deltas.iter().enumerate() {
+        // Below 2⁵³: exact as a double.
+        let step = (u128::from(d.grid.units()) * dt) as f64;
+        let step = if t >= keys.at { step } else { -step };
+        let (hi, lo) = corners[2 * i * n..(2 * i + 2) * n].split_at_mut(n);
+        for h in hi.iter_mut() {
+            *h += step;
+        }
+        for l in lo.iter_mut() {
+            *l -= step;
+        }
+    }
+    (keys.at, keys.bound) = (t, bound as u64);
+    true
+}
+
+/// The sorted mode of the m ≤ 2 sweep, for the rest of a walk once every δ_i is saturated.
+///
+/// From distance `uniform_from` on, hi_i(r) = H_i(r) + N_i (t − a) and lo_i(r) = L_i(r) − N_i (t − a) for
+/// the keys H, L at a distance a ≥ `uniform_from`, and the orders of the candidates by each key no longer
+/// change. So the keys are stored once in sorted position order (each array ascending, candidate
+/// `order_k[j]` at position j), and with d_i = 2 N_i (t − a) a probe at t compares H_i(p) + d_i ≥ L_i(r)
+/// (reach) and L_i(p) − d_i > H_i(r) (beyond): exact integers below 2⁵³ ([`Sorted::enter`] checks the
+/// bound for every distance below the walk's limit), so each comparison is the one [`probe`] makes on the
+/// keys at t, and the counts are the same. Both counts then run over sequential arrays: the objective-1
+/// thresholds by a merge, the objective-0 sweep over positions, with the positions of every candidate in the
+/// objective-1 orders (`to_hi1`, `to_lo1`) kept where the objective-1 orders were.
+///
+/// Layout in the sweep's scratch (`narrow`, [`sweep_len32`]): the hi_0 and lo_0 orders stay; for m = 2 the
+/// hi_1 and lo_1 orders become `to_hi1[j]` (the hi_1 position of the candidate at hi_0 position j) and
+/// `to_lo1[j]` (lo_1 position of the candidate at lo_0 position j); then the thresholds and the counter.
+/// `corners` holds the 2m sorted key arrays in place of the candidates' keys.
+#[derive(Clone, Copy)]
+pub(crate) struct Sorted {
+    /// The distance of the stored keys (usize::MAX: not in the sorted mode).
+    at: usize,
+    /// N_i of the objectives (m ≤ 2).
+    units: [u64; 2],
+}
+
+impl Sorted {
+    /// Not in the sorted mode.
+    pub(crate) fn new() -> Self {
+        Sorted {
+            at: usize::MAX,
+            units: [0; 2],
+        }
+    }
+
+    /// In the sorted mode: every probe goes through [`Sorted::probe`].
+    pub(crate) fn active(&self) -> bool {
+        self.at != usize::MAX
+    }
+
+    /// Leaves the sorted mode (when at most [`DIRECT_MAX`] candidates are open, the direct count is
+    /// cheaper): the next probe recomputes the corners ([`corners`]) and [`probe`] sorts the orders again
+    /// before it sweeps (the objective-1 slots hold permutations, which it accepts).
+    pub(crate) fn leave(&mut self) {
+        self.at = usize::MAX;
+    }
+
+    /// Enters the sorted mode from the candidates' keys in `corners` (described by `keys`), when m ≤ 2, more
+    /// than [`DIRECT_MAX`] candidates are open (`q`), the walk's distance `floor` (no later probe lies below
+    /// it) is at least `uniform_from`, and every key
+    /// stays an exact integer below 2⁵³ with every offset d_i of a probe below `limit` (the walk's
+    /// saturation distance) added. Sorts the kept orders if the last probe did not (`kept`), stores the
+    /// sorted keys and the objective-1 positions; afterwards `corners` and the hi_1, lo_1 orders no longer
+    /// hold what [`corners`] and [`probe`] expect (`keys` and `kept` are reset accordingly). Returns whether
+    /// it entered. O(n) beyond the sort of the orders (nothing when they are sorted).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn enter(
+        &mut self,
+        deltas: &[Live<'_, '_>],
+        n: usize,
+        m: usize,
+        corners: &mut [f64],
+        narrow: &mut [u32],
+        keys: &mut Keys,
+        kept: &mut Kept,
+        q: usize,
+        floor: usize,
+        limit: usize,
+    ) -> bool {
+        if self.active()
+            || !(1..=2).contains(&m)
+            || q <= DIRECT_MAX
+            || keys.at == usize::MAX
+            || floor < keys.uniform_from
+        {
+            return false;
+        }
+        let widest = deltas.iter().map(|d| u128::from(d.grid.units())).max().unwrap_or(0);
+        // |key ± d_i| ≤ bound + 2 N_i |t − a| with t, a < limit.
+        if u128::from(keys.bound) + 2 * widest * limit as u128 >= u128::from(EXACT_KEYS) {
+            return false;
+        }
+        let (orders, rest) = narrow.split_at_mut(2 * m * n);
+        if kept.at == usize::MAX || kept.at.min(keys.at) < kept.uniform_from {
+            for (k, order) in orders.chunks_exact_mut(n).enumerate() {
+                repair(order, &corners[k * n..(k + 1) * n]);
+            }
+        }
+        // Each key array in the ascending order of its candidates, through two u32 halves of a double.
+        let (low, rest) = rest.split_at_mut(n);
+        let (high, _) = rest.split_at_mut(n);
+        for (order, key) in orders.chunks_exact(n).zip(corners.chunks_exact_mut(n)) {
+            for ((&r, l), h) in order.iter().zip(low.iter_mut()).zip(high.iter_mut()) {
+                let bits = key[r as usize].to_bits();
+                (*l, *h) = (bits as u32, (bits >> 32) as u32);
+            }
+            for ((k, &l), &h) in key.iter_mut().zip(low.iter()).zip(high.iter()) {
+                *k = f64::from_bits(u64::from(l) | u64::from(h) << 32);
+            }
+        }
+        if m == 2 {
+            // to_hi1 over the hi_1 order, then to_lo1 over the lo_1 order (`low` holds each inverse in turn).
+            let (first, second) = orders.split_at_mut(2 * n);
+            let (hi0, lo0) = first.split_at(n);
+            let (hi1, lo1) = second.split_at_mut(n);
+            for (zero, one) in [(hi0, &mut *hi1), (lo0, &mut *lo1)] {
+                for (j, &r) in one.iter().enumerate() {
+                    low[r as usize] = j as u32;
+                }
+                for (slot, &r) in one.iter_mut().zip(zero) {
+                    *slot = low[r as usize];
+                }
+            }
+        }
+        for (u, d) in self.units.iter_mut().zip(deltas) {
+            *u = d.grid.units();
+        }
+        self.at = keys.at;
+        keys.at = usize::MAX;
+        kept.at = usize::MAX;
+        true
+    }
+
+    /// δ^PS at distance `t` for every candidate r, written to `out[r]`, in the sorted mode (see
+    /// [`Sorted`]): for the open candidates the values [`probe`] writes at t (it writes no others; here the
+    /// others get their δ^PS too, which a walk never reads). Two sweeps over sequential arrays, one random
+    /// access per candidate and count, and O(n log(n) / 32) in the counter.
+    pub(crate) fn probe(&self, n: usize, m: usize, corners: &[f64], t: usize, out: &mut [u32], narrow: &mut [u32]) {
+        // d_i = 2 N_i (t − a), exact as a double (below 2⁵³, checked on entry).
+        let offset = |i: usize| {
+            let d = (2 * u128::from(self.units[i]) * t.abs_diff(self.at) as u128) as f64;
+            if t >= self.at {
+                d
+            } else {
+                -d
+            }
+        };
+        let (orders, rest) = narrow.split_at_mut(2 * m * n);
+        let (hi0, rest_orders) = orders.split_at(n);
+        let (lo0, rest_orders) = rest_orders.split_at(n);
+        let (_, rest) = rest.split_at_mut(n);
+        let (thr, fen) = rest.split_at_mut(n);
+        let fen = &mut fen[..Counter::len(n)];
+        let key = |k: usize| &corners[k * n..(k + 1) * n];
+        let (d0, d1) = (offset(0), if m == 2 { offset(1) } else { 0.0 });
+        let top = (n - 1) as u32;
+        // reach(r) = #{p : H(p) + d ≥ L(r) in every objective}: points hi, queries lo.
+        let (to_hi1, to_lo1) = rest_orders.split_at(rest_orders.len() / 2);
+        let second = |e1: f64, reach: bool| {
+            (m == 2).then(|| {
+                let (x1, y1, to_x1, to_y1) = if reach {
+                    (key(2), key(3), to_hi1, to_lo1)
+                } else {
+                    (key(3), key(2), to_lo1, to_hi1)
+                };
+                Second {
+                    x1,
+                    e1,
+                    y1,
+                    to_x1,
+                    to_y1,
+                }
+            })
+        };
+        sweep((key(0), d0), key(1), second(d1, true), false, lo0, thr, fen, |r, c| {
+            out[r] = c
+        });
+        // beyond(r) = #{p : L(p) − d > H(r) in every objective}: points lo, queries hi.
+        sweep(
+            (key(1), -d0),
+            key(0),
+            second(-d1, false),
+            true,
+            hi0,
+            thr,
+            fen,
+            |r, c| out[r] = out[r].saturating_sub(1).saturating_sub(c).min(top),
+        );
+    }
+}
+
+/// The second objective of a sorted-mode count: the points' keys `x1` (ascending) moved by `e1`, the queries'
+/// keys `y1` (ascending), the x1 position of the point at each x0 position and the y1 position of the query at
+/// each y0 position.
+#[derive(Clone, Copy)]
+struct Second<'a> {
+    x1: &'a [f64],
+    e1: f64,
+    y1: &'a [f64],
+    to_x1: &'a [u32],
+    to_y1: &'a [u32],
+}
+
+/// One count of the sorted mode: for every query r, #{points p : x0(p) + e0 ≥ y0(r) and x1(p) + e1 ≥
+/// y1(r)} (`>` when `strict`) to `emit(r, count)`. x0, y0 (and x1, y1) are ascending key arrays over
+/// positions; `queries[k]` is the candidate at position k of y0; the second objective, when there is one,
+/// gives (x1, e1, y1, x1 position of the point at x0 position j, y1 position of the query at y0 position k).
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn sweep(
+    (x0, e0): (&[f64], f64),
+    y0: &[f64],
+    second: Option<Second<'_>>,
+    strict: bool,
+    queries: &[u32],
+    thr: &mut [u32],
+    fen: &mut [u32],
+    mut emit: impl FnMut(usize, u32),
+) {
+    let n = x0.len();
+    if n == 0 {
+        return;
+    }
+    let covers = |x: f64, y: f64| if strict { x > y } else { x >= y };
+    let mut second = second;
+    if let Some(Second { x1, e1, y1, to_y1, .. }) = second {
+        // thr[k]: the points that do not cover the query at y1 position k in objective 1, all at the
+        // lowest x1 positions (covering is monotone in x1), so thr rises with k.
+        let mut below = 0;
+        for (t, &y) in thr.iter_mut().zip(y1) {
+            while below < n && !covers(x1[below] + e1, y) {
+                below += 1;
+            }
+            *t = below as u32;
+        }
+        // Objective 1 decides alone or not at all (its boxes span its whole range, as a bounded utility's do
+        // once δ_i is saturated), or objective 0 covers every query with every point: no counter.
+        if thr[0] as usize == n {
+            // No point covers any query in objective 1.
+            for r in 0..n {
+                emit(r, 0);
+            }
+            return;
+        }
+        if thr[n - 1] == 0 {
+            // Every point covers every query in objective 1: objective 0 alone.
+            second = None;
+        } else if covers(x0[0] + e0, y0[n - 1]) {
+            // Every point covers every query in objective 0: objective 1 alone.
+            for (&r, &k1) in queries.iter().zip(to_y1) {
+                emit(r as usize, (n - thr[k1 as usize] as usize) as u32);
+            }
+            return;
+        } else {
+            Counter::clear(fen);
+        }
+    }
+    // Objective 0, descending: insert every point that covers the query before counting it.
+    let mut next = 0;
+    for k in (0..n).rev() {
+        let r = queries[k] as usize;
+        let y = y0[k];
+        while next < n && covers(x0[n - 1 - next] + e0, y) {
+            if let Some(Second { to_x1, .. }) = second {
+                Counter::add(fen, to_x1[n - 1 - next] as usize);
+            }
+            next += 1;
+        }
+        let c = match second {
+            Some(Second { to_y1, .. }) => next as u32 - Counter::prefix(fen, thr[to_y1[k] as usize] as usize),
+            None => next as u32,
+        };
+        emit(r, c);
+    }
 }
 
 /// Where the orders kept by the m ≤ 2 sweep stand: sorted for the corner keys at distance `at` (usize::MAX:
@@ -711,6 +1179,327 @@ mod tests {
             let bad: usize = (0..3).map(|s| check(0xbad + s, 300, 2, true, 1, variant)).sum();
             assert!(bad > 0, "a broken variant went unnoticed");
         }
+    }
+
+    /// A deliberate fault of the sorted mode, for [`walk_check`] to catch.
+    #[derive(Clone, Copy, PartialEq)]
+    enum Fault {
+        None,
+        /// The beyond count non-strict (ties counted as beyond).
+        NonStrictBeyond,
+        /// The beyond count with the points moved the wrong way (+d instead of −d).
+        BeyondSign,
+        /// The shift one step short (N_i (t − a − 1)).
+        ShortShift,
+    }
+
+    /// The sorted mode's probe with `fault` (a copy of [`Sorted::probe`] with one change).
+    #[allow(clippy::too_many_arguments)]
+    fn faulty_sorted_probe(
+        s: &Sorted,
+        n: usize,
+        m: usize,
+        c: &[f64],
+        t: usize,
+        out: &mut [u32],
+        narrow: &mut [u32],
+        fault: Fault,
+    ) {
+        let dt = if fault == Fault::ShortShift {
+            t.abs_diff(s.at).saturating_sub(1)
+        } else {
+            t.abs_diff(s.at)
+        };
+        let offset = |i: usize| {
+            let d = (2 * u128::from(s.units[i]) * dt as u128) as f64;
+            if t >= s.at {
+                d
+            } else {
+                -d
+            }
+        };
+        let (orders, rest) = narrow.split_at_mut(2 * m * n);
+        let (hi0, rest_orders) = orders.split_at(n);
+        let (lo0, rest_orders) = rest_orders.split_at(n);
+        let (_, rest) = rest.split_at_mut(n);
+        let (thr, fen) = rest.split_at_mut(n);
+        let fen = &mut fen[..Counter::len(n)];
+        let key = |k: usize| &c[k * n..(k + 1) * n];
+        let (d0, d1) = (offset(0), if m == 2 { offset(1) } else { 0.0 });
+        let (to_hi1, to_lo1) = rest_orders.split_at(rest_orders.len() / 2);
+        let second = |e1: f64, reach: bool| {
+            (m == 2).then(|| {
+                let (x1, y1, to_x1, to_y1) = if reach {
+                    (key(2), key(3), to_hi1, to_lo1)
+                } else {
+                    (key(3), key(2), to_lo1, to_hi1)
+                };
+                Second {
+                    x1,
+                    e1,
+                    y1,
+                    to_x1,
+                    to_y1,
+                }
+            })
+        };
+        sweep((key(0), d0), key(1), second(d1, true), false, lo0, thr, fen, |r, x| {
+            out[r] = x
+        });
+        let sign = if fault == Fault::BeyondSign { 1.0 } else { -1.0 };
+        sweep(
+            (key(1), sign * d0),
+            key(0),
+            second(sign * d1, false),
+            fault != Fault::NonStrictBeyond,
+            hi0,
+            thr,
+            fen,
+            |r, x| out[r] = out[r].saturating_sub(1).saturating_sub(x).min((n - 1) as u32),
+        );
+    }
+
+    /// A walk of probes through [`Prober`] (floor rising, probes above it moving up and down, commits, open
+    /// sets of every size, δ saturated from distance 3, 5 or 9 so that the shift and the sorted mode are
+    /// taken), each against `pareto_sensitivity` at the same distance; returns the mismatching values and
+    /// the probes made in the sorted mode. With a `fault`, the sorted mode's probes run the faulty copy.
+    fn walk_check(seed: u64, n: usize, m: usize, kind: usize, source: usize, fault: Fault) -> (usize, u64) {
+        let mut g = Xorshift(seed);
+        // kind 0: continuous; 1: heavy ties on a coarse lattice; 2: a wider lattice whose corners meet
+        // exactly for many distances (δ a multiple of the lattice step); 3: utilities near 2⁴⁰ (keys beyond
+        // 2⁵³: no fast path).
+        let u: Vec<f64> = (0..n * m)
+            .map(|_| match kind {
+                0 => (g.next() >> 11) as f64 / (1u64 << 53) as f64 * 10.0,
+                1 => g.below(6) as f64 * 0.5,
+                2 => g.below(80) as f64 * 0.5,
+                _ => (1u64 << 40) as f64 + g.below(8) as f64,
+            })
+            .collect();
+        let step = if kind == 2 { 0.25 } else { 0.125 };
+        let per: Vec<Vec<f64>> = (0..m)
+            .map(|_| (0..n).map(|_| g.below(5) as f64 * step).collect())
+            .collect();
+        let cols = 6;
+        let tables: Vec<Vec<f64>> = (0..m)
+            .map(|i| {
+                (0..n * cols)
+                    .map(|k| per[i][k / cols] + step * (k % cols) as f64)
+                    .collect()
+            })
+            .collect();
+        let half = HalfConstant;
+        let saturation = [3, 5, 9][(seed % 3) as usize];
+        let deltas: Vec<LocalSensitivity<'_>> = (0..m)
+            .map(|i| {
+                let src = match (source + i) % 3 {
+                    0 => DeltaSource::PerCandidate(&per[i]),
+                    1 => DeltaSource::Table {
+                        values: &tables[i],
+                        columns: cols,
+                    },
+                    _ => DeltaSource::Function(&half),
+                };
+                LocalSensitivity::new(src, 1.0, saturation, n).unwrap()
+            })
+            .collect();
+        let map: Vec<usize> = (0..n).collect();
+        let live: Vec<Live<'_, '_>> = deltas
+            .iter()
+            .map(|d| Live {
+                d,
+                map: &map,
+                grid: objective_grid(d.global()).unwrap(),
+            })
+            .collect();
+        let limit = 48;
+        let mut running = vec![0u64; n * m];
+        let mut corner = vec![0.0; 2 * n * m];
+        let mut narrow = vec![0u32; sweep_len32(n, m.min(2)).unwrap()];
+        let mut wide = vec![0usize; if m >= 3 { sweep_len_wide(n, m).unwrap() } else { 0 }];
+        for order in narrow[..2 * m.min(2) * n].chunks_exact_mut(n) {
+            for (k, o) in order.iter_mut().enumerate() {
+                *o = k as u32;
+            }
+        }
+        let need = pareto_sensitivity_scratch_len(n, m).unwrap();
+        let (mut idx, mut val) = (vec![0usize; need.indices], vec![0.0; need.values]);
+        let mut want = vec![0.0; n];
+        let mut got = vec![CLOSED; n];
+        let mut bad = 0;
+        advance(&live, n, &mut running, None, 0).unwrap();
+        let mut running_at = 0;
+        let mut prober = Prober::new(saturation, limit);
+        let mut floor = 0;
+        while floor < limit {
+            for _ in 0..3 {
+                // As in the walk, no probe lies below the committed sums: a commit moves the floor up.
+                let t = (floor.max(running_at) + g.below(6)).min(limit - 1);
+                let commit = g.below(2) == 0;
+                let open: Vec<bool> = match g.below(4) {
+                    0 => (0..n).map(|_| g.below(4) != 0).collect(),
+                    1 => (0..n).map(|_| g.below(n as u64 / 8 + 1) == 0).collect(),
+                    _ => vec![true; n],
+                };
+                let q = open.iter().filter(|&&o| o).count();
+                got.fill(CLOSED);
+                let area = Area {
+                    running: &mut running,
+                    running_at: &mut running_at,
+                    corners: &mut corner,
+                    narrow: &mut narrow,
+                    wide: &mut wide,
+                };
+                if fault != Fault::None && prober.sorted.active() && q > DIRECT_MAX {
+                    // The faulty copy in place of the sorted mode's probe (the running bases stay).
+                    faulty_sorted_probe(&prober.sorted, n, m, &corner, t, &mut got, &mut narrow, fault);
+                    prober.sorted_probes += 1;
+                } else {
+                    prober
+                        .probe(
+                            |r, i| u[r * m + i],
+                            &live,
+                            n,
+                            m,
+                            area,
+                            t,
+                            floor,
+                            commit,
+                            |r| open[r],
+                            q,
+                            &mut got,
+                        )
+                        .unwrap();
+                }
+                pareto_sensitivity(&u, m, &deltas, t, &mut want, &mut idx, &mut val).unwrap();
+                for r in (0..n).filter(|&r| open[r]) {
+                    bad += usize::from(got[r] != want[r] as u32);
+                }
+            }
+            floor = floor.max(running_at) + 1 + g.below(3);
+            if running_at < floor.min(limit - 1) {
+                advance(&live, n, &mut running, Some(running_at), floor.min(limit - 1)).unwrap();
+                running_at = floor.min(limit - 1);
+            }
+        }
+        (bad, prober.sorted_probes())
+    }
+
+    /// The prober's fast paths (the saturated shift, and for m ≤ 2 the sorted mode) give the values of
+    /// `pareto_sensitivity` for m = 1, 2, 3: continuous utilities, heavy ties, corners that meet exactly, every δ
+    /// source, open sets above and below the direct count's threshold; keys beyond 2⁵³ take the reference
+    /// path (no sorted probe); every other case reaches the sorted mode.
+    #[test]
+    fn fast_probes_equal_pareto_sensitivity() {
+        for m in 1..=3 {
+            for n in [2usize, 65, 150, 400] {
+                for kind in 0..4 {
+                    for source in 0..3 {
+                        let seed = 0xfa57 + (n * 100 + m * 10 + kind) as u64 + source as u64 * 7;
+                        let (bad, sorted) = walk_check(seed, n, m, kind, source, Fault::None);
+                        assert_eq!(bad, 0, "m = {m}, n = {n}, kind {kind}, source {source}");
+                        if kind == 3 || n <= DIRECT_MAX || m == 3 {
+                            assert_eq!(sorted, 0, "m = {m}, n = {n}, kind {kind}");
+                        } else {
+                            assert!(
+                                sorted > 0,
+                                "m = {m}, n = {n}, kind {kind}, source {source}: no sorted probe"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The check above catches a sorted mode that counts ties as beyond, moves the beyond count's points the
+    /// wrong way, or shifts one step short.
+    #[test]
+    fn fast_probe_check_catches_broken_variants() {
+        for fault in [Fault::NonStrictBeyond, Fault::BeyondSign, Fault::ShortShift] {
+            let (bad, sorted): (usize, u64) = (0..4)
+                .map(|s| walk_check(0xbad5 + s, 150, 2, 2, (s % 3) as usize, fault))
+                .fold((0, 0), |(a, b), (x, y)| (a + x, b + y));
+            assert!(
+                sorted > 0 && bad > 0,
+                "a broken sorted mode went unnoticed: {sorted} {bad}"
+            );
+        }
+    }
+
+    /// The sorted mode's count against the literal count on small random inputs with heavy ties and offsets
+    /// that make every shortcut happen (no point covers in objective 1, every point does, every point
+    /// covers in objective 0) as well as the counter's general case; m = 1 and 2, both relations.
+    #[test]
+    fn sorted_sweep_equals_the_literal_count() {
+        let mut g = Xorshift(0x5e1e);
+        let mut seen = [0usize; 4];
+        for case in 0..4000 {
+            let n = 1 + g.below(12);
+            let two = case % 4 != 0;
+            let strict = case % 2 == 0;
+            let span = 1 + g.below(4) as u64;
+            let v = |g: &mut Xorshift| g.below(span) as f64;
+            let (px0, px1): (Vec<f64>, Vec<f64>) = (0..n).map(|_| (v(&mut g), v(&mut g))).unzip();
+            let (qy0, qy1): (Vec<f64>, Vec<f64>) = (0..n).map(|_| (v(&mut g), v(&mut g))).unzip();
+            let (e0, e1) = (g.below(5) as f64 - 2.0, g.below(5) as f64 - 2.0);
+            let order = |a: &[f64]| {
+                let mut o: Vec<u32> = (0..n as u32).collect();
+                o.sort_by(|&i, &j| cmp(a[i as usize], a[j as usize]));
+                o
+            };
+            let (o_x0, o_x1, o_y0, o_y1) = (order(&px0), order(&px1), order(&qy0), order(&qy1));
+            let sorted = |a: &[f64], o: &[u32]| o.iter().map(|&i| a[i as usize]).collect::<Vec<f64>>();
+            let (x0, x1, y0, y1) = (
+                sorted(&px0, &o_x0),
+                sorted(&px1, &o_x1),
+                sorted(&qy0, &o_y0),
+                sorted(&qy1, &o_y1),
+            );
+            let position = |o: &[u32]| {
+                let mut p = vec![0u32; n];
+                for (j, &i) in o.iter().enumerate() {
+                    p[i as usize] = j as u32;
+                }
+                p
+            };
+            let (pos_x1, pos_y1) = (position(&o_x1), position(&o_y1));
+            let to_x1: Vec<u32> = o_x0.iter().map(|&p| pos_x1[p as usize]).collect();
+            let to_y1: Vec<u32> = o_y0.iter().map(|&r| pos_y1[r as usize]).collect();
+            let second = two.then_some(Second {
+                x1: &x1,
+                e1,
+                y1: &y1,
+                to_x1: &to_x1,
+                to_y1: &to_y1,
+            });
+            let (mut thr, mut fen) = (vec![0u32; n], vec![0u32; Counter::len(n)]);
+            let mut got = vec![u32::MAX; n];
+            sweep((&x0, e0), &y0, second, strict, &o_y0, &mut thr, &mut fen, |r, c| {
+                got[r] = c
+            });
+            let covers = |x: f64, y: f64| if strict { x > y } else { x >= y };
+            for r in 0..n {
+                let want = (0..n)
+                    .filter(|&p| covers(px0[p] + e0, qy0[r]) && (!two || covers(px1[p] + e1, qy1[r])))
+                    .count() as u32;
+                assert_eq!(got[r], want, "case {case}, r = {r}");
+            }
+            if two {
+                let all0 = covers(x0[0] + e0, y0[n - 1]);
+                let path = if thr[0] as usize == n {
+                    0
+                } else if thr[n - 1] == 0 {
+                    1
+                } else if all0 {
+                    2
+                } else {
+                    3
+                };
+                seen[path] += 1;
+            }
+        }
+        assert!(seen.iter().all(|&k| k > 100), "every path of the count: {seen:?}");
     }
 
     /// The repair sorts from any starting permutation, within its move budget or by the full sort.
