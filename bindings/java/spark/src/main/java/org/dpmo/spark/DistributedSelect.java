@@ -46,6 +46,11 @@ import org.dpmo.PrivacyBudget;
  * position; a batch without one is followed by one twice as large on new streams.</li>
  * </ol>
  *
+ * <p><b>On the driver</b> when n ≤ the driver limit ({@link #DRIVER_LIMIT} unless the caller gives another): after
+ * the charge, one job collects the (candidate, score) pairs and the same passes run on the driver over them as
+ * one partition — the same law (the rounds' law does not depend on how the candidates are partitioned), without
+ * a Spark job per round.
+ *
  * <p>Streams: ChaCha20 of a fresh 32-byte key from {@link SecureRandom} per release and the stream number
  * (purpose, round, attempt, repetition, partition) of Python's {@code dpmo.distributed.stream_number}; a retried
  * task reuses its stream and gives the same answer.
@@ -66,6 +71,9 @@ final class DistributedSelect {
     static final int EM_COINS = 3;
     static final int MAX_REPETITIONS = 1 << 12;
     static final int FIRST_BATCH = 1024;
+    /** Up to this many candidates the passes run on the driver after one collect (16 MiB of scores, as Python's
+     * {@code driver_limit}). */
+    static final int DRIVER_LIMIT = 1 << 20;
     private static final String INVALID = "the scores frame must hold every candidate index 0..n-1 exactly once";
 
     /** Python's {@code stream_number}: distinct (purpose, round, attempt, repetition, partition), distinct streams. */
@@ -108,7 +116,7 @@ final class DistributedSelect {
      * simulations only: no budget then), each the k chosen indices in pick order.
      */
     static int[][] select(Dataset<Row> scores, int total, double sensitivity, int selector, double epsilon, int k,
-            PrivacyBudget budget, DpmoRng rng, int repetitions, Chooser chooser) {
+            PrivacyBudget budget, DpmoRng rng, int repetitions, Chooser chooser, int driverLimit) {
         if (scores == null) throw DpmoSpark.nullPointer("scores is null");
         if (!distributable(selector)) {
             throw DpmoSpark.invalid("the distributed selection takes SELECTOR_EXPONENTIAL, SELECTOR_PERMUTE_AND_FLIP or "
@@ -128,16 +136,25 @@ final class DistributedSelect {
         DpmoSpark.checkExecutors(scores.sparkSession(), 0);
         byte[] key = new byte[32];
         new SecureRandom().nextBytes(key);
-        Dataset<Row> packed = scores.select(functions.col("candidate_index").cast("long"),
-                functions.col("score").cast("double")).mapPartitions(new PackTask(total), Encoders.row(PACKED)).cache();
+        Dataset<Row> pairs = scores.select(functions.col("candidate_index").cast("long"),
+                functions.col("score").cast("double"));
+        boolean onDriver = total <= driverLimit;
+        Dataset<Row> packed = onDriver ? null : pairs.mapPartitions(new PackTask(total), Encoders.row(PACKED)).cache();
         try {
             // The charge comes before any read of the scores: the frame's shape is checked by reading it, and a
             // frame built with a filter on private data would make a free refusal an oracle.
             if (budget != null) budget.charge(epsilon);
+            Passes passes;
+            if (onDriver) {
+                List<Row> one = Collections.singletonList(PackTask.pack(0, pairs.collectAsList().iterator(), total));
+                passes = task -> results(task.call(one.iterator()));
+            } else {
+                passes = task -> run(packed, task);
+            }
             // Pass 1: sizes and the k largest scores of every partition.
             List<double[]> best = new ArrayList<>();
             long held = 0;
-            for (ByteBuffer b : run(packed, new TopTask(k))) {
+            for (ByteBuffer b : passes.run(new TopTask(k))) {
                 long size = b.getLong();
                 if (size < 0) throw DpmoSpark.lengthMismatch(INVALID);
                 held += size;
@@ -151,8 +168,8 @@ final class DistributedSelect {
                 double[] stars = new double[repetitions];
                 for (int r = 0; r < repetitions; r++) stars[r] = star(best, chosen[r]);
                 long[] picks = permuteAndFlip(selector)
-                        ? pfRound(packed, key, round, stars, chosen, sensitivity, eps, g, chooser)
-                        : emRound(packed, key, round, total, stars, chosen, sensitivity, eps);
+                        ? pfRound(passes, key, round, stars, chosen, sensitivity, eps, g, chooser)
+                        : emRound(passes, key, round, total, stars, chosen, sensitivity, eps);
                 for (int r = 0; r < repetitions; r++) {
                     long[] c = Arrays.copyOf(chosen[r], round + 1);
                     c[round] = picks[r];
@@ -163,8 +180,13 @@ final class DistributedSelect {
             }
             return out;
         } finally {
-            packed.unpersist();
+            if (packed != null) packed.unpersist();
         }
+    }
+
+    /** Runs one pass over the packed partitions, on the executors or on the driver. */
+    interface Passes {
+        List<ByteBuffer> run(PassTask task);
     }
 
     /** The largest score of a candidate not chosen (pass 1's lists hold it: see the class comment). */
@@ -175,9 +197,9 @@ final class DistributedSelect {
         throw new IllegalStateException("no candidate left"); // k ≤ n and each partition reports k
     }
 
-    private static long[] pfRound(Dataset<Row> packed, byte[] key, int round, double[] stars, long[][] excluded,
+    private static long[] pfRound(Passes passes, byte[] key, int round, double[] stars, long[][] excluded,
             double sensitivity, double eps, DpmoRng g, Chooser chooser) {
-        List<ByteBuffer> results = run(packed, new PfTask(key, round, stars, excluded, sensitivity, eps));
+        List<ByteBuffer> results = passes.run(new PfTask(key, round, stars, excluded, sensitivity, eps));
         long[] picks = new long[stars.length];
         long[][] heads = new long[stars.length][results.size()];
         long[][] elems = new long[stars.length][results.size()];
@@ -192,7 +214,7 @@ final class DistributedSelect {
         return picks;
     }
 
-    private static long[] emRound(Dataset<Row> packed, byte[] key, int round, int total, double[] stars,
+    private static long[] emRound(Passes passes, byte[] key, int round, int total, double[] stars,
             long[][] excluded, double sensitivity, double eps) {
         long[] picks = new long[stars.length];
         Arrays.fill(picks, -1);
@@ -202,7 +224,7 @@ final class DistributedSelect {
             for (int r = 0; r < stars.length; r++) if (picks[r] < 0) active.add(r);
             if (active.isEmpty()) break;
             int[] act = active.stream().mapToInt(Integer::intValue).toArray();
-            List<ByteBuffer> results = run(packed, new EmTask(key, round, attempt, act, total, batch, stars, excluded,
+            List<ByteBuffer> results = passes.run(new EmTask(key, round, attempt, act, total, batch, stars, excluded,
                     sensitivity, eps));
             long[] position = new long[act.length];
             Arrays.fill(position, Long.MAX_VALUE);
@@ -233,7 +255,13 @@ final class DistributedSelect {
 
     /** Runs one pass: {@code task} on every packed partition; the results in partition order. */
     private static List<ByteBuffer> run(Dataset<Row> packed, PassTask task) {
-        List<Row> rows = new ArrayList<>(packed.mapPartitions(task, Encoders.row(RESULT)).collectAsList());
+        return results(packed.mapPartitions(task, Encoders.row(RESULT)).collectAsList().iterator());
+    }
+
+    /** A pass's result rows (partition, bytes), in partition order. */
+    private static List<ByteBuffer> results(Iterator<Row> it) {
+        List<Row> rows = new ArrayList<>();
+        it.forEachRemaining(rows::add);
         rows.sort(Comparator.comparingInt(r -> r.getInt(0)));
         List<ByteBuffer> out = new ArrayList<>(rows.size());
         for (Row r : rows) out.add(ByteBuffer.wrap((byte[]) r.get(1)));
@@ -252,6 +280,12 @@ final class DistributedSelect {
 
         @Override
         public Iterator<Row> call(Iterator<Row> input) {
+            return Collections.singletonList(pack(TaskContext.getPartitionId(), input, total)).iterator();
+        }
+
+        /** Packs the (candidate, score) rows of partition {@code part} (on an executor, or all of them on the driver
+         * as partition 0). */
+        static Row pack(int part, Iterator<Row> input, int total) {
             List<Row> rows = new ArrayList<>();
             input.forEachRemaining(rows::add);
             int n = rows.size();
@@ -280,8 +314,7 @@ final class DistributedSelect {
                     scores = ByteBuffer.allocate(0);
                 }
             }
-            return Collections.singletonList(RowFactory.create(TaskContext.getPartitionId(), cands.array(),
-                    scores.array())).iterator();
+            return RowFactory.create(part, cands.array(), scores.array());
         }
     }
 

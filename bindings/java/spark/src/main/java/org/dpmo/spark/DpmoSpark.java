@@ -131,7 +131,8 @@ public final class DpmoSpark {
      * exponential mechanism and permute-and-flip ({@link Dpmo#SELECTOR_EXPONENTIAL},
      * {@link Dpmo#SELECTOR_PERMUTE_AND_FLIP}, {@link Dpmo#SELECTOR_NOISY_MAX_GUMBEL},
      * {@link Dpmo#SELECTOR_NOISY_MAX_EXPONENTIAL}) it is {@link #selectScores}: the distributed selection, scores
-     * on the executors. Any other selector (with {@link Dpmo#FLOAT} or {@link Dpmo#ISOCHRONOUS}, or Laplace noise)
+     * on the executors (up to 2<sup>20</sup> candidates: collected after the charge and selected on the driver, the
+     * same law). Any other selector (with {@link Dpmo#FLOAT} or {@link Dpmo#ISOCHRONOUS}, or Laplace noise)
      * collects the n scores and runs {@link Dpmo#selectTopK} on the driver, which charges ε on success.
      *
      * @param aggregates from {@link Bounding#aggregate()}
@@ -174,7 +175,9 @@ public final class DpmoSpark {
      * derives identically, the coins of the proposals flipped where they live, the smallest kept position wins.
      * The coins are the core's: γ = ε (⌊s* / g⌋ − ⌊s / g⌋) / 2N with g = Δ/N, an exact rational. Spark jobs: one
      * for the k largest scores of every partition, then one per round (permute-and-flip) or one per rejection
-     * batch (about n / Σ exp(−γ) proposals per round, in batches of 1024, 2048, …).
+     * batch (about n / Σ exp(−γ) proposals per round, in batches of 1024, 2048, …). Up to 2<sup>20</sup>
+     * candidates the same passes run on the driver over the collected scores, as one partition: one Spark job
+     * (see the overload with a driver limit).
      *
      * <p>Charging: the arguments and {@link #checkExecutors} are checked first, nothing charged on a refusal; then
      * ε is charged, before any row of {@code scores} is read; then the frame's shape (Σ of the partitions' sizes =
@@ -201,8 +204,32 @@ public final class DpmoSpark {
      */
     public static int[] selectScores(Dataset<Row> scores, int total, double sensitivity, int selector,
             double epsilon, int k, PrivacyBudget budget, DpmoRng rng) {
+        return selectScores(scores, total, sensitivity, selector, epsilon, k, budget, rng, DistributedSelect.DRIVER_LIMIT);
+    }
+
+    /**
+     * {@link #selectScores(Dataset, int, double, int, double, int, PrivacyBudget, DpmoRng)} with the driver limit
+     * given: up to {@code driverLimit} candidates (default 2<sup>20</sup>, 16 MiB of scores) the selection runs on
+     * the driver after the charge, over the collected scores (one Spark job instead of one per round; the same
+     * law); 0 keeps every pass on the executors.
+     *
+     * @param scores the scores frame
+     * @param total n
+     * @param sensitivity Δ
+     * @param selector as the other overload
+     * @param epsilon ε of the whole release
+     * @param k the number of picks
+     * @param budget charged ε, or null
+     * @param rng the driver's generator, or null
+     * @param driverLimit the most candidates selected on the driver (≥ 0)
+     * @return the k candidate indices, in pick order
+     * @throws DpmoException as the other overload; INVALID_ARGUMENT for a negative limit (nothing charged)
+     */
+    public static int[] selectScores(Dataset<Row> scores, int total, double sensitivity, int selector,
+            double epsilon, int k, PrivacyBudget budget, DpmoRng rng, int driverLimit) {
+        if (driverLimit < 0) throw invalid("driverLimit must be at least 0");
         return DistributedSelect.select(scores, total, sensitivity, selector, epsilon, k, budget, rng, 1,
-                DistributedSelect.EXACT)[0];
+                DistributedSelect.EXACT, driverLimit)[0];
     }
 
     /**

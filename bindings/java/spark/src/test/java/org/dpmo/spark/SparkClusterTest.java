@@ -329,10 +329,10 @@ public final class SparkClusterTest {
     }
 
     static List<String> sparkDraws(Dataset<Row> frame, int selector, double eps, int k,
-            DistributedSelect.Chooser chooser) {
+            DistributedSelect.Chooser chooser, int driverLimit) {
         List<String> out = new ArrayList<>();
         for (int[] p : DistributedSelect.select(frame, SCORES.length, 1.0, selector, eps, k, null, null, DRAWS,
-                chooser)) {
+                chooser, driverLimit)) {
             out.add(Arrays.toString(p));
         }
         return out;
@@ -349,13 +349,16 @@ public final class SparkClusterTest {
     static void distributed(SparkSession spark) {
         Dataset<Row> frame = scoresFrame(spark, SCORES, 2).cache();
         String[] names = {"EM", "PF"};
-        for (int k : new int[] {1, 2}) {
-            double eps = k == 1 ? 1.5 : 2.0;
-            for (int selector : new int[] {Dpmo.SELECTOR_EXPONENTIAL, Dpmo.SELECTOR_PERMUTE_AND_FLIP}) {
-                double[] t = homogeneity(tally(sparkDraws(frame, selector, eps, k, DistributedSelect.EXACT)),
-                        tally(localDraws(selector, eps, k)));
-                check(t[0] < t[1], String.format("distributed %s top-%d on 2 partitions has the law of Dpmo.selectTopK "
-                        + "(%d draws each: chi2 %.1f < %.1f at alpha 1e-6)", names[selector], k, DRAWS, t[0], t[1]));
+        for (int limit : new int[] {0, DistributedSelect.DRIVER_LIMIT}) {
+            for (int k : new int[] {1, 2}) {
+                double eps = k == 1 ? 1.5 : 2.0;
+                for (int selector : new int[] {Dpmo.SELECTOR_EXPONENTIAL, Dpmo.SELECTOR_PERMUTE_AND_FLIP}) {
+                    double[] t = homogeneity(tally(sparkDraws(frame, selector, eps, k, DistributedSelect.EXACT, limit)),
+                            tally(localDraws(selector, eps, k)));
+                    check(t[0] < t[1], String.format("%s %s top-%d has the law of Dpmo.selectTopK (%d draws each: chi2 "
+                            + "%.1f < %.1f at alpha 1e-6)", limit == 0 ? "distributed (2 partitions)" : "on the driver",
+                            names[selector], k, DRAWS, t[0], t[1]));
+                }
             }
         }
         // The broken variant: the partition chosen uniformly (among those with a head) instead of ∝ |H_j|.
@@ -364,7 +367,7 @@ public final class SparkClusterTest {
             for (int j = 0; j < w.length; j++) w[j] = heads[j] > 0 ? 1 : 0;
             return Dpmo.distributedChooseWeighted(g, w);
         };
-        double[] t = homogeneity(tally(sparkDraws(frame, Dpmo.SELECTOR_PERMUTE_AND_FLIP, 1.5, 1, uniform)),
+        double[] t = homogeneity(tally(sparkDraws(frame, Dpmo.SELECTOR_PERMUTE_AND_FLIP, 1.5, 1, uniform, 0)),
                 tally(localDraws(Dpmo.SELECTOR_PERMUTE_AND_FLIP, 1.5, 1)));
         check(t[0] > t[1], String.format("broken variant (partition chosen uniformly, not by |H_j|) caught: chi2 %.1f "
                 + "> %.1f", t[0], t[1]));
@@ -377,8 +380,14 @@ public final class SparkClusterTest {
         check(one.length == 2 && one[0] != one[1] && b.spent() == 0.5, "selectScores top 2 = " + Arrays.toString(one)
                 + ", charged 0.5");
         check(status(() -> DpmoSpark.selectScores(frame, SCORES.length + 1, 1.0, Dpmo.SELECTOR_EXPONENTIAL, 0.25, 1, b,
-                null)) == DpmoException.LENGTH_MISMATCH && b.spent() == 0.75,
-                "a frame without every index: LENGTH_MISMATCH, the 0.25 charged before the read kept");
+                null, 0)) == DpmoException.LENGTH_MISMATCH && b.spent() == 0.75,
+                "a frame without every index, on the executors: LENGTH_MISMATCH, the 0.25 charged before the read kept");
+        PrivacyBudget d = new PrivacyBudget(1.0);
+        check(status(() -> DpmoSpark.selectScores(frame, SCORES.length + 1, 1.0, Dpmo.SELECTOR_EXPONENTIAL, 0.25, 1, d,
+                null)) == DpmoException.LENGTH_MISMATCH && d.spent() == 0.25,
+                "a frame without every index, on the driver: LENGTH_MISMATCH, the charge kept");
+        check(status(() -> DpmoSpark.selectScores(frame, SCORES.length, 1.0, Dpmo.SELECTOR_EXPONENTIAL, 0.25, 1, d,
+                null, -1)) == DpmoException.INVALID_ARGUMENT && d.spent() == 0.25, "a negative driver limit: refused, free");
         Dataset<Row> beyond = frame.union(frame.where("candidate_index = 3")
                 .selectExpr("candidate_index + 100 as candidate_index", "score"));
         check(status(() -> DpmoSpark.selectScores(beyond, SCORES.length + 1, 1.0, Dpmo.SELECTOR_EXPONENTIAL, 0.25, 1, b,
