@@ -704,11 +704,12 @@ mod tests {
         damp: Dampening,
         max: usize,
     ) -> (Vec<i128>, u64) {
-        let (scores, units, _) = counted_walk(u, m, deltas, eps, damp, max, 1);
+        let (scores, units, _, _) = counted_walk(u, m, deltas, eps, damp, max, 1);
         (scores, units)
     }
 
-    /// [`walk_scores`] for one of `rounds` rounds, with the number of δ^PS probes it made.
+    /// [`walk_scores`] for one of `rounds` rounds (saturation `max`, 0 automatic), with the number of δ^PS probes
+    /// it made and of those made in the sorted mode.
     fn counted_walk(
         u: &[f64],
         m: usize,
@@ -717,7 +718,7 @@ mod tests {
         damp: Dampening,
         max: usize,
         rounds: usize,
-    ) -> (Vec<i128>, u64, u64) {
+    ) -> (Vec<i128>, u64, u64, u64) {
         let n = u.len() / m;
         let need = privpareto_scratch_len(n, m).unwrap();
         let (mut values, mut indices) = (vec![0.0; need.values], vec![0usize; need.indices]);
@@ -727,7 +728,12 @@ mod tests {
         }
         score_round(&mut p, u, n, m, Dominance::Textbook);
         let units = dampened_round(&mut p, u, n, m, deltas, max, damp, eps, rounds).unwrap();
-        ((0..n).map(|r| load_int(p.walk, r)).collect(), units, p.probes)
+        (
+            (0..n).map(|r| load_int(p.walk, r)).collect(),
+            units,
+            p.probes,
+            p.sorted_probes,
+        )
     }
 
     /// The integer scores of the table form with `columns` distances of δ^PS.
@@ -943,8 +949,12 @@ mod tests {
                 let ds = &deltas[..m];
                 for damp in [Dampening::Shifted, Dampening::Plain] {
                     for (eps, rounds) in [(1.0, 1), (3.0, 3), (0.3, 1)] {
-                        let fast = sorted_walk(&um, m, ds, eps, damp, rounds);
-                        let slow = reference(|| sorted_walk(&um, m, ds, eps, damp, rounds));
+                        let sorted_walk = || {
+                            let (scores, units, _, sorted) = counted_walk(&um, m, ds, eps, damp, 0, rounds);
+                            (scores, units, sorted)
+                        };
+                        let fast = sorted_walk();
+                        let slow = reference(sorted_walk);
                         assert_eq!(slow.2, 0, "the reference path takes no sorted probe");
                         assert_eq!(
                             (&fast.0, fast.1),
@@ -991,28 +1001,6 @@ mod tests {
             sorted_total > 100,
             "the sorted mode was hardly taken: {sorted_total} probes"
         );
-    }
-
-    /// The integer scores of one local round (automatic saturation), their units, and the probes it made in
-    /// the sorted mode.
-    fn sorted_walk(
-        u: &[f64],
-        m: usize,
-        deltas: &[LocalSensitivity<'_>],
-        eps: f64,
-        damp: Dampening,
-        rounds: usize,
-    ) -> (Vec<i128>, u64, u64) {
-        let n = u.len() / m;
-        let need = privpareto_scratch_len(n, m).unwrap();
-        let (mut values, mut indices) = (vec![0.0; need.values], vec![0usize; need.indices]);
-        let mut p = split(n, m, &mut values, &mut indices).unwrap();
-        for (i, x) in p.map.iter_mut().enumerate() {
-            *x = i;
-        }
-        score_round(&mut p, u, n, m, Dominance::Textbook);
-        let units = dampened_round(&mut p, u, n, m, deltas, 0, damp, eps, rounds).unwrap();
-        ((0..n).map(|r| load_int(p.walk, r)).collect(), units, p.sorted_probes)
     }
 
     /// The running-time cases of issue 22 as work counts: n = 1000, per-candidate δ spread over 30 binades
@@ -1062,7 +1050,7 @@ mod tests {
                     for (rounds, max) in [(1, 0), (3, 0), (1, usize::MAX), (1000, 0)] {
                         let t = privpareto_saturation(n, m, rounds, 1e-9, damp, max);
                         assert_eq!(t, privpareto_distance_cap(m, rounds));
-                        let (_, _, probes) = counted_walk(&u, m, &deltas, 1e-9, damp, max, rounds);
+                        let (_, _, probes, _) = counted_walk(&u, m, &deltas, 1e-9, damp, max, rounds);
                         assert!(
                             probes <= 3 * t as u64 + 1,
                             "m = {m}, table {table}, {damp:?}, {rounds} rounds: {probes} probes for T = {t}"

@@ -490,9 +490,27 @@ impl Sorted {
     /// others get their δ^PS too, which a walk never reads). Two sweeps over sequential arrays, one random
     /// access per candidate and count, and O(n log(n) / 32) in the counter.
     pub(crate) fn probe(&self, n: usize, m: usize, corners: &[f64], t: usize, out: &mut [u32], narrow: &mut [u32]) {
+        self.probe_as(n, m, corners, t, out, narrow, Variant::EXACT);
+    }
+
+    /// [`Sorted::probe`] as `variant` says: [`Variant::EXACT`], or a broken variant for the tests that must
+    /// catch it.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn probe_as(
+        &self,
+        n: usize,
+        m: usize,
+        corners: &[f64],
+        t: usize,
+        out: &mut [u32],
+        narrow: &mut [u32],
+        variant: Variant,
+    ) {
         // d_i = 2 N_i (t − a), exact as a double (below 2⁵³, checked on entry).
+        let steps = t.abs_diff(self.at).saturating_sub(usize::from(variant.short_shift));
         let offset = |i: usize| {
-            let d = (2 * u128::from(self.units[i]) * t.abs_diff(self.at) as u128) as f64;
+            let d = (2 * u128::from(self.units[i]) * steps as u128) as f64;
             if t >= self.at {
                 d
             } else {
@@ -530,17 +548,38 @@ impl Sorted {
             out[r] = c
         });
         // beyond(r) = #{p : L(p) − d > H(r) in every objective}: points lo, queries hi.
+        let sign = variant.beyond_sign;
         sweep(
-            (key(1), -d0),
+            (key(1), sign * d0),
             key(0),
-            second(-d1, false),
-            true,
+            second(sign * d1, false),
+            variant.strict_beyond,
             hi0,
             thr,
             fen,
             |r, c| out[r] = out[r].saturating_sub(1).saturating_sub(c).min(top),
         );
     }
+}
+
+/// How [`Sorted::probe_as`] counts: [`Variant::EXACT`] in the library; the tests change one field to show
+/// that their checks catch the change.
+#[derive(Clone, Copy)]
+struct Variant {
+    /// The shift one step short (N_i (t − a − 1)).
+    short_shift: bool,
+    /// The direction the beyond count moves the points: −1 (+1 is the wrong way).
+    beyond_sign: f64,
+    /// The beyond count strict (non-strict counts ties as beyond).
+    strict_beyond: bool,
+}
+
+impl Variant {
+    const EXACT: Variant = Variant {
+        short_shift: false,
+        beyond_sign: -1.0,
+        strict_beyond: true,
+    };
 }
 
 /// The second objective of a sorted-mode count: the points' keys `x1` (ascending) moved by `e1`, the queries'
@@ -1193,7 +1232,7 @@ mod tests {
         ShortShift,
     }
 
-    /// The sorted mode's probe with `fault` (a copy of [`Sorted::probe`] with one change).
+    /// The sorted mode's probe with `fault` ([`Sorted::probe_as`] with one change).
     #[allow(clippy::too_many_arguments)]
     fn faulty_sorted_probe(
         s: &Sorted,
@@ -1205,58 +1244,12 @@ mod tests {
         narrow: &mut [u32],
         fault: Fault,
     ) {
-        let dt = if fault == Fault::ShortShift {
-            t.abs_diff(s.at).saturating_sub(1)
-        } else {
-            t.abs_diff(s.at)
+        let variant = super::Variant {
+            short_shift: fault == Fault::ShortShift,
+            beyond_sign: if fault == Fault::BeyondSign { 1.0 } else { -1.0 },
+            strict_beyond: fault != Fault::NonStrictBeyond,
         };
-        let offset = |i: usize| {
-            let d = (2 * u128::from(s.units[i]) * dt as u128) as f64;
-            if t >= s.at {
-                d
-            } else {
-                -d
-            }
-        };
-        let (orders, rest) = narrow.split_at_mut(2 * m * n);
-        let (hi0, rest_orders) = orders.split_at(n);
-        let (lo0, rest_orders) = rest_orders.split_at(n);
-        let (_, rest) = rest.split_at_mut(n);
-        let (thr, fen) = rest.split_at_mut(n);
-        let fen = &mut fen[..Counter::len(n)];
-        let key = |k: usize| &c[k * n..(k + 1) * n];
-        let (d0, d1) = (offset(0), if m == 2 { offset(1) } else { 0.0 });
-        let (to_hi1, to_lo1) = rest_orders.split_at(rest_orders.len() / 2);
-        let second = |e1: f64, reach: bool| {
-            (m == 2).then(|| {
-                let (x1, y1, to_x1, to_y1) = if reach {
-                    (key(2), key(3), to_hi1, to_lo1)
-                } else {
-                    (key(3), key(2), to_lo1, to_hi1)
-                };
-                Second {
-                    x1,
-                    e1,
-                    y1,
-                    to_x1,
-                    to_y1,
-                }
-            })
-        };
-        sweep((key(0), d0), key(1), second(d1, true), false, lo0, thr, fen, |r, x| {
-            out[r] = x
-        });
-        let sign = if fault == Fault::BeyondSign { 1.0 } else { -1.0 };
-        sweep(
-            (key(1), sign * d0),
-            key(0),
-            second(sign * d1, false),
-            fault != Fault::NonStrictBeyond,
-            hi0,
-            thr,
-            fen,
-            |r, x| out[r] = out[r].saturating_sub(1).saturating_sub(x).min((n - 1) as u32),
-        );
+        s.probe_as(n, m, c, t, out, narrow, variant);
     }
 
     /// A walk of probes through [`Prober`] (floor rising, probes above it moving up and down, commits, open
