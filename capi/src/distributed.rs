@@ -50,6 +50,45 @@ unsafe fn excluded_of<'a>(excluded: *const i64, n_excluded: usize) -> Result<(&'
     ))
 }
 
+/// A partition step's inputs: the key, the candidates, their scores, the excluded candidates.
+type PartitionInputs<'a> = ([u8; 32], &'a [i64], &'a [f64], &'a [i64]);
+
+/// The inputs of a partition step — the key, the partition's candidates and scores, the excluded
+/// candidates — read, and checked disjoint from the step's two outputs `outs`.
+///
+/// # Safety
+/// `key` 32 readable bytes; `candidates` and `scores` `n` readable values each; `excluded` as
+/// [`excluded_of`].
+unsafe fn partition_inputs<'a>(
+    key: *const u8,
+    candidates: *const i64,
+    scores: *const f64,
+    n: usize,
+    excluded: *const i64,
+    n_excluded: usize,
+    outs: [Region; 2],
+) -> Result<PartitionInputs<'a>, Error> {
+    // SAFETY: forwarded caller contract.
+    let (k, c, s, (x, xr)) = unsafe {
+        (
+            key_of(key)?,
+            input(candidates, n)?,
+            input(scores, n)?,
+            excluded_of(excluded, n_excluded)?,
+        )
+    };
+    check_disjoint(
+        &outs,
+        &[
+            Region::of(key, 32),
+            Region::of(candidates, n),
+            Region::of(scores, n),
+            xr,
+        ],
+    )?;
+    Ok((k, c, s, x))
+}
+
 /// Initialises `rng` as the ChaCha20 generator of stream `stream` of the secret 32-byte `key`: ChaCha20 keyed
 /// by the first 32 bytes of the keystream of `key` on stream `stream`, a pseudorandom function of (key,
 /// stream). Distinct stream numbers give generators independent for anyone who does not know the key; the
@@ -110,24 +149,9 @@ pub unsafe extern "C" fn dpmo_distributed_pf_partition(
     status_of((|| {
         check_out(out_heads)?;
         check_out(out_pick)?;
+        let outs = [Region::of(out_heads, 1), Region::of(out_pick, 1)];
         // SAFETY: forwarded caller contract.
-        let (k, c, s, (x, xr)) = unsafe {
-            (
-                key_of(key)?,
-                input(candidates, n)?,
-                input(scores, n)?,
-                excluded_of(excluded, n_excluded)?,
-            )
-        };
-        check_disjoint(
-            &[Region::of(out_heads, 1), Region::of(out_pick, 1)],
-            &[
-                Region::of(key, 32),
-                Region::of(candidates, n),
-                Region::of(scores, n),
-                xr,
-            ],
-        )?;
+        let (k, c, s, x) = unsafe { partition_inputs(key, candidates, scores, n, excluded, n_excluded, outs) }?;
         let coins = Coins::new(best, sensitivity, epsilon)?;
         let mut g = distributed::stream_state(&k, stream).load()?;
         let (heads, pick) = distributed::pf_partition(&mut g, &coins, c, s, x)?;
@@ -175,24 +199,9 @@ pub unsafe extern "C" fn dpmo_distributed_em_partition(
     status_of((|| {
         check_out(out_position)?;
         check_out(out_candidate)?;
+        let outs = [Region::of(out_position, 1), Region::of(out_candidate, 1)];
         // SAFETY: forwarded caller contract.
-        let (k, c, s, (x, xr)) = unsafe {
-            (
-                key_of(key)?,
-                input(candidates, n)?,
-                input(scores, n)?,
-                excluded_of(excluded, n_excluded)?,
-            )
-        };
-        check_disjoint(
-            &[Region::of(out_position, 1), Region::of(out_candidate, 1)],
-            &[
-                Region::of(key, 32),
-                Region::of(candidates, n),
-                Region::of(scores, n),
-                xr,
-            ],
-        )?;
+        let (k, c, s, x) = unsafe { partition_inputs(key, candidates, scores, n, excluded, n_excluded, outs) }?;
         let coins = Coins::new(best, sensitivity, epsilon)?;
         let mut p = distributed::stream_state(&k, proposal_stream).load()?;
         let mut g = distributed::stream_state(&k, coin_stream).load()?;
