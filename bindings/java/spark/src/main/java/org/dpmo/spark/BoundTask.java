@@ -65,10 +65,16 @@ final class BoundTask implements MapPartitionsFunction<Row, Row> {
         }
     }
 
-    @Override
-    public Iterator<Row> call(Iterator<Row> input) {
+    /** A task's input rows, all read (every task of the package reads its partition whole). */
+    static List<Row> rows(Iterator<Row> input) {
         List<Row> rows = new ArrayList<>();
         input.forEachRemaining(rows::add);
+        return rows;
+    }
+
+    @Override
+    public Iterator<Row> call(Iterator<Row> input) {
+        List<Row> rows = rows(input);
         List<Row> out = new ArrayList<>();
         if (rows.isEmpty()) return out.iterator();
         BoundedEvents b = bound(rows, TaskContext.getPartitionId());

@@ -42,8 +42,7 @@ final class DecideTask implements MapPartitionsFunction<Row, Row> {
 
     @Override
     public Iterator<Row> call(Iterator<Row> input) {
-        List<Row> rows = new ArrayList<>();
-        input.forEachRemaining(rows::add);
+        List<Row> rows = BoundTask.rows(input);
         List<Row> out = new ArrayList<>();
         if (rows.isEmpty()) return out.iterator();
         rows.sort((a, b) -> {

@@ -260,8 +260,7 @@ final class DistributedSelect {
 
     /** A pass's result rows (partition, bytes), in partition order. */
     private static List<ByteBuffer> results(Iterator<Row> it) {
-        List<Row> rows = new ArrayList<>();
-        it.forEachRemaining(rows::add);
+        List<Row> rows = BoundTask.rows(it);
         rows.sort(Comparator.comparingInt(r -> r.getInt(0)));
         List<ByteBuffer> out = new ArrayList<>(rows.size());
         for (Row r : rows) out.add(ByteBuffer.wrap((byte[]) r.get(1)));
@@ -286,8 +285,7 @@ final class DistributedSelect {
         /** Packs the (candidate, score) rows of partition {@code part} (on an executor, or all of them on the driver
          * as partition 0). */
         static Row pack(int part, Iterator<Row> input, int total) {
-            List<Row> rows = new ArrayList<>();
-            input.forEachRemaining(rows::add);
+            List<Row> rows = BoundTask.rows(input);
             int n = rows.size();
             long[] keys = new long[n];
             boolean bad = false;
