@@ -597,6 +597,37 @@ fn release_validates_before_drawing_and_writes_nothing_on_error() {
     });
 }
 
+/// A Model I release of `records` with `weights` under a generator seeded `seed`: its result, the rows it
+/// wrote, and the generator's next word after the call (what a caller observes).
+fn release_outcome(
+    l: &Lattice<'_>,
+    p: &Parameters,
+    records: &[u32],
+    weights: &[f64],
+    seed: u64,
+) -> (Result<usize, Error>, Vec<u32>, u64) {
+    let n = release_scratch_len(l);
+    let (mut counts, mut scores, mut cands) = (vec![0u64; n], vec![0.0; n], vec![0usize; n]);
+    let mut out = vec![0u32; records.len()];
+    let mut g = rng(seed);
+    let r = release(
+        &mut g,
+        l,
+        records,
+        RiskWeights::ModelI(weights),
+        p,
+        ReleaseScratch {
+            counts: &mut counts,
+            scores: &mut scores,
+            candidates: &mut cands,
+        },
+        &mut out,
+        Arithmetic::Exact,
+    );
+    let released = *r.as_ref().unwrap_or(&0);
+    (r, out[..released * 2].to_vec(), g.next_u64())
+}
+
 /// A node id out of range in a record is private data, not an argument error: it reads as the root ⊥ of
 /// its hierarchy (`Hierarchy::node_or_root`). The release on a database holding such ids is the release on
 /// the database with ⊥ in their place — status, rows and the generator's state after the call all equal,
@@ -607,28 +638,7 @@ fn release_validates_before_drawing_and_writes_nothing_on_error() {
 fn record_ids_out_of_range_read_as_the_root() {
     with_city(|l| {
         let p = Parameters::without_condition_10(l, settings(2)).unwrap();
-        let n = release_scratch_len(l);
-        let run = |records: &[u32], seed: u64| {
-            let (mut counts, mut scores, mut cands) = (vec![0u64; n], vec![0.0; n], vec![0usize; n]);
-            let mut out = vec![0u32; records.len()];
-            let mut g = rng(seed);
-            let r = release(
-                &mut g,
-                l,
-                records,
-                RiskWeights::ModelI(&[2.0, 1.0]),
-                &p,
-                ReleaseScratch {
-                    counts: &mut counts,
-                    scores: &mut scores,
-                    candidates: &mut cands,
-                },
-                &mut out,
-                Arithmetic::Exact,
-            );
-            let released = *r.as_ref().unwrap_or(&0);
-            (r, out[..released * 2].to_vec(), g.next_u64())
-        };
+        let run = |records: &[u32], seed: u64| release_outcome(l, &p, records, &[2.0, 1.0], seed);
         assert_eq!(l.hierarchies()[1].node_or_root(6), 0);
         assert_eq!(l.hierarchies()[1].node_or_root(5), 5);
         for bad_value in [6u32, 7, 8, u32::MAX] {
@@ -668,28 +678,7 @@ fn record_ids_out_of_range_read_as_the_root() {
 fn per_record_weights_out_of_range_read_as_zero() {
     with_city(|l| {
         let p = Parameters::without_condition_10(l, settings(2)).unwrap();
-        let n = release_scratch_len(l);
-        let run = |w: &[f64], seed: u64| {
-            let (mut counts, mut scores, mut cands) = (vec![0u64; n], vec![0.0; n], vec![0usize; n]);
-            let mut out = vec![0u32; DB.len()];
-            let mut g = rng(seed);
-            let r = release(
-                &mut g,
-                l,
-                &DB,
-                RiskWeights::ModelI(w),
-                &p,
-                ReleaseScratch {
-                    counts: &mut counts,
-                    scores: &mut scores,
-                    candidates: &mut cands,
-                },
-                &mut out,
-                Arithmetic::Exact,
-            );
-            let released = *r.as_ref().unwrap_or(&0);
-            (r, out[..released * 2].to_vec(), g.next_u64())
-        };
+        let run = |w: &[f64], seed: u64| release_outcome(l, &p, &DB, w, seed);
         let base = [2.0, 1.0, 0.5, 3.0, 1.0, 1.0, 2.0, 2.0, 0.25, 4.0, 1.0, 1.0];
         for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY, -1.0, -f64::MIN_POSITIVE] {
             for pos in [0usize, 5, 11] {
