@@ -721,6 +721,26 @@ ledger_check_locked(const char *fname)
 }
 
 /*
+ * With the lock held in exclusive mode: stamps r with the next sequence number and the time and appends it
+ * to fd (dp_ledger_append's result); a failed fdatasync PANICs, as PostgreSQL does for its own files, so that
+ * the state is rebuilt from what the disk really holds.
+ */
+static int
+append_stamped_locked(int fd, dp_ledger_record *r)
+{
+	int			rc;
+
+	r->seq = ledger->next_seq;
+	r->time_us = now_unix_us();
+	rc = dp_ledger_append(fd, ledger->size, r);
+	if (rc == -2)
+		ereport(PANIC,
+				(errcode_for_file_access(),
+				 errmsg("dpmo: could not fdatasync the privacy ledger: %m")));
+	return rc;
+}
+
+/*
  * Appends r (its seq set here) with the lock held in exclusive mode, then updates the anchor. On a failed
  * write it releases the lock and raises an ERROR (nothing is counted); on a failed fdatasync it PANICs, as
  * PostgreSQL does for its own files, so that the state is rebuilt from what the disk really holds. A failed
@@ -745,13 +765,7 @@ append_one_locked(dp_ledger_record *r, const char *fname)
 		ereport(LOG_SERVER_ONLY, (errmsg("dpmo: the privacy ledger is unusable: %s", why)));
 		ledger_unusable(fname, LEDGER_REPLACED, why);
 	}
-	r->seq = ledger->next_seq;
-	r->time_us = now_unix_us();
-	rc = dp_ledger_append(fd, ledger->size, r);
-	if (rc == -2)
-		ereport(PANIC,
-				(errcode_for_file_access(),
-				 errmsg("dpmo: could not fdatasync the privacy ledger: %m")));
+	rc = append_stamped_locked(fd, r);
 	if (rc != 0)
 	{
 		int			save = errno;
@@ -941,13 +955,7 @@ append_refund_locked(dp_ledger_record *r)
 
 	if (fstat(ledger_fd, &st) != 0 || st.st_size < ledger->size)
 		return false;			/* the next charge finds out and refuses */
-	r->seq = ledger->next_seq;
-	r->time_us = now_unix_us();
-	rc = dp_ledger_append(ledger_fd, ledger->size, r);
-	if (rc == -2)
-		ereport(PANIC,
-				(errcode_for_file_access(),
-				 errmsg("dpmo: could not fdatasync the privacy ledger: %m")));
+	rc = append_stamped_locked(ledger_fd, r);
 	if (rc != 0)
 	{
 		ereport(LOG_SERVER_ONLY,
