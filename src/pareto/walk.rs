@@ -1077,27 +1077,17 @@ mod tests {
             })
             .collect();
         let map: Vec<usize> = (0..n).collect();
-        let live: Vec<Live<'_, '_>> = deltas
-            .iter()
-            .map(|d| Live {
-                d,
-                map: &map,
-                grid: objective_grid(d.global()).unwrap(),
-            })
-            .collect();
-        let mut running = vec![0u64; n * m];
-        let mut corner = vec![0.0; 2 * n * m];
-        let mut narrow = vec![0u32; sweep_len32(n, m.min(2)).unwrap()];
-        let mut wide = vec![0usize; if m >= 3 { sweep_len_wide(n, m).unwrap() } else { 0 }];
-        for order in narrow[..2 * m.min(2) * n].chunks_exact_mut(n) {
-            for (k, o) in order.iter_mut().enumerate() {
-                *o = k as u32;
-            }
-        }
-        let need = pareto_sensitivity_scratch_len(n, m).unwrap();
-        let (mut idx, mut val) = (vec![0usize; need.indices], vec![0.0; need.values]);
-        let mut want = vec![0.0; n];
-        let mut got = vec![CLOSED; n];
+        let live = live_of(&deltas, &map);
+        let Buffers {
+            mut running,
+            mut corner,
+            mut narrow,
+            mut wide,
+            mut idx,
+            mut val,
+            mut want,
+            mut got,
+        } = Buffers::new(n, m);
         let mut bad = 0;
         advance(&live, n, &mut running, None, 0).unwrap();
         let mut at = 0;
@@ -1220,6 +1210,53 @@ mod tests {
         }
     }
 
+    /// The objectives' live views of `deltas` over the candidates `map`.
+    fn live_of<'a, 'd>(deltas: &'a [LocalSensitivity<'d>], map: &'a [usize]) -> Vec<Live<'a, 'd>> {
+        deltas
+            .iter()
+            .map(|d| Live {
+                d,
+                map,
+                grid: objective_grid(d.global()).unwrap(),
+            })
+            .collect()
+    }
+
+    /// The probes' buffers for n candidates and m objectives (the orders sorted for distance 0), the
+    /// reference's scratch, and the expected and probed δ^PS.
+    struct Buffers {
+        running: Vec<u64>,
+        corner: Vec<f64>,
+        narrow: Vec<u32>,
+        wide: Vec<usize>,
+        idx: Vec<usize>,
+        val: Vec<f64>,
+        want: Vec<f64>,
+        got: Vec<u32>,
+    }
+
+    impl Buffers {
+        fn new(n: usize, m: usize) -> Self {
+            let mut narrow = vec![0u32; sweep_len32(n, m.min(2)).unwrap()];
+            for order in narrow[..2 * m.min(2) * n].chunks_exact_mut(n) {
+                for (k, o) in order.iter_mut().enumerate() {
+                    *o = k as u32;
+                }
+            }
+            let need = pareto_sensitivity_scratch_len(n, m).unwrap();
+            Buffers {
+                running: vec![0u64; n * m],
+                corner: vec![0.0; 2 * n * m],
+                narrow,
+                wide: vec![0usize; if m >= 3 { sweep_len_wide(n, m).unwrap() } else { 0 }],
+                idx: vec![0usize; need.indices],
+                val: vec![0.0; need.values],
+                want: vec![0.0; n],
+                got: vec![CLOSED; n],
+            }
+        }
+    }
+
     /// A deliberate fault of the sorted mode, for [`walk_check`] to catch.
     #[derive(Clone, Copy, PartialEq)]
     enum Fault {
@@ -1297,28 +1334,18 @@ mod tests {
             })
             .collect();
         let map: Vec<usize> = (0..n).collect();
-        let live: Vec<Live<'_, '_>> = deltas
-            .iter()
-            .map(|d| Live {
-                d,
-                map: &map,
-                grid: objective_grid(d.global()).unwrap(),
-            })
-            .collect();
+        let live = live_of(&deltas, &map);
         let limit = 48;
-        let mut running = vec![0u64; n * m];
-        let mut corner = vec![0.0; 2 * n * m];
-        let mut narrow = vec![0u32; sweep_len32(n, m.min(2)).unwrap()];
-        let mut wide = vec![0usize; if m >= 3 { sweep_len_wide(n, m).unwrap() } else { 0 }];
-        for order in narrow[..2 * m.min(2) * n].chunks_exact_mut(n) {
-            for (k, o) in order.iter_mut().enumerate() {
-                *o = k as u32;
-            }
-        }
-        let need = pareto_sensitivity_scratch_len(n, m).unwrap();
-        let (mut idx, mut val) = (vec![0usize; need.indices], vec![0.0; need.values]);
-        let mut want = vec![0.0; n];
-        let mut got = vec![CLOSED; n];
+        let Buffers {
+            mut running,
+            mut corner,
+            mut narrow,
+            mut wide,
+            mut idx,
+            mut val,
+            mut want,
+            mut got,
+        } = Buffers::new(n, m);
         let mut bad = 0;
         advance(&live, n, &mut running, None, 0).unwrap();
         let mut running_at = 0;
